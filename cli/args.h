@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line parsing for the cordon CLI (no side effects, testable). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum cli_command {
+        CLI_NONE,
+        CLI_RUN,
+        CLI_PLAN,
+        CLI_ENV,
+        CLI_CHECK,
+        CLI_HELP,
+        CLI_VERSION,
+} cli_command;
+
+/* A flag that sets part of the config, applied in command-line order after
+ * every --config file. */
+typedef struct cli_flag {
+        int opt;           /* the option's id (OPT_*) */
+        const char *name;  /* "--network" (for messages) */
+        const char *value; /* its argument, or NULL */
+} cli_flag;
+
+typedef struct cli_args {
+        cli_command command;
+        const char **configs;
+        size_t n_configs;
+        cli_flag *flags;
+        size_t n_flags;
+        bool json, quiet, help;
+        const char *cwd;
+        const char *stats_file;
+        int stats_fd;
+        char **argv;       /* the command, NULL-terminated (points into the input argv) */
+        char *error;       /* set when parsing failed (caller frees) */
+} cli_args;
+
+enum {
+        OPT_CONFIG = 1000,
+        OPT_EXPOSE,
+        OPT_NETWORK,
+        OPT_HOME,
+        OPT_WORKSPACE,
+        OPT_BACKEND,
+        OPT_INHERIT,
+        OPT_SET,
+        OPT_EXCLUDE,
+        OPT_INCLUDE_ONLY,
+        OPT_KEEP_DEFAULT_EXCLUDES,
+        OPT_IGNORE_DEFAULT_EXCLUDES,
+        OPT_PROTECT,
+        OPT_LANDLOCK,
+        OPT_LOG_PLAN,
+        OPT_TIMEOUT,
+        OPT_KILL_AFTER,
+        OPT_MEMORY,
+        OPT_PIDS,
+        OPT_CPUS,
+        OPT_CPU_TIME,
+        OPT_NOFILE,
+        OPT_FSIZE,
+        OPT_TMP_SIZE,
+        OPT_LIMITS_BEST_EFFORT,
+        OPT_STATS,
+        OPT_STATS_FD,
+        OPT_QUIET,
+        OPT_JSON,
+        OPT_CWD,
+        OPT_HELP,
+};
+
+/* Parse argv. Returns 0 (args filled) or -1 (args->error says why). */
+int cli_parse(int argc, char **argv, cli_args *args);
+void cli_args_free(cli_args *args);
+/* Usage text for |command| (CLI_NONE: the overview). */
+const char *cli_usage(cli_command command);

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* cordon: the CLI. Uses only the public API (cordon.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "cordon.h"
+
+#define EXIT_CORDON 125
+
+static cordon_process *running; /* for the signal forwarder */
+
+static void on_log(cordon_log_level level, const char *message, void *userdata)
+{
+        (void)userdata;
+        if (level == CORDON_LOG_WARNING)
+                fprintf(stderr, "cordon: warning: %s\n", message);
+        else
+                fprintf(stderr, "%s", message);
+}
+
+static int fail_with(cordon_error *err)
+{
+        fprintf(stderr, "cordon: %s\n", cordon_error_message(err));
+        int status = cordon_error_exit_status(err);
+        cordon_error_free(err);
+        return status;
+}
+
+static int usage_error(const char *message, cli_command command)
+{
+        fprintf(stderr, "cordon: %s\n", message ? message : "invalid arguments");
+        (void)command;
+        return EXIT_CORDON;
+}
+
+/* "NAME=VALUE" */
+static int flag_set(cordon_config *c, const char *v, cordon_error **err)
+{
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+                fprintf(stderr, "cordon: --set %s: expected NAME=VALUE\n", v);
+                return -EINVAL;
+        }
+        char *name = strndup(v, (size_t)(eq - v));
+        if (!name)
+                return -ENOMEM;
+        int r = cordon_config_env_set(c, name, eq + 1, err);
+        free(name);
+        return r;
+}
+
+static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
+{
+        const char *v = f->value;
+        switch (f->opt) {
+        case OPT_EXPOSE: return cordon_config_add_expose_spec(c, v, err);
+        case OPT_NETWORK: return cordon_config_set_network_name(c, v, err);
+        case OPT_HOME: return cordon_config_set_home(c, v, err);
+        case OPT_WORKSPACE: return cordon_config_set_workspace(c, v, err);
+        case OPT_BACKEND: return cordon_config_set_backend(c, v, err);
+        case OPT_INHERIT: return cordon_config_set_inherit_name(c, v, err);
+        case OPT_SET: return flag_set(c, v, err);
+        case OPT_EXCLUDE: return cordon_config_env_exclude(c, v, err);
+        case OPT_INCLUDE_ONLY: return cordon_config_env_include_only(c, v, err);
+        case OPT_KEEP_DEFAULT_EXCLUDES: return cordon_config_set_ignore_default_excludes(c, false);
+        case OPT_IGNORE_DEFAULT_EXCLUDES: return cordon_config_set_ignore_default_excludes(c, true);
+        case OPT_PROTECT: return cordon_config_add_protect(c, v, err);
+        case OPT_LANDLOCK: return cordon_config_set_landlock(c, v, err);
+        case OPT_LOG_PLAN: return cordon_config_set_log_plan(c, true);
+        case OPT_LIMITS_BEST_EFFORT: return cordon_config_set_limits_best_effort(c, true);
+        case OPT_TIMEOUT: return cordon_config_set_limit_text(c, CORDON_LIMIT_WALL_TIME_S, v, err);
+        case OPT_KILL_AFTER: return cordon_config_set_limit_text(c, CORDON_LIMIT_KILL_AFTER_S, v, err);
+        case OPT_MEMORY: return cordon_config_set_limit_text(c, CORDON_LIMIT_MEMORY_BYTES, v, err);
+        case OPT_PIDS: return cordon_config_set_limit_text(c, CORDON_LIMIT_PIDS, v, err);
+        case OPT_CPUS: return cordon_config_set_limit_text(c, CORDON_LIMIT_CPU_QUOTA, v, err);
+        case OPT_CPU_TIME: return cordon_config_set_limit_text(c, CORDON_LIMIT_CPU_TIME_S, v, err);
+        case OPT_NOFILE: return cordon_config_set_limit_text(c, CORDON_LIMIT_OPEN_FILES, v, err);
+        case OPT_FSIZE: return cordon_config_set_limit_text(c, CORDON_LIMIT_FILE_SIZE_BYTES, v, err);
+        case OPT_TMP_SIZE: return cordon_config_set_limit_text(c, CORDON_LIMIT_TMP_SIZE_BYTES, v, err);
+        default: return 0;
+        }
+}
+
+/* Config files, then flags in command-line order. */
+static int build_config(const cli_args *a, cordon_config **ret, cordon_error **err)
+{
+        cordon_config *c = cordon_config_new();
+        if (!c) {
+                fprintf(stderr, "cordon: out of memory\n");
+                return -ENOMEM;
+        }
+        cordon_config_set_log(c, on_log, NULL);
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < a->n_configs; i++)
+                r = cordon_config_load_file(c, a->configs[i], err);
+        for (size_t i = 0; r == 0 && i < a->n_flags; i++)
+                r = apply_flag(c, &a->flags[i], err);
+        if (r < 0) {
+                cordon_config_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+static int prepare(const cli_args *a, const cordon_config *c, bool with_command, cordon_plan **ret,
+                   cordon_error **err)
+{
+        cordon_command *cmd = NULL;
+        if (with_command) {
+                cmd = cordon_command_new((const char *const *)a->argv);
+                if (!cmd || (a->cwd && cordon_command_set_cwd(cmd, a->cwd) < 0)) {
+                        cordon_command_free(cmd);
+                        fprintf(stderr, "cordon: out of memory\n");
+                        return -ENOMEM;
+                }
+        }
+        int r = cordon_prepare(c, cmd, ret, err);
+        cordon_command_free(cmd);
+        return r;
+}
+
+static int print_and_free(char *s)
+{
+        if (!s) {
+                fprintf(stderr, "cordon: out of memory\n");
+                return EXIT_CORDON;
+        }
+        fputs(s, stdout);
+        if (s[0] && s[strlen(s) - 1] != '\n')
+                fputc('\n', stdout);
+        free(s);
+        return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
+}
+
+static void forward_signal(int sig)
+{
+        int saved = errno;
+        if (running)
+                cordon_signal_command(running, sig);
+        errno = saved;
+}
+
+static void install_forwarding(void)
+{
+        static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+        struct sigaction sa = {.sa_handler = forward_signal};
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < sizeof(SIGS) / sizeof(SIGS[0]); i++)
+                sigaction(SIGS[i], &sa, NULL);
+}
+
+static void write_stats(const cli_args *a, const cordon_result *res)
+{
+        char *json = cordon_result_to_json(res);
+        if (!json)
+                return;
+        if (a->stats_file) {
+                FILE *f = fopen(a->stats_file, "we");
+                if (!f || fputs(json, f) < 0)
+                        fprintf(stderr, "cordon: cannot write %s: %s\n", a->stats_file, strerror(errno));
+                if (f)
+                        fclose(f);
+        }
+        if (a->stats_fd >= 0 && write(a->stats_fd, json, strlen(json)) < 0)
+                fprintf(stderr, "cordon: cannot write the stats to fd %d: %s\n", a->stats_fd, strerror(errno));
+        free(json);
+}
+
+static void explain_limit(const cordon_result *res)
+{
+        if (res->timed_out)
+                fprintf(stderr, "cordon: command exceeded the time limit\n");
+        else if (res->oom_killed)
+                fprintf(stderr, "cordon: command exceeded the memory limit\n");
+        else if (res->cpu_limited)
+                fprintf(stderr, "cordon: command exceeded the CPU time limit\n");
+}
+
+static int cmd_run(const cli_args *a, cordon_config *c)
+{
+        cordon_error *err = NULL;
+        cordon_plan *plan = NULL;
+        if (prepare(a, c, true, &plan, &err) < 0)
+                return err ? fail_with(err) : EXIT_CORDON;
+        cordon_process *p = NULL;
+        int r = cordon_start(plan, &p, &err);
+        cordon_plan_free(plan);
+        if (r < 0)
+                return err ? fail_with(err) : EXIT_CORDON;
+        running = p;
+        install_forwarding();
+        cordon_result res;
+        r = cordon_wait(p, -1, &res, &err);
+        running = NULL;
+        cordon_process_free(p);
+        if (r < 0)
+                return err ? fail_with(err) : EXIT_CORDON;
+        write_stats(a, &res);
+        if (!a->quiet)
+                explain_limit(&res);
+        return res.status;
+}
+
+static int cmd_plan(const cli_args *a, cordon_config *c)
+{
+        cordon_error *err = NULL;
+        cordon_plan *plan = NULL;
+        if (prepare(a, c, true, &plan, &err) < 0)
+                return err ? fail_with(err) : EXIT_CORDON;
+        int r = print_and_free(a->json ? cordon_plan_to_json(plan) : cordon_plan_to_text(plan));
+        cordon_plan_free(plan);
+        return r;
+}
+
+static int cmd_env(const cli_args *a, cordon_config *c)
+{
+        cordon_error *err = NULL;
+        cordon_plan *plan = NULL;
+        if (prepare(a, c, false, &plan, &err) < 0)
+                return err ? fail_with(err) : EXIT_CORDON;
+        for (const char *const *e = cordon_plan_env(plan); e && *e; e++)
+                printf("%s\n", *e);
+        cordon_plan_free(plan);
+        return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
+}
+
+static int cmd_check(const cli_args *a, cordon_config *c)
+{
+        char *report = NULL;
+        int r = cordon_host_check(c, a->json, &report);
+        if (r < 0) {
+                fprintf(stderr, "cordon: check failed: %s\n", strerror(-r));
+                return EXIT_CORDON;
+        }
+        fputs(report, stdout);
+        free(report);
+        return r == 1 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+        cli_args a;
+        if (cli_parse(argc, argv, &a) < 0) {
+                int r = usage_error(a.error, a.command);
+                fprintf(stderr, "%s", cli_usage(a.command));
+                cli_args_free(&a);
+                return r;
+        }
+        if (a.command == CLI_HELP || a.help) {
+                fputs(cli_usage(a.command == CLI_HELP ? CLI_NONE : a.command), stdout);
+                cli_args_free(&a);
+                return 0;
+        }
+        if (a.command == CLI_VERSION) {
+                printf("cordon %s\n", cordon_version());
+                cli_args_free(&a);
+                return 0;
+        }
+        cordon_config *c = NULL;
+        cordon_error *err = NULL;
+        if (build_config(&a, &c, &err) < 0) {
+                cli_args_free(&a);
+                return err ? fail_with(err) : EXIT_CORDON;
+        }
+        int r;
+        switch (a.command) {
+        case CLI_RUN: r = cmd_run(&a, c); break;
+        case CLI_PLAN: r = cmd_plan(&a, c); break;
+        case CLI_ENV: r = cmd_env(&a, c); break;
+        case CLI_CHECK: r = cmd_check(&a, c); break;
+        default: r = EXIT_CORDON; break;
+        }
+        cordon_config_free(c);
+        cli_args_free(&a);
+        return r;
+}

@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: MIT */
+/* The child side of the backends. Runs after clone() in a copy of a possibly
+ * multi-threaded launcher: only system calls on memory prepared before the
+ * clone (struct launch); no malloc, no stdio, no locks. Any failure is sent
+ * to the launcher as a child_report and the command never runs.
+ *
+ * linux backend, in order (minijail_enter's order):
+ *   wait for the launcher (uid/gid maps written) -> scrub the launcher's
+ *   argv/env from memory, non-dumpable -> close inherited fds -> cgroup
+ *   namespace -> "/" private -> new root on tmpfs, pivot_root -> the plan's
+ *   mounts, parents first, Landlock rules as they go -> detach the old root
+ *   -> root read-only -> loopback -> fork the command; the init stays as
+ *   pid 1, reaps and forwards signals.
+ * the command: new session -> stdio -> fds closed on exec -> cwd -> rlimits
+ *   -> fresh session keyring -> drop capabilities -> no_new_privs ->
+ *   Landlock -> signal mask -> seccomp (last: it cuts off the calls above)
+ *   -> execve. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/close_range.h>
+#include <linux/keyctl.h>
+#include <linux/securebits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "landlock.h"
+#include "sys.h"
+
+#define GENERATED_DIR "/.cordon-files"
+
+const char *child_step_name(child_step s)
+{
+        static const char *const N[] = {
+                [STEP_NONE] = "setup",
+                [STEP_SYNC] = "waiting for the launcher",
+                [STEP_IDENTITY] = "setting the user identity",
+                [STEP_HOSTNAME] = "setting the hostname",
+                [STEP_PRIVATE] = "making the mount tree private",
+                [STEP_ROOT] = "creating the root tmpfs",
+                [STEP_PIVOT] = "pivot_root",
+                [STEP_MOUNTPOINT] = "creating the mount point",
+                [STEP_OPEN_SOURCE] = "opening the mount source",
+                [STEP_SOURCE_CHANGED] = "checking the mount source (it changed since planning)",
+                [STEP_BIND] = "bind-mounting",
+                [STEP_READONLY] = "making a mount read-only",
+                [STEP_TMPFS] = "mounting a tmpfs",
+                [STEP_PROC] = "mounting /proc",
+                [STEP_PROC_HARDEN] = "hardening /proc",
+                [STEP_DEV] = "building /dev",
+                [STEP_SYMLINK] = "creating a symlink",
+                [STEP_FILE] = "writing a generated file",
+                [STEP_DETACH_OLDROOT] = "detaching the old root",
+                [STEP_LOOPBACK] = "bringing up the loopback interface",
+                [STEP_FORK] = "starting the command process",
+                [STEP_STDIO] = "setting up stdio",
+                [STEP_CHDIR] = "changing to the working directory",
+                [STEP_RLIMIT] = "setting a resource limit",
+                [STEP_KEYRING] = "creating a session keyring",
+                [STEP_CAPS] = "dropping capabilities",
+                [STEP_NO_NEW_PRIVS] = "setting no_new_privs",
+                [STEP_LANDLOCK] = "applying Landlock",
+                [STEP_SECCOMP] = "installing the seccomp filter",
+                [STEP_EXEC] = "executing the command",
+                [STEP_CGROUP] = "joining the cgroup",
+        };
+        return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
+}
+
+/* ---- reporting ------------------------------------------------------------------ */
+
+static void report(const launch *l, child_step step, int err, const char *path)
+{
+        child_report r = {.step = step, .err = err};
+        if (path)
+                sys_strlcpy(r.path, path, sizeof(r.path));
+        (void)!write(l->report_fd, &r, sizeof(r));
+}
+
+_Noreturn static void fail(const launch *l, child_step step, int err, const char *path)
+{
+        report(l, step, err, path);
+        _exit(125);
+}
+
+#define CHECK(l, expr, step, path)                                     \
+        do {                                                           \
+                if ((expr) < 0)                                        \
+                        fail((l), (step), errno, (path));              \
+        } while (0)
+
+/* "a" + "b" into |out| (PATH_MAX); false when too long. */
+static bool concat(char *out, const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b);
+        if (la + lb + 1 > PATH_MAX)
+                return false;
+        memcpy(out, a, la);
+        memcpy(out + la, b, lb + 1);
+        return true;
+}
+
+/* "/proc/self/fd/N" through the host's /proc under the old root: mounting
+ * through the fd avoids resolving the target path a second time. */
+static void fd_path(char *out, int fd)
+{
+        char digits[16];
+        int n = 0;
+        unsigned v = (unsigned)fd;
+        do
+                digits[n++] = (char)('0' + v % 10);
+        while ((v /= 10) > 0);
+        size_t o = sys_strlcpy(out, OLDROOT "/proc/self/fd/", PATH_MAX);
+        while (n > 0)
+                out[o++] = digits[--n];
+        out[o] = '\0';
+}
+
+/* ---- paths without following symlinks ------------------------------------------ */
+
+/* Walk |path| (absolute, in the current root) one component at a time with
+ * O_NOFOLLOW, creating missing directories when |create|. Returns an O_PATH
+ * fd of the parent directory and points |*last| at the final component. */
+static int open_parent(const char *path, bool create, const char **last)
+{
+        int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        const char *p = path;
+        while (dfd >= 0) {
+                while (*p == '/')
+                        p++;
+                const char *end = strchrnul(p, '/');
+                const char *next = end;
+                while (*next == '/')
+                        next++;
+                if (*next == '\0') {
+                        *last = p;
+                        return dfd;
+                }
+                char comp[NAME_MAX + 1];
+                size_t len = (size_t)(end - p);
+                if (len > NAME_MAX) {
+                        close(dfd);
+                        errno = ENAMETOOLONG;
+                        return -1;
+                }
+                memcpy(comp, p, len);
+                comp[len] = '\0';
+                if (create && mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+                        int e = errno;
+                        close(dfd);
+                        errno = e;
+                        return -1;
+                }
+                int nfd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int e = errno;
+                close(dfd);
+                errno = e;
+                dfd = nfd;
+                p = next;
+        }
+        return -1;
+}
+
+/* Copy the last component into |name|. */
+static bool last_name(char *name, const char *last)
+{
+        size_t len = strlen(last);
+        while (len > 0 && last[len - 1] == '/')
+                len--;
+        if (len == 0 || len > NAME_MAX)
+                return false;
+        memcpy(name, last, len);
+        name[len] = '\0';
+        return true;
+}
+
+/* Open (creating when |create|) the mount point |target|: a directory or an
+ * empty file. Returns an O_PATH fd that is not a symlink. */
+static int open_mountpoint(const char *target, bool is_dir, bool create)
+{
+        const char *last = NULL;
+        char name[NAME_MAX + 1];
+        int dfd = open_parent(target, create, &last);
+        if (dfd < 0)
+                return -1;
+        if (!last_name(name, last)) {
+                close(dfd);
+                errno = EINVAL;
+                return -1;
+        }
+        if (create) {
+                int r = is_dir ? mkdirat(dfd, name, 0755) : mknodat(dfd, name, S_IFREG | 0644, 0);
+                if (r < 0 && errno != EEXIST) {
+                        int e = errno;
+                        close(dfd);
+                        errno = e;
+                        return -1;
+                }
+        }
+        int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
+        int e = errno;
+        close(dfd);
+        errno = e;
+        return fd;
+}
+
+/* Open a bind source under the old root, refusing symlinks anywhere on the
+ * way: a symlink swapped in after planning cannot redirect the mount. */
+static int open_source(const char *source)
+{
+        char path[PATH_MAX];
+        if (!concat(path, OLDROOT, source)) {
+                errno = ENAMETOOLONG;
+                return -1;
+        }
+        int fd = sys_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                             RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        if (fd >= 0 || errno != ENOSYS)
+                return fd;
+        const char *last = NULL;
+        char name[NAME_MAX + 1];
+        int dfd = open_parent(path, false, &last);
+        if (dfd < 0)
+                return -1;
+        fd = last_name(name, last) ? openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+        int e = errno;
+        close(dfd);
+        errno = e;
+        return fd;
+}
+
+/* ---- mounting ---------------------------------------------------------------------- */
+
+static bool is_dir_fd(int fd)
+{
+        struct stat st;
+        return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Flags a read-only remount must keep: a user namespace may not clear
+ * nosuid/nodev/noexec/atime flags locked by a more privileged one. */
+static unsigned long locked_flags(const char *path)
+{
+        struct statfs sf;
+        if (statfs(path, &sf) < 0)
+                return 0;
+        static const struct {
+                unsigned long st, ms;
+        } MAP[] = {
+                {ST_NOSUID, MS_NOSUID},   {ST_NODEV, MS_NODEV},         {ST_NOEXEC, MS_NOEXEC},
+                {ST_NOATIME, MS_NOATIME}, {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME},
+        };
+        unsigned long flags = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(MAP); i++)
+                if ((unsigned long)sf.f_flags & MAP[i].st)
+                        flags |= MAP[i].ms;
+        return flags;
+}
+
+/* Bind |src_fd| onto |tgt_fd| with |attr_set| (MOUNT_ATTR_*), recursively. */
+static int bind_fd(const launch *l, int src_fd, int tgt_fd, uint64_t attr_set, bool recursive)
+{
+        if (!l->classic_mounts) {
+                int tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+                                                         (recursive ? AT_RECURSIVE : 0));
+                if (tree < 0)
+                        return -1;
+                struct mount_attr attr = {.attr_set = attr_set, .propagation = MS_PRIVATE};
+                int r = mount_setattr(tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr, sizeof(attr));
+                if (r == 0)
+                        r = move_mount(tree, "", tgt_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+                int e = errno;
+                close(tree);
+                errno = e;
+                return r;
+        }
+        /* mount(2): read-only binds are not recursive here, so that no
+         * writable submount comes along (only mount_setattr can make a
+         * whole tree read-only). */
+        char src[PATH_MAX], tgt[PATH_MAX];
+        fd_path(src, src_fd);
+        fd_path(tgt, tgt_fd);
+        bool ro = attr_set & MOUNT_ATTR_RDONLY;
+        if (mount(src, tgt, NULL, MS_BIND | (recursive && !ro ? MS_REC : 0), NULL) < 0)
+                return -1;
+        unsigned long flags = MS_BIND | MS_REMOUNT | (ro ? MS_RDONLY : 0) |
+                              (attr_set & MOUNT_ATTR_NOSUID ? MS_NOSUID : 0) |
+                              (attr_set & MOUNT_ATTR_NODEV ? MS_NODEV : 0) |
+                              (attr_set & MOUNT_ATTR_NOEXEC ? MS_NOEXEC : 0) | locked_flags(tgt);
+        /* remount the new mount, now on top of the target path */
+        int fd = open(tgt, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        fd_path(tgt, fd);
+        int r = mount(NULL, tgt, NULL, flags, NULL);
+        int e = errno;
+        close(fd);
+        errno = e;
+        return r;
+}
+
+static void add_rule(const launch *l, int fd, uint64_t access, bool is_dir, const char *path)
+{
+        if (l->landlock_fd < 0 || !access)
+                return;
+        int r = landlock_allow_fd(l->landlock_fd, fd, access, is_dir);
+        if (r < 0)
+                fail(l, STEP_LANDLOCK, -r, path);
+}
+
+/* Add a rule for a path of the new root (after mounting on it). */
+static void add_rule_path(const launch *l, const char *path, uint64_t access)
+{
+        if (l->landlock_fd < 0 || !access)
+                return;
+        int fd = open(path, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                fail(l, STEP_LANDLOCK, errno, path);
+        add_rule(l, fd, access, is_dir_fd(fd), path);
+        close(fd);
+}
+
+static void op_bind(const launch *l, const mount_op *op, bool create)
+{
+        int src = open_source(op->source);
+        if (src < 0)
+                fail(l, errno == ELOOP ? STEP_SOURCE_CHANGED : STEP_OPEN_SOURCE, errno, op->source);
+        if (is_dir_fd(src) != op->is_dir)
+                fail(l, STEP_SOURCE_CHANGED, op->is_dir ? ENOTDIR : EISDIR, op->source);
+        int tgt = open_mountpoint(op->target, op->is_dir, create);
+        if (tgt < 0)
+                fail(l, STEP_MOUNTPOINT, errno, op->target);
+        uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->writable ? 0 : MOUNT_ATTR_RDONLY);
+        if (bind_fd(l, src, tgt, attrs, true) < 0)
+                fail(l, STEP_BIND, errno, op->target);
+        add_rule(l, src, op->access, op->is_dir, op->source);
+        close(tgt);
+        close(src);
+}
+
+/* mount(2) of a pseudo filesystem on a mount point opened without
+ * following symlinks. */
+static void mount_at(const launch *l, child_step step, const char *target, bool create, const char *fstype,
+                     unsigned long flags, const char *data)
+{
+        int fd = open_mountpoint(target, true, create);
+        if (fd < 0)
+                fail(l, STEP_MOUNTPOINT, errno, target);
+        char path[PATH_MAX];
+        fd_path(path, fd);
+        if (mount(fstype, path, fstype, flags, data) < 0)
+                fail(l, step, errno, target);
+        close(fd);
+}
+
+static void op_tmpfs(const launch *l, const mount_op *op, bool create)
+{
+        unsigned long flags = MS_NOSUID | MS_NODEV | (op->writable ? 0 : MS_RDONLY);
+        mount_at(l, STEP_TMPFS, op->target, create, "tmpfs", flags, op->data);
+        add_rule_path(l, op->target, op->access);
+}
+
+/* Read-only binds of parts of /proc onto themselves, and masks. */
+static void harden_proc(const launch *l, const char *proc)
+{
+        char path[PATH_MAX];
+        for (size_t i = 0; PROC_READ_ONLY[i]; i++) {
+                if (!concat(path, proc, "/") || !concat(path, path, PROC_READ_ONLY[i]))
+                        fail(l, STEP_PROC_HARDEN, ENAMETOOLONG, proc);
+                int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 && errno == ENOENT)
+                        continue;
+                if (fd < 0 || bind_fd(l, fd, fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                                         MOUNT_ATTR_NOEXEC,
+                                      true) < 0)
+                        fail(l, STEP_PROC_HARDEN, errno, path);
+                close(fd);
+        }
+        int null = open("/dev/null", O_PATH | O_CLOEXEC);
+        for (size_t i = 0; PROC_MASKED[i]; i++) {
+                if (!concat(path, proc, "/") || !concat(path, path, PROC_MASKED[i]))
+                        fail(l, STEP_PROC_HARDEN, ENAMETOOLONG, proc);
+                int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 && errno == ENOENT)
+                        continue;
+                if (fd < 0 || null < 0 ||
+                    bind_fd(l, null, fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
+                        fail(l, STEP_PROC_HARDEN, null < 0 ? ENOENT : errno, path);
+                close(fd);
+        }
+        if (null >= 0)
+                close(null);
+}
+
+static void op_proc(const launch *l, const mount_op *op, bool create)
+{
+        mount_at(l, STEP_PROC, op->target, create, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        harden_proc(l, op->target);
+        add_rule_path(l, op->target, op->access);
+}
+
+/* A minimal /dev: a few host device nodes bound in (a user namespace
+ * cannot mknod), links, a private devpts and /dev/shm. */
+static void op_dev(const launch *l, const mount_op *op, bool create)
+{
+        static const char *const DEVICES[] = {"null", "zero", "full", "random", "urandom", "tty"};
+        static const struct {
+                const char *name, *target;
+        } LINKS[] = {
+                {"fd", "/proc/self/fd"},         {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+                {"stderr", "/proc/self/fd/2"},    {"ptmx", "pts/ptmx"},         {"core", "/proc/kcore"},
+        };
+        mount_at(l, STEP_DEV, op->target, create, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
+        int dfd = open(op->target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0)
+                fail(l, STEP_DEV, errno, op->target);
+        char src[PATH_MAX];
+        for (size_t i = 0; i < ARRAY_SIZE(DEVICES); i++) {
+                if (!concat(src, OLDROOT "/dev/", DEVICES[i]))
+                        fail(l, STEP_DEV, ENAMETOOLONG, DEVICES[i]);
+                int s = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (s < 0)
+                        continue; /* not on this host (some containers lack /dev/tty) */
+                if (mknodat(dfd, DEVICES[i], S_IFREG | 0666, 0) < 0)
+                        fail(l, STEP_DEV, errno, DEVICES[i]);
+                int t = openat(dfd, DEVICES[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (t < 0 || bind_fd(l, s, t, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
+                        fail(l, STEP_DEV, errno, src);
+                close(t);
+                close(s);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(LINKS); i++)
+                if (symlinkat(LINKS[i].target, dfd, LINKS[i].name) < 0)
+                        fail(l, STEP_DEV, errno, LINKS[i].name);
+        char path[PATH_MAX];
+        if (!concat(path, op->target, "/pts"))
+                fail(l, STEP_DEV, ENAMETOOLONG, op->target);
+        mount_at(l, STEP_DEV, path, true, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620");
+        if (!concat(path, op->target, "/shm"))
+                fail(l, STEP_DEV, ENAMETOOLONG, op->target);
+        mount_at(l, STEP_DEV, path, true, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+        close(dfd);
+        add_rule_path(l, op->target, op->access);
+}
+
+static void op_symlink(const launch *l, const mount_op *op)
+{
+        const char *last = NULL;
+        char name[NAME_MAX + 1];
+        int dfd = open_parent(op->target, true, &last);
+        if (dfd < 0 || !last_name(name, last) || symlinkat(op->data, dfd, name) < 0)
+                fail(l, STEP_SYMLINK, errno ? errno : EINVAL, op->target);
+        close(dfd);
+}
+
+static void write_all(const launch *l, int fd, const char *data, size_t len, const char *path)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        fail(l, STEP_FILE, n < 0 ? errno : EIO, path);
+                data += n;
+                len -= (size_t)n;
+        }
+}
+
+/* A generated file. In our own tmpfs it is written in place; over a host
+ * bind it is written in a scratch directory of the root tmpfs and bound on
+ * top, so nothing is written to the host. */
+static void op_file(const launch *l, const mount_op *op, bool in_tmpfs)
+{
+        const char *last = NULL;
+        char name[NAME_MAX + 1];
+        int dfd = open_parent(in_tmpfs ? op->target : GENERATED_DIR "/x", true, &last);
+        if (dfd < 0 || !last_name(name, in_tmpfs ? last : op->target + 1))
+                fail(l, STEP_FILE, errno ? errno : EINVAL, op->target);
+        if (!in_tmpfs) /* flatten the target into one scratch file name */
+                for (char *c = name; *c; c++)
+                        if (*c == '/')
+                                *c = '_';
+        int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                fail(l, STEP_FILE, errno, op->target);
+        write_all(l, fd, op->data, op->data_len, op->target);
+        close(fd);
+        int src = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (src < 0)
+                fail(l, STEP_FILE, errno, op->target);
+        if (!in_tmpfs) {
+                int tgt = open_mountpoint(op->target, false, false);
+                if (tgt < 0 || bind_fd(l, src, tgt, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                                       false) < 0)
+                        fail(l, STEP_FILE, errno, op->target);
+                close(tgt);
+                /* the bind keeps the file; drop its scratch name */
+                unlinkat(dfd, name, 0);
+        }
+        add_rule(l, src, op->access, false, op->target);
+        close(src);
+        close(dfd);
+}
+
+/* Is |op| inside our own tmpfs (true) or under a host bind (false)? The
+ * ops are sorted parents first, so the nearest earlier prefix decides. */
+static const mount_op *parent_op(const launch *l, size_t i)
+{
+        const mount_op *best = NULL;
+        size_t best_len = 0;
+        for (size_t k = 0; k < i; k++) {
+                const char *t = l->ops[k].target;
+                size_t n = strlen(t);
+                const char *o = l->ops[i].target;
+                if (n > best_len && strncmp(o, t, n) == 0 && o[n] == '/') {
+                        best = &l->ops[k];
+                        best_len = n;
+                }
+        }
+        return best;
+}
+
+static void apply_ops(const launch *l)
+{
+        for (size_t i = 0; i < l->n_ops; i++) {
+                const mount_op *op = &l->ops[i];
+                const mount_op *parent = parent_op(l, i);
+                /* Mount points are created only in our tmpfs, or in a host
+                 * bind where the plan allowed it (instance root, workspace). */
+                bool in_tmpfs = !parent || parent->kind != OP_BIND;
+                bool create = in_tmpfs || parent->host_mkdir_ok;
+                switch (op->kind) {
+                case OP_BIND: op_bind(l, op, create); break;
+                case OP_TMPFS: op_tmpfs(l, op, create); break;
+                case OP_PROC: op_proc(l, op, create); break;
+                case OP_DEV: op_dev(l, op, create); break;
+                case OP_SYMLINK: op_symlink(l, op); break;
+                case OP_FILE: op_file(l, op, in_tmpfs); break;
+                default: break;
+                }
+        }
+}
+
+/* The new root: a tmpfs attached at |base_dir| and pivoted to, with the old
+ * root kept at OLDROOT until the mounts are done. */
+static void enter_new_root(const launch *l)
+{
+        /* Private: nothing we mount propagates back to the host. */
+        CHECK(l, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), STEP_PRIVATE, "/");
+        CHECK(l, mount("tmpfs", l->base_dir, "tmpfs", MS_NOSUID | MS_NODEV, l->tmpfs_opts), STEP_ROOT, l->base_dir);
+        CHECK(l, chdir(l->base_dir), STEP_ROOT, l->base_dir);
+        CHECK(l, mkdir(OLDROOT + 1, 0700), STEP_ROOT, OLDROOT);
+        CHECK(l, sys_pivot_root(".", OLDROOT + 1), STEP_PIVOT, l->base_dir);
+        CHECK(l, chdir("/"), STEP_PIVOT, "/");
+}
+
+static void remount_ro(const launch *l, const char *path)
+{
+        if (!l->classic_mounts) {
+                struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+                if (mount_setattr(AT_FDCWD, path, 0, &attr, sizeof(attr)) == 0)
+                        return;
+                if (errno != ENOSYS)
+                        fail(l, STEP_READONLY, errno, path);
+        }
+        CHECK(l, mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL),
+              STEP_READONLY, path);
+}
+
+static void finish_root(const launch *l)
+{
+        /* The old root goes: after this nothing of the host is reachable
+         * except through the binds. */
+        CHECK(l, umount2(OLDROOT, MNT_DETACH), STEP_DETACH_OLDROOT, OLDROOT);
+        CHECK(l, rmdir(OLDROOT), STEP_DETACH_OLDROOT, OLDROOT);
+        if (rmdir(GENERATED_DIR) < 0 && errno != ENOENT)
+                fail(l, STEP_FILE, errno, GENERATED_DIR);
+        add_rule_path(l, "/", l->access_root);
+        remount_ro(l, "/");
+        for (size_t i = 0; i < l->n_ops; i++)
+                if (l->ops[i].kind == OP_DEV)
+                        remount_ro(l, l->ops[i].target);
+}
+
+static void loopback_up(const launch *l)
+{
+        int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct ifreq ifr = {0};
+        sys_strlcpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name));
+        if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+                fail(l, STEP_LOOPBACK, errno, "lo");
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+                fail(l, STEP_LOOPBACK, errno, "lo");
+        close(s);
+}
+
+/* ---- the command ------------------------------------------------------------------ */
+
+static void install_stdio(const launch *l)
+{
+        int tmp[3];
+        /* Move the sources out of the way first: they may be 0..2 in any order. */
+        for (int i = 0; i < 3; i++) {
+                tmp[i] = l->stdio[i] < 0 ? -1 : fcntl(l->stdio[i], F_DUPFD_CLOEXEC, 10);
+                if (l->stdio[i] >= 0 && tmp[i] < 0)
+                        fail(l, STEP_STDIO, errno, NULL);
+        }
+        for (int i = 0; i < 3; i++)
+                if (tmp[i] >= 0 && dup2(tmp[i], i) < 0)
+                        fail(l, STEP_STDIO, errno, NULL);
+        for (int i = 0; i < 3; i++)
+                if (tmp[i] >= 0)
+                        close(tmp[i]);
+}
+
+/* Every fd above 2 is closed on exec (the report pipe must live until exec). */
+static void close_on_exec_above_2(const launch *l)
+{
+        if (sys_close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+                return;
+        for (int fd = 3; fd < 65536; fd++)
+                if (fd != l->report_fd)
+                        close(fd);
+}
+
+static void drop_capabilities(const launch *l)
+{
+        bool privileged = l->backend == BACKEND_LINUX || l->uid == 0;
+        for (int c = 0; c <= l->cap_last; c++)
+                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL && privileged)
+                        fail(l, STEP_CAPS, errno, "bounding set");
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                fail(l, STEP_CAPS, errno, "ambient set");
+        /* uid 0 must not regain capabilities on execve */
+        if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                             SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+                  0, 0, 0) < 0 &&
+            privileged)
+                fail(l, STEP_CAPS, errno, "securebits");
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct data[2] = {{0}};
+        if (syscall(SYS_capset, &hdr, data) < 0)
+                fail(l, STEP_CAPS, errno, "capset");
+}
+
+_Noreturn static void exec_command(const launch *l)
+{
+        if (l->backend == BACKEND_LINUX || l->backend == BACKEND_LANDLOCK)
+                if (setsid() < 0)
+                        fail(l, STEP_STDIO, errno, "setsid");
+        install_stdio(l);
+        close_on_exec_above_2(l);
+        CHECK(l, chdir(l->cwd), STEP_CHDIR, l->cwd);
+        for (size_t i = 0; i < l->n_rlimits; i++)
+                CHECK(l, setrlimit(l->rlimits[i].resource, &l->rlimits[i].limit), STEP_RLIMIT, NULL);
+        /* Leave the launcher's session keyring behind. */
+        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+                fail(l, STEP_KEYRING, errno, NULL);
+        if (l->backend != BACKEND_NONE) {
+                drop_capabilities(l);
+                CHECK(l, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), STEP_NO_NEW_PRIVS, NULL);
+        }
+        if (l->landlock_fd >= 0 && sys_landlock_restrict_self(l->landlock_fd, 0) < 0)
+                fail(l, STEP_LANDLOCK, errno, NULL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (l->seccomp.filter) {
+                int r = seccomp_install(&l->seccomp);
+                if (r < 0)
+                        fail(l, STEP_SECCOMP, -r, NULL);
+        }
+        execve(l->exe, l->argv, l->envp);
+        int e = errno;
+        report(l, STEP_EXEC, e, l->exe);
+        _exit(e == ENOENT ? 127 : 126);
+}
+
+/* ---- the init --------------------------------------------------------------------- */
+
+static void reset_signals(void)
+{
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        for (int s = 1; s < _NSIG; s++)
+                if (s != SIGKILL && s != SIGSTOP)
+                        sigaction(s, &dfl, NULL);
+}
+
+/* Remove the launcher's arguments and environment from our copy of its
+ * memory: /proc/1/cmdline and /proc/1/environ read them from here. */
+static void scrub_launcher_memory(const launch *l)
+{
+        if (l->arg_end > l->arg_start) {
+                memset((void *)l->arg_start, 0, l->arg_end - l->arg_start);
+                if (l->arg_end - l->arg_start > sizeof("cordon-init"))
+                        memcpy((void *)l->arg_start, "cordon-init", sizeof("cordon-init"));
+        }
+        if (l->env_end > l->env_start)
+                memset((void *)l->env_start, 0, l->env_end - l->env_start);
+        prctl(PR_SET_NAME, "cordon-init", 0, 0, 0);
+}
+
+/* Close every inherited fd but the ones in l->keep_fds (and 0..2). */
+static void close_inherited(const launch *l)
+{
+        unsigned from = 3;
+        for (size_t i = 0; i < ARRAY_SIZE(l->keep_fds) && l->keep_fds[i] >= 0; i++) {
+                unsigned k = (unsigned)l->keep_fds[i];
+                if (k > from)
+                        sys_close_range(from, k - 1, 0);
+                if (k + 1 > from)
+                        from = k + 1;
+        }
+        if (sys_close_range(from, ~0U, 0) < 0)
+                for (unsigned fd = from; fd < 65536; fd++)
+                        close((int)fd);
+}
+
+static void wait_for_launcher(const launch *l)
+{
+        char go = 0;
+        ssize_t n;
+        /* die with the launcher; the check below closes the race with its exit */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        do
+                n = read(l->go_fd, &go, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1)
+                _exit(125); /* the launcher is gone */
+        close(l->go_fd);
+}
+
+/* Reap everything; when the command ends, kill what is left and report. */
+_Noreturn static void init_loop(const launch *l, pid_t cmd)
+{
+        sigset_t set = l->forward;
+        sigaddset(&set, SIGCHLD);
+        sigaddset(&set, l->broadcast_signal);
+        int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+        init_status st = {0};
+        bool done = false;
+        while (!done) {
+                struct signalfd_siginfo si;
+                ssize_t n = sfd >= 0 ? read(sfd, &si, sizeof(si)) : -1;
+                if (n != (ssize_t)sizeof(si)) {
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        si.ssi_signo = SIGCHLD; /* no signalfd: just reap */
+                }
+                if ((int)si.ssi_signo == l->broadcast_signal) {
+                        kill(-1, si.ssi_int);
+                        continue;
+                }
+                if (si.ssi_signo != SIGCHLD) {
+                        kill(cmd, (int)si.ssi_signo);
+                        continue;
+                }
+                int status;
+                struct rusage ru;
+                pid_t p;
+                while ((p = wait4(-1, &status, sfd >= 0 ? WNOHANG : 0, &ru)) > 0)
+                        if (p == cmd) {
+                                st.wait_status = status;
+                                done = true;
+                        }
+        }
+        /* The command is gone: nothing else may outlive it. */
+        kill(-1, SIGKILL);
+        while (wait4(-1, NULL, 0, NULL) > 0 || errno == EINTR)
+                ;
+        struct rusage ru;
+        if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+                st.max_rss_kb = ru.ru_maxrss;
+        (void)!write(l->status_fd, &st, sizeof(st));
+        _exit(0);
+}
+
+_Noreturn void child_linux_main(const launch *l)
+{
+        reset_signals();
+        wait_for_launcher(l);
+        scrub_launcher_memory(l);
+        /* Non-dumpable: the command cannot ptrace us or open /proc/1/mem,
+         * /proc/1/environ, /proc/1/exe (CVE-2019-5736). */
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        close_inherited(l);
+        if (l->drop_groups)
+                CHECK(l, setgroups(0, NULL), STEP_IDENTITY, NULL);
+        /* After the launcher placed us in our cgroup: that becomes our root. */
+        CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
+        CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
+        enter_new_root(l);
+        apply_ops(l);
+        finish_root(l);
+        if (l->loopback)
+                loopback_up(l);
+        pid_t cmd = sys_clone(SIGCHLD, NULL);
+        if (cmd < 0)
+                fail(l, STEP_FORK, errno, NULL);
+        if (cmd == 0)
+                exec_command(l);
+        /* The init keeps none of the command's descriptors: the caller sees
+         * EOF on its pipes when the sandbox ends. */
+        for (int i = 0; i < 3; i++) {
+                close(i);
+                if (l->stdio[i] > 2)
+                        close(l->stdio[i]);
+        }
+        close(l->report_fd);
+        if (l->landlock_fd >= 0)
+                close(l->landlock_fd);
+        init_loop(l, cmd);
+}
+
+_Noreturn void child_exec_main(const launch *l)
+{
+        reset_signals();
+        wait_for_launcher(l);
+        exec_command(l);
+}

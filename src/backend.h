@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* What the child needs, prepared before clone(), and the child's side of the
+ * backends. After clone() the child of a multi-threaded launcher may not
+ * allocate, use stdio or take locks: everything here is plain memory and
+ * file descriptors, and the child only makes system calls on it. */
+#pragma once
+
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "plan.h"
+#include "seccomp-filter.h"
+
+#define OLDROOT "/.cordon-oldroot"
+
+typedef enum op_kind {
+        OP_BIND,
+        OP_TMPFS,
+        OP_PROC,
+        OP_DEV,
+        OP_SYMLINK,
+        OP_FILE,
+} op_kind;
+
+typedef struct mount_op {
+        op_kind kind;
+        const char *source;   /* bind: absolute host path (under OLDROOT once pivoted) */
+        const char *target;   /* absolute path in the sandbox */
+        const char *data;     /* symlink text, file content, tmpfs options */
+        size_t data_len;
+        bool writable, is_dir;
+        bool host_mkdir_ok;   /* bind of cordon's own dirs: mount points may be created in it */
+        uint64_t access;      /* Landlock rights beneath it (0: none) */
+} mount_op;
+
+/* Steps the child reports failures for; the parent turns them into text. */
+typedef enum child_step {
+        STEP_NONE,
+        STEP_SYNC,
+        STEP_IDENTITY,
+        STEP_HOSTNAME,
+        STEP_PRIVATE,
+        STEP_ROOT,
+        STEP_PIVOT,
+        STEP_MOUNTPOINT,
+        STEP_OPEN_SOURCE,
+        STEP_SOURCE_CHANGED,
+        STEP_BIND,
+        STEP_READONLY,
+        STEP_TMPFS,
+        STEP_PROC,
+        STEP_PROC_HARDEN,
+        STEP_DEV,
+        STEP_SYMLINK,
+        STEP_FILE,
+        STEP_DETACH_OLDROOT,
+        STEP_LOOPBACK,
+        STEP_FORK,
+        STEP_STDIO,
+        STEP_CHDIR,
+        STEP_RLIMIT,
+        STEP_KEYRING,
+        STEP_CAPS,
+        STEP_NO_NEW_PRIVS,
+        STEP_LANDLOCK,
+        STEP_SECCOMP,
+        STEP_EXEC,
+        STEP_CGROUP,
+} child_step;
+
+/* One failure report, written in one write() (< PIPE_BUF). */
+typedef struct child_report {
+        int step;
+        int err;
+        char path[1024];
+} child_report;
+
+/* The command's fate, written by the sandbox's init before it exits. */
+typedef struct init_status {
+        int wait_status;         /* as from waitpid() */
+        int64_t max_rss_kb;      /* of the command's process tree */
+} init_status;
+
+typedef struct child_rlimit {
+        int resource;
+        struct rlimit limit;
+} child_rlimit;
+
+typedef struct launch {
+        backend_kind backend;
+        /* identity */
+        uid_t uid;
+        gid_t gid;
+        bool drop_groups;       /* root launcher: clear supplementary groups */
+        /* descriptors */
+        int stdio[3];           /* fds to install as 0, 1, 2 */
+        int report_fd;          /* child -> parent failures (close-on-exec) */
+        int go_fd;              /* parent -> child: "go" once the parent's setup is done */
+        int status_fd;          /* init -> parent: init_status */
+        int landlock_fd;        /* ruleset, or -1 */
+        int keep_fds[8];        /* every fd above that the child keeps (sorted, -1 terminated) */
+        /* the view */
+        mount_op *ops;
+        size_t n_ops;
+        bool classic_mounts;    /* no new mount API: use mount(2) */
+        const char *base_dir;   /* where the new root is first attached */
+        const char *tmpfs_opts; /* for the root tmpfs */
+        const char *tmp_opts;   /* for /tmp */
+        uint64_t access_root, access_proc, access_dev; /* Landlock rights */
+        const char *hostname;
+        bool loopback;
+        /* the command */
+        const char *exe;
+        char *const *argv;
+        char *const *envp;
+        const char *cwd;
+        child_rlimit rlimits[4];
+        size_t n_rlimits;
+        int cap_last;
+        seccomp_prog seccomp;
+        bool new_keyring;
+        /* the launcher's argv/env area, scrubbed in the init */
+        uintptr_t arg_start, arg_end, env_start, env_end;
+        sigset_t forward;       /* signals the init forwards to the command */
+        int broadcast_signal;   /* real-time signal: "send ssi_int to the whole sandbox" */
+} launch;
+
+/* The sandbox's init (pid 1 of the linux backend): builds the view, starts
+ * the command, reaps, forwards signals. Never returns. */
+_Noreturn void child_linux_main(const launch *l) HIDDEN;
+/* The child of the landlock backend (and of a disabled isolation): becomes
+ * the command itself. Never returns. */
+_Noreturn void child_exec_main(const launch *l) HIDDEN;
+/* Human text for a step. */
+const char *child_step_name(child_step s) HIDDEN;

@@ -1,0 +1,1090 @@
+/* SPDX-License-Identifier: MIT */
+/* JSON layers and setters -> a validated struct cordon_config.
+ *
+ * Layering: each layer is applied to a copy of the current config, field by
+ * field (a key present in the layer replaces the value; objects such as
+ * auto_expose, limits and set merge key by key; arrays replace, except
+ * expose_paths, merged by target). The copy replaces the config only when
+ * the whole layer validated, so a bad layer changes nothing. */
+#include "config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+
+static const char *const SECTIONS[] = {"isolation", "shell_environment_policy", NULL};
+
+/* ---- plain config operations ---------------------------------------------- */
+
+static void expose_rule_clear(expose_rule *r)
+{
+        free(r->source);
+        free(r->target);
+}
+
+cordon_config *cordon_config_new(void)
+{
+        cordon_config *c = calloc(1, sizeof(*c));
+        if (!c)
+                return NULL;
+        c->enabled = true;
+        c->backend = strdup("auto");
+        c->network = CORDON_NETWORK_NONE;
+        c->auto_expose[CORDON_AUTO_EXPOSE_EXE] = CORDON_EXPOSE_RO;
+        c->auto_expose[CORDON_AUTO_EXPOSE_CWD] = CORDON_EXPOSE_RO;
+        c->auto_expose[CORDON_AUTO_EXPOSE_ARGS] = CORDON_EXPOSE_OFF;
+        c->limits[CORDON_LIMIT_KILL_AFTER_S] = 2;
+        c->inherit = CORDON_INHERIT_CORE;
+        if (!c->backend)
+                return cordon_config_free(c);
+        return c;
+}
+
+static void env_kv_clear(env_kv *kv)
+{
+        free(kv->name);
+        free(kv->value);
+}
+
+static void config_clear(cordon_config *c)
+{
+        free(c->disabled_by);
+        free(c->backend);
+        free(c->home);
+        free(c->workspace);
+        for (size_t i = 0; i < c->n_expose; i++)
+                expose_rule_clear(&c->expose[i]);
+        free(c->expose);
+        strv_free(c->protect);
+        strv_free(c->exclude);
+        strv_free(c->include_only);
+        for (size_t i = 0; i < c->n_set; i++)
+                env_kv_clear(&c->set[i]);
+        free(c->set);
+}
+
+cordon_config *cordon_config_free(cordon_config *c)
+{
+        if (c) {
+                config_clear(c);
+                free(c);
+        }
+        return NULL;
+}
+
+static bool dup_field(char **dst, const char *src)
+{
+        *dst = xstrdup(src);
+        return !src || *dst;
+}
+
+static cordon_config *config_dup(const cordon_config *c)
+{
+        cordon_config *d = calloc(1, sizeof(*d));
+        if (!d)
+                return NULL;
+        *d = *c;
+        d->disabled_by = d->backend = d->home = d->workspace = NULL;
+        d->expose = NULL;
+        d->n_expose = 0;
+        d->protect = d->exclude = d->include_only = NULL;
+        d->set = NULL;
+        d->n_set = 0;
+        bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
+                  dup_field(&d->home, c->home) && dup_field(&d->workspace, c->workspace);
+        if (ok && c->n_expose) {
+                d->expose = calloc(c->n_expose, sizeof(expose_rule));
+                ok = d->expose != NULL;
+                for (size_t i = 0; ok && i < c->n_expose; i++) {
+                        d->n_expose++;
+                        d->expose[i].writable = c->expose[i].writable;
+                        ok = dup_field(&d->expose[i].source, c->expose[i].source) &&
+                             dup_field(&d->expose[i].target, c->expose[i].target);
+                }
+        }
+        if (ok && c->n_set) {
+                d->set = calloc(c->n_set, sizeof(env_kv));
+                ok = d->set != NULL;
+                for (size_t i = 0; ok && i < c->n_set; i++) {
+                        d->n_set++;
+                        ok = dup_field(&d->set[i].name, c->set[i].name) &&
+                             dup_field(&d->set[i].value, c->set[i].value);
+                }
+        }
+        if (ok && c->protect)
+                ok = (d->protect = strv_copy((const char *const *)c->protect)) != NULL;
+        if (ok && c->exclude)
+                ok = (d->exclude = strv_copy((const char *const *)c->exclude)) != NULL;
+        if (ok && c->include_only)
+                ok = (d->include_only = strv_copy((const char *const *)c->include_only)) != NULL;
+        if (!ok)
+                return cordon_config_free(d);
+        return d;
+}
+
+/* Replace |*c| by |*n| (both owned by the caller's variables). */
+static void config_swap_in(cordon_config *c, cordon_config *n)
+{
+        cordon_log_fn fn = c->log_fn;
+        void *ud = c->log_userdata;
+        config_clear(c);
+        *c = *n;
+        c->log_fn = fn;
+        c->log_userdata = ud;
+        free(n);
+}
+
+void config_log(const cordon_config *c, cordon_log_level level, const char *fmt, ...)
+{
+        if (!c || !c->log_fn)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        va_end(ap);
+        if (m)
+                c->log_fn(level, m, c->log_userdata);
+}
+
+void cordon_config_set_log(cordon_config *c, cordon_log_fn fn, void *userdata)
+{
+        c->log_fn = fn;
+        c->log_userdata = userdata;
+}
+
+const char *network_name(cordon_network n)
+{
+        switch (n) {
+        case CORDON_NETWORK_NONE: return "none";
+        case CORDON_NETWORK_LOOPBACK: return "loopback";
+        case CORDON_NETWORK_FULL: return "full";
+        default: return "?";
+        }
+}
+
+const char *expose_mode_name(cordon_expose_mode m)
+{
+        switch (m) {
+        case CORDON_EXPOSE_OFF: return "off";
+        case CORDON_EXPOSE_RO: return "ro";
+        case CORDON_EXPOSE_RW: return "rw";
+        default: return "?";
+        }
+}
+
+/* Insert or replace the rule for |target|; takes ownership of the strings. */
+static int expose_put(cordon_config *c, char *source, char *target, bool writable)
+{
+        for (size_t i = 0; i < c->n_expose; i++)
+                if (streq(c->expose[i].target, target)) {
+                        expose_rule_clear(&c->expose[i]);
+                        c->expose[i] = (expose_rule){source, target, writable};
+                        return 0;
+                }
+        expose_rule *n = realloc(c->expose, (c->n_expose + 1) * sizeof(*n));
+        if (!n) {
+                free(source);
+                free(target);
+                return -ENOMEM;
+        }
+        c->expose = n;
+        c->expose[c->n_expose++] = (expose_rule){source, target, writable};
+        return 0;
+}
+
+static int env_set_put(cordon_config *c, const char *name, const char *value)
+{
+        char *v = strdup(value);
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_set; i++)
+                if (streq(c->set[i].name, name)) {
+                        free(c->set[i].value);
+                        c->set[i].value = v;
+                        return 0;
+                }
+        env_kv *n = realloc(c->set, (c->n_set + 1) * sizeof(*n));
+        char *k = strdup(name);
+        if (!n || !k) {
+                free(v);
+                free(k);
+                if (n)
+                        c->set = n;
+                return -ENOMEM;
+        }
+        c->set = n;
+        c->set[c->n_set++] = (env_kv){k, v};
+        return 0;
+}
+
+/* ---- validation shared by JSON and setters ----------------------------------- */
+
+/* Checks an exposed target; returns NULL or a static reason. */
+static const char *target_problem(const char *target)
+{
+        if (target[0] != '/')
+                return "must be an absolute path";
+        _cleanup_free_ char *n = NULL;
+        if (path_normalize(target, false, &n) < 0)
+                return "must not contain \"..\"";
+        if (streq(n, "/"))
+                return "must not be \"/\"";
+        if (path_startswith(n, "/proc"))
+                return "must not be under /proc (the sandbox has its own)";
+        return NULL;
+}
+
+static const char *source_problem(const char *source)
+{
+        if (source[0] != '/')
+                return "must be an absolute path";
+        _cleanup_free_ char *n = NULL;
+        if (path_normalize(source, false, &n) < 0)
+                return "must not contain \"..\"";
+        return NULL;
+}
+
+/* ---- JSON layer ------------------------------------------------------------- */
+
+#define MAX_PATH_DEPTH 8
+
+typedef struct layer {
+        const char *file, *text;
+        char *path[MAX_PATH_DEPTH];
+        size_t depth;
+        cordon_config *c;
+        cordon_error **err;
+} layer;
+
+static void layer_push(layer *L, char *comp)
+{
+        if (L->depth < MAX_PATH_DEPTH)
+                L->path[L->depth] = comp;
+        L->depth++;
+}
+
+static void layer_pop(layer *L)
+{
+        L->depth--;
+        if (L->depth < MAX_PATH_DEPTH)
+                free(L->path[L->depth]);
+}
+
+static char *layer_key(const layer *L)
+{
+        buf b = {0};
+        for (size_t k = 0; k < L->depth && k < MAX_PATH_DEPTH; k++) {
+                if (k > 0 && L->path[k][0] != '[')
+                        buf_put(&b, ".", 1);
+                buf_put(&b, L->path[k], strlen(L->path[k]));
+        }
+        return buf_steal(&b);
+}
+
+static int layer_fail_v(layer *L, int errnum, bool at_key, const char *fmt, va_list ap)
+{
+        int line = 0, col = 0;
+        size_t n = L->depth < MAX_PATH_DEPTH ? L->depth : MAX_PATH_DEPTH;
+        if (!json_locate(L->text, (const char *const *)L->path, n, at_key, &line, &col))
+                line = col = 0;
+        _cleanup_free_ char *key = layer_key(L);
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        return error_set_at(L->err, errnum, L->file, line, col, key, "%s", m ? m : "out of memory");
+}
+
+static int layer_fail(layer *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int layer_fail(layer *L, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = layer_fail_v(L, EINVAL, false, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+static int layer_fail_key(layer *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int layer_fail_key(layer *L, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = layer_fail_v(L, EINVAL, true, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+static const char *json_type_name(const json_t *v)
+{
+        switch (json_typeof(v)) {
+        case JSON_OBJECT: return "object";
+        case JSON_ARRAY: return "array";
+        case JSON_STRING: return "string";
+        case JSON_INTEGER:
+        case JSON_REAL: return "number";
+        case JSON_TRUE:
+        case JSON_FALSE: return "boolean";
+        case JSON_NULL: return "null";
+        default: return "?";
+        }
+}
+
+static int want_type(layer *L, const json_t *v, json_type t, const char *what)
+{
+        if (json_typeof(v) == t || (t == JSON_TRUE && json_is_boolean(v)))
+                return 0;
+        return layer_fail(L, "must be %s, got %s", what, json_type_name(v));
+}
+
+static int get_bool(layer *L, const json_t *v, bool *ret)
+{
+        int r = want_type(L, v, JSON_TRUE, "a boolean");
+        if (r == 0)
+                *ret = json_is_true(v);
+        return r;
+}
+
+/* Matches |v| against |names|; returns the index or a negative error. */
+static int get_enum(layer *L, const json_t *v, const char *const *names)
+{
+        int r = want_type(L, v, JSON_STRING, "a string");
+        if (r < 0)
+                return r;
+        const char *s = json_string_value(v);
+        for (int i = 0; names[i]; i++)
+                if (streq(s, names[i]))
+                        return i;
+        buf b = {0};
+        for (int i = 0; names[i]; i++)
+                buf_printf(&b, "%s\"%s\"", i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
+        _cleanup_free_ char *list = buf_steal(&b);
+        if (!names[2])
+                return layer_fail(L, "must be %s, got \"%s\"", list ? list : "", s);
+        return layer_fail(L, "must be one of %s, got \"%s\"", list ? list : "", s);
+}
+
+/* An absolute path or null (returned as NULL). */
+static int get_dir(layer *L, const json_t *v, char **ret)
+{
+        if (json_is_null(v)) {
+                *ret = NULL;
+                return 0;
+        }
+        int r = want_type(L, v, JSON_STRING, "a string or null");
+        if (r < 0)
+                return r;
+        const char *s = json_string_value(v);
+        if (s[0] != '/')
+                return layer_fail(L, "must be an absolute path, got \"%s\"", s);
+        if (path_normalize(s, false, ret) < 0)
+                return layer_fail(L, "must not contain \"..\", got \"%s\"", s);
+        return 0;
+}
+
+static int get_string_list(layer *L, const json_t *v, bool paths, char ***ret)
+{
+        int r = want_type(L, v, JSON_ARRAY, "an array of strings");
+        if (r < 0)
+                return r;
+        _cleanup_strv_ char **list = calloc(1, sizeof(char *));
+        if (!list)
+                return -ENOMEM;
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                layer_push(L, xasprintf("[%zu]", i));
+                r = want_type(L, e, JSON_STRING, "a string");
+                const char *s = r == 0 ? json_string_value(e) : NULL;
+                if (r == 0 && !s[0])
+                        r = layer_fail(L, "must not be empty");
+                char *norm = NULL;
+                if (r == 0 && paths && s[0] != '/')
+                        r = layer_fail(L, "must be an absolute path, got \"%s\"", s);
+                if (r == 0 && paths && path_normalize(s, false, &norm) < 0)
+                        r = layer_fail(L, "must not contain \"..\", got \"%s\"", s);
+                if (r == 0)
+                        r = paths ? strv_consume(&list, norm) : strv_push(&list, s);
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
+        strv_free(*ret);
+        *ret = TAKE_PTR(list);
+        return 0;
+}
+
+typedef int (*member_fn)(layer *L, json_t *v);
+typedef struct member {
+        const char *name;
+        member_fn fn;
+} member;
+
+/* Dispatch each key of object |v| to its handler; unknown keys are errors. */
+static int apply_members(layer *L, json_t *v, const member *table)
+{
+        int r = want_type(L, v, JSON_OBJECT, "an object");
+        if (r < 0)
+                return r;
+        const char *key;
+        json_t *val;
+        json_object_foreach(v, key, val) {
+                layer_push(L, strdup(key));
+                const member *m = table;
+                while (m->name && !streq(m->name, key))
+                        m++;
+                r = m->name ? m->fn(L, val) : layer_fail_key(L, "unknown key");
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int m_enabled(layer *L, json_t *v)
+{
+        int r = get_bool(L, v, &L->c->enabled);
+        if (r < 0)
+                return r;
+        free(L->c->disabled_by);
+        L->c->disabled_by = NULL;
+        if (!L->c->enabled) {
+                int line = 0, col = 0;
+                if (json_locate(L->text, (const char *const *)L->path, L->depth, false, &line, &col))
+                        L->c->disabled_by = xasprintf("%s:%d:%d", L->file, line, col);
+                else
+                        L->c->disabled_by = xstrdup(L->file);
+        }
+        return 0;
+}
+
+static const char *const BACKENDS[] = {"auto", "linux", "landlock", "bwrap", "seatbelt", "windows", NULL};
+
+static int m_backend(layer *L, json_t *v)
+{
+        int i = get_enum(L, v, BACKENDS);
+        if (i < 0)
+                return i;
+        char *s = strdup(BACKENDS[i]);
+        if (!s)
+                return -ENOMEM;
+        free(L->c->backend);
+        L->c->backend = s;
+        return 0;
+}
+
+static int m_home(layer *L, json_t *v)
+{
+        char *d = NULL;
+        int r = get_dir(L, v, &d);
+        if (r == 0) {
+                free(L->c->home);
+                L->c->home = d;
+        }
+        return r;
+}
+
+static int m_workspace(layer *L, json_t *v)
+{
+        char *d = NULL;
+        int r = get_dir(L, v, &d);
+        if (r == 0) {
+                free(L->c->workspace);
+                L->c->workspace = d;
+        }
+        return r;
+}
+
+static const char *const NETWORKS[] = {"none", "loopback", "full", NULL};
+
+static int m_network(layer *L, json_t *v)
+{
+        int i = get_enum(L, v, NETWORKS);
+        if (i >= 0)
+                L->c->network = (cordon_network)i;
+        return i < 0 ? i : 0;
+}
+
+static const char *const EXPOSE_MODES[] = {"off", "ro", "rw", NULL};
+
+static int auto_expose_one(layer *L, json_t *v, cordon_auto_expose which)
+{
+        int i = get_enum(L, v, EXPOSE_MODES);
+        if (i >= 0)
+                L->c->auto_expose[which] = (cordon_expose_mode)i;
+        return i < 0 ? i : 0;
+}
+
+static int m_ae_exe(layer *L, json_t *v) { return auto_expose_one(L, v, CORDON_AUTO_EXPOSE_EXE); }
+static int m_ae_cwd(layer *L, json_t *v) { return auto_expose_one(L, v, CORDON_AUTO_EXPOSE_CWD); }
+static int m_ae_args(layer *L, json_t *v) { return auto_expose_one(L, v, CORDON_AUTO_EXPOSE_ARGS); }
+
+static int m_auto_expose(layer *L, json_t *v)
+{
+        static const member t[] = {{"exe", m_ae_exe}, {"cwd", m_ae_cwd}, {"args", m_ae_args}, {NULL, NULL}};
+        return apply_members(L, v, t);
+}
+
+/* One expose_paths entry; fields are checked in a fixed order so the first
+ * error is stable. */
+static int expose_entry(layer *L, json_t *e)
+{
+        int r = want_type(L, e, JSON_OBJECT, "an object");
+        if (r < 0)
+                return r;
+        const char *key;
+        json_t *val;
+        json_object_foreach(e, key, val) {
+                if (streq(key, "source") || streq(key, "target") || streq(key, "mode"))
+                        continue;
+                layer_push(L, strdup(key));
+                r = layer_fail_key(L, "unknown key (expected \"source\", \"target\" or \"mode\")");
+                layer_pop(L);
+                return r;
+        }
+        json_t *src = json_object_get(e, "source"), *tgt = json_object_get(e, "target");
+        json_t *mode = json_object_get(e, "mode");
+        if (!src)
+                return layer_fail(L, "\"source\" is required");
+        _cleanup_free_ char *source = NULL, *target = NULL;
+        bool writable = false;
+
+        layer_push(L, strdup("source"));
+        r = want_type(L, src, JSON_STRING, "a string");
+        const char *s = r == 0 ? json_string_value(src) : NULL;
+        const char *why = s ? source_problem(s) : NULL;
+        struct stat st;
+        if (r == 0 && why)
+                r = layer_fail(L, "%s, got \"%s\"", why, s);
+        if (r == 0 && (r = path_normalize(s, false, &source)) == 0 && stat(source, &st) < 0)
+                r = layer_fail(L, "does not exist: %s", s);
+        layer_pop(L);
+        if (r < 0)
+                return r;
+
+        if (tgt && !json_is_null(tgt)) {
+                layer_push(L, strdup("target"));
+                r = want_type(L, tgt, JSON_STRING, "a string");
+                const char *t = r == 0 ? json_string_value(tgt) : NULL;
+                why = t ? target_problem(t) : NULL;
+                if (r == 0 && why)
+                        r = layer_fail(L, "%s, got \"%s\"", why, t);
+                if (r == 0)
+                        r = path_normalize(t, false, &target);
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        } else {
+                why = target_problem(source);
+                if (why) {
+                        layer_push(L, strdup("source"));
+                        r = layer_fail(L, "as the target: %s", why);
+                        layer_pop(L);
+                        return r;
+                }
+                target = strdup(source);
+                if (!target)
+                        return -ENOMEM;
+        }
+
+        if (mode) {
+                static const char *const MODES[] = {"ro", "rw", NULL};
+                layer_push(L, strdup("mode"));
+                int i = get_enum(L, mode, MODES);
+                layer_pop(L);
+                if (i < 0)
+                        return i;
+                writable = i == 1;
+        }
+        return expose_put(L->c, TAKE_PTR(source), TAKE_PTR(target), writable);
+}
+
+static int m_expose_paths(layer *L, json_t *v)
+{
+        int r = want_type(L, v, JSON_ARRAY, "an array");
+        if (r < 0)
+                return r;
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                layer_push(L, xasprintf("[%zu]", i));
+                r = expose_entry(L, e);
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int m_protect(layer *L, json_t *v) { return get_string_list(L, v, true, &L->c->protect); }
+
+/* Limits: which ones take fractions, which take size strings. */
+static bool limit_is_fractional(cordon_limit l)
+{
+        return l == CORDON_LIMIT_WALL_TIME_S || l == CORDON_LIMIT_CPU_QUOTA || l == CORDON_LIMIT_KILL_AFTER_S;
+}
+
+static bool limit_is_size(cordon_limit l)
+{
+        return l == CORDON_LIMIT_MEMORY_BYTES || l == CORDON_LIMIT_FILE_SIZE_BYTES ||
+               l == CORDON_LIMIT_TMP_SIZE_BYTES;
+}
+
+static int limit_value(layer *L, json_t *v, cordon_limit which)
+{
+        double d;
+        if (json_is_string(v) && limit_is_size(which)) {
+                uint64_t n;
+                if (parse_size(json_string_value(v), &n) < 0)
+                        return layer_fail(L, "must be a size such as 512M, got \"%s\"", json_string_value(v));
+                d = (double)n;
+        } else if (json_is_number(v)) {
+                d = json_number_value(v);
+                if (!isfinite(d) || d < 0)
+                        return layer_fail(L, "must not be negative");
+                if (!limit_is_fractional(which) && d != floor(d))
+                        return layer_fail(L, "must be a whole number, got %g", d);
+        } else {
+                return layer_fail(L, "must be a number%s, got %s", limit_is_size(which) ? " or a size string" : "",
+                                  json_type_name(v));
+        }
+        L->c->limits[which] = d;
+        return 0;
+}
+
+#define LIMIT_MEMBER(fn, which) \
+        static int fn(layer *L, json_t *v) { return limit_value(L, v, which); }
+LIMIT_MEMBER(m_wall, CORDON_LIMIT_WALL_TIME_S)
+LIMIT_MEMBER(m_cpu_time, CORDON_LIMIT_CPU_TIME_S)
+LIMIT_MEMBER(m_memory, CORDON_LIMIT_MEMORY_BYTES)
+LIMIT_MEMBER(m_pids, CORDON_LIMIT_PIDS)
+LIMIT_MEMBER(m_open_files, CORDON_LIMIT_OPEN_FILES)
+LIMIT_MEMBER(m_fsize, CORDON_LIMIT_FILE_SIZE_BYTES)
+LIMIT_MEMBER(m_tmp_size, CORDON_LIMIT_TMP_SIZE_BYTES)
+LIMIT_MEMBER(m_cpu_quota, CORDON_LIMIT_CPU_QUOTA)
+LIMIT_MEMBER(m_kill_after, CORDON_LIMIT_KILL_AFTER_S)
+
+static int m_limits(layer *L, json_t *v)
+{
+        static const member t[] = {
+                {"wall_time_s", m_wall},         {"cpu_time_s", m_cpu_time},
+                {"memory_bytes", m_memory},      {"pids", m_pids},
+                {"open_files", m_open_files},    {"file_size_bytes", m_fsize},
+                {"tmp_size_bytes", m_tmp_size},  {"cpu_quota", m_cpu_quota},
+                {"kill_after_s", m_kill_after},  {NULL, NULL},
+        };
+        return apply_members(L, v, t);
+}
+
+static int m_limits_best_effort(layer *L, json_t *v) { return get_bool(L, v, &L->c->limits_best_effort); }
+static int m_log_plan(layer *L, json_t *v) { return get_bool(L, v, &L->c->log_plan); }
+
+static const char *const LANDLOCK_MODES[] = {"best_effort", "required", "off", NULL};
+
+static int m_landlock(layer *L, json_t *v)
+{
+        int i = get_enum(L, v, LANDLOCK_MODES);
+        if (i >= 0)
+                L->c->landlock = (landlock_mode)i;
+        return i < 0 ? i : 0;
+}
+
+static int m_isolation(layer *L, json_t *v)
+{
+        static const member t[] = {
+                {"enabled", m_enabled},
+                {"backend", m_backend},
+                {"home", m_home},
+                {"workspace", m_workspace},
+                {"network", m_network},
+                {"auto_expose", m_auto_expose},
+                {"expose_paths", m_expose_paths},
+                {"protect", m_protect},
+                {"limits", m_limits},
+                {"limits_best_effort", m_limits_best_effort},
+                {"log_plan", m_log_plan},
+                {"landlock", m_landlock},
+                {NULL, NULL},
+        };
+        return apply_members(L, v, t);
+}
+
+static const char *const INHERITS[] = {"core", "all", "none", NULL};
+
+static int m_inherit(layer *L, json_t *v)
+{
+        int i = get_enum(L, v, INHERITS);
+        if (i >= 0)
+                L->c->inherit = (cordon_inherit)i;
+        return i < 0 ? i : 0;
+}
+
+static int m_ignore_default_excludes(layer *L, json_t *v) { return get_bool(L, v, &L->c->ignore_default_excludes); }
+static int m_exclude(layer *L, json_t *v) { return get_string_list(L, v, false, &L->c->exclude); }
+static int m_include_only(layer *L, json_t *v) { return get_string_list(L, v, false, &L->c->include_only); }
+
+static int m_set(layer *L, json_t *v)
+{
+        int r = want_type(L, v, JSON_OBJECT, "an object");
+        if (r < 0)
+                return r;
+        const char *key;
+        json_t *val;
+        json_object_foreach(v, key, val) {
+                layer_push(L, strdup(key));
+                if (!env_name_valid(key))
+                        r = layer_fail_key(L, "not a valid variable name");
+                else if ((r = want_type(L, val, JSON_STRING, "a string")) == 0)
+                        r = env_set_put(L->c, key, json_string_value(val));
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int m_env_policy(layer *L, json_t *v)
+{
+        static const member t[] = {
+                {"inherit", m_inherit},
+                {"ignore_default_excludes", m_ignore_default_excludes},
+                {"exclude", m_exclude},
+                {"set", m_set},
+                {"include_only", m_include_only},
+                {NULL, NULL},
+        };
+        return apply_members(L, v, t);
+}
+
+static int apply_layer(layer *L, json_t *root)
+{
+        static const member t[] = {{"isolation", m_isolation}, {"shell_environment_policy", m_env_policy}};
+        for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+                json_t *v = json_object_get(root, t[i].name);
+                if (!v)
+                        continue;
+                layer_push(L, strdup(t[i].name));
+                int r = t[i].fn(L, v);
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int cordon_config_load_string(cordon_config *c, const char *json, const char *name, cordon_error **ret_error)
+{
+        if (!name)
+                name = "<string>";
+        json_error_t jerr;
+        json_t *root = json_loads(json, 0, &jerr);
+        if (!root)
+                return error_set_at(ret_error, EINVAL, name, jerr.line > 0 ? jerr.line : 1,
+                                    jerr.column > 0 ? jerr.column : 1, NULL, "invalid JSON: %s", jerr.text);
+        int r = 0;
+        if (!json_is_object(root)) {
+                r = error_set_at(ret_error, EINVAL, name, 1, 1, NULL, "the config must be a JSON object");
+                json_decref(root);
+                return r;
+        }
+        _cleanup_free_ char *dup = NULL;
+        int line, col;
+        if (json_find_duplicate(json, SECTIONS, &dup, &line, &col)) {
+                json_decref(root);
+                return error_set_at(ret_error, EINVAL, name, line, col, dup, "duplicate key");
+        }
+        cordon_config *n = config_dup(c);
+        if (!n) {
+                json_decref(root);
+                return error_set(ret_error, ENOMEM, "out of memory");
+        }
+        layer L = {.file = name, .text = json, .c = n, .err = ret_error};
+        r = apply_layer(&L, root);
+        while (L.depth > 0)
+                layer_pop(&L);
+        json_decref(root);
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        error_set(ret_error, ENOMEM, "%s: out of memory", name);
+                cordon_config_free(n);
+                return r;
+        }
+        config_swap_in(c, n);
+        return 0;
+}
+
+int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **ret_error)
+{
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return error_set(ret_error, errno, "%s: cannot read config: %s", path, strerror(errno));
+        buf b = {0};
+        char chunk[8192];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                buf_put(&b, chunk, n);
+        bool failed = ferror(f);
+        int errsv = errno;
+        fclose(f);
+        size_t total = b.len;
+        _cleanup_free_ char *text = buf_steal(&b);
+        if (failed)
+                return error_set(ret_error, errsv, "%s: cannot read config: %s", path, strerror(errsv));
+        if (!text)
+                return error_set(ret_error, ENOMEM, "%s: out of memory", path);
+        if (strlen(text) != total)
+                return error_set(ret_error, EINVAL, "%s: contains a NUL byte", path);
+        return cordon_config_load_string(c, text, path, ret_error);
+}
+
+/* ---- programmatic setters (the command-line layer) ---------------------------- */
+
+#define CMDLINE "command line"
+
+int cordon_config_set_enabled(cordon_config *c, bool enabled)
+{
+        c->enabled = enabled;
+        free(c->disabled_by);
+        c->disabled_by = enabled ? NULL : strdup(CMDLINE);
+        return 0;
+}
+
+int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error)
+{
+        for (size_t i = 0; BACKENDS[i]; i++)
+                if (streq(name, BACKENDS[i])) {
+                        char *s = strdup(name);
+                        if (!s)
+                                return error_set(ret_error, ENOMEM, "out of memory");
+                        free(c->backend);
+                        c->backend = s;
+                        return 0;
+                }
+        return error_set(ret_error, EINVAL,
+                         "backend must be \"auto\", \"linux\" or \"landlock\", got \"%s\"", name ? name : "");
+}
+
+int cordon_config_set_network(cordon_config *c, cordon_network network)
+{
+        if (network < CORDON_NETWORK_NONE || network > CORDON_NETWORK_FULL)
+                return -EINVAL;
+        c->network = network;
+        return 0;
+}
+
+int cordon_config_set_network_name(cordon_config *c, const char *name, cordon_error **ret_error)
+{
+        for (int i = 0; NETWORKS[i]; i++)
+                if (streq(name, NETWORKS[i]))
+                        return cordon_config_set_network(c, (cordon_network)i);
+        return error_set(ret_error, EINVAL, "network must be \"none\", \"loopback\" or \"full\", got \"%s\"",
+                         name ? name : "");
+}
+
+static int set_dir(char **field, const char *what, const char *dir, cordon_error **ret_error)
+{
+        char *n = NULL;
+        if (!dir || dir[0] != '/')
+                return error_set(ret_error, EINVAL, "%s must be an absolute path, got \"%s\"", what, dir ? dir : "");
+        if (path_normalize(dir, false, &n) < 0)
+                return error_set(ret_error, EINVAL, "%s must not contain \"..\", got \"%s\"", what, dir);
+        free(*field);
+        *field = n;
+        return 0;
+}
+
+int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error)
+{
+        return set_dir(&c->home, "home", dir, ret_error);
+}
+
+int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error)
+{
+        return set_dir(&c->workspace, "workspace", dir, ret_error);
+}
+
+int cordon_config_add_expose(cordon_config *c, const char *source, const char *target, bool writable,
+                             cordon_error **ret_error)
+{
+        if (!source)
+                return error_set(ret_error, EINVAL, "expose: a source is required");
+        const char *why = source_problem(source);
+        if (why)
+                return error_set(ret_error, EINVAL, "expose %s: source %s", source, why);
+        const char *t = target ? target : source;
+        why = target_problem(t);
+        if (why)
+                return error_set(ret_error, EINVAL, "expose %s: target %s, got \"%s\"", source, why, t);
+        _cleanup_free_ char *s = NULL, *tn = NULL;
+        if (path_normalize(source, false, &s) < 0 || path_normalize(t, false, &tn) < 0)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        struct stat st;
+        if (stat(s, &st) < 0)
+                return error_set(ret_error, errno, "expose %s: source does not exist", source);
+        int r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable);
+        return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
+}
+
+int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_error **ret_error)
+{
+        _cleanup_free_ char *copy = xstrdup(spec);
+        if (!copy)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        bool writable = false;
+        char *last = strrchr(copy, ':');
+        if (last && (streq(last + 1, "ro") || streq(last + 1, "rw"))) {
+                writable = streq(last + 1, "rw");
+                *last = '\0';
+        } else if (last && !strchr(last + 1, '/')) {
+                return error_set(ret_error, EINVAL, "--expose %s: mode must be \"ro\" or \"rw\", got \"%s\"", spec,
+                                 last + 1);
+        }
+        char *sep = strchr(copy, ':');
+        const char *target = NULL;
+        if (sep) {
+                *sep = '\0';
+                target = sep + 1;
+        }
+        int r = cordon_config_add_expose(c, copy, target, writable, ret_error);
+        if (r < 0 && ret_error)
+                error_prefix(*ret_error, "--expose %s", spec);
+        return r;
+}
+
+int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error)
+{
+        char *n = NULL;
+        if (!path || path[0] != '/' || path_normalize(path, false, &n) < 0)
+                return error_set(ret_error, EINVAL, "protect: must be an absolute path without \"..\", got \"%s\"",
+                                 path ? path : "");
+        int r = strv_consume(&c->protect, n);
+        return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
+}
+
+int cordon_config_set_auto_expose(cordon_config *c, cordon_auto_expose which, cordon_expose_mode mode)
+{
+        if (which < CORDON_AUTO_EXPOSE_EXE || which > CORDON_AUTO_EXPOSE_ARGS || mode < CORDON_EXPOSE_OFF ||
+            mode > CORDON_EXPOSE_RW)
+                return -EINVAL;
+        c->auto_expose[which] = mode;
+        return 0;
+}
+
+static const char *const LIMIT_NAMES[CORDON_LIMIT__MAX] = {
+        [CORDON_LIMIT_WALL_TIME_S] = "wall_time_s",     [CORDON_LIMIT_CPU_TIME_S] = "cpu_time_s",
+        [CORDON_LIMIT_MEMORY_BYTES] = "memory_bytes",   [CORDON_LIMIT_PIDS] = "pids",
+        [CORDON_LIMIT_OPEN_FILES] = "open_files",       [CORDON_LIMIT_FILE_SIZE_BYTES] = "file_size_bytes",
+        [CORDON_LIMIT_TMP_SIZE_BYTES] = "tmp_size_bytes", [CORDON_LIMIT_CPU_QUOTA] = "cpu_quota",
+        [CORDON_LIMIT_KILL_AFTER_S] = "kill_after_s",
+};
+
+int cordon_config_set_limit(cordon_config *c, cordon_limit which, double value, cordon_error **ret_error)
+{
+        if (which < 0 || which >= CORDON_LIMIT__MAX)
+                return error_set(ret_error, EINVAL, "unknown limit %d", (int)which);
+        if (!isfinite(value) || value < 0)
+                return error_set(ret_error, EINVAL, "%s must not be negative", LIMIT_NAMES[which]);
+        if (!limit_is_fractional(which) && value != floor(value))
+                return error_set(ret_error, EINVAL, "%s must be a whole number, got %g", LIMIT_NAMES[which], value);
+        c->limits[which] = value;
+        return 0;
+}
+
+int cordon_config_set_limit_text(cordon_config *c, cordon_limit which, const char *text, cordon_error **ret_error)
+{
+        if (which < 0 || which >= CORDON_LIMIT__MAX)
+                return error_set(ret_error, EINVAL, "unknown limit %d", (int)which);
+        double d = 0;
+        uint64_t n = 0;
+        int r;
+        if (limit_is_size(which)) {
+                r = parse_size(text, &n);
+                d = (double)n;
+        } else if (limit_is_fractional(which)) {
+                r = parse_seconds(text, &d);
+        } else {
+                r = parse_uint64(text, &n);
+                d = (double)n;
+        }
+        if (r < 0)
+                return error_set(ret_error, EINVAL, "%s: invalid value \"%s\" (%s)", LIMIT_NAMES[which],
+                                 text ? text : "",
+                                 limit_is_size(which)         ? "a size such as 512M"
+                                 : limit_is_fractional(which) ? "a non-negative number"
+                                                              : "a non-negative whole number");
+        return cordon_config_set_limit(c, which, d, ret_error);
+}
+
+int cordon_config_set_limits_best_effort(cordon_config *c, bool best_effort)
+{
+        c->limits_best_effort = best_effort;
+        return 0;
+}
+
+int cordon_config_set_log_plan(cordon_config *c, bool log_plan)
+{
+        c->log_plan = log_plan;
+        return 0;
+}
+
+int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error)
+{
+        for (int i = 0; LANDLOCK_MODES[i]; i++)
+                if (streq(mode, LANDLOCK_MODES[i])) {
+                        c->landlock = (landlock_mode)i;
+                        return 0;
+                }
+        return error_set(ret_error, EINVAL, "landlock must be \"required\", \"best_effort\" or \"off\", got \"%s\"",
+                         mode ? mode : "");
+}
+
+int cordon_config_set_inherit(cordon_config *c, cordon_inherit inherit)
+{
+        if (inherit < CORDON_INHERIT_CORE || inherit > CORDON_INHERIT_NONE)
+                return -EINVAL;
+        c->inherit = inherit;
+        return 0;
+}
+
+int cordon_config_set_inherit_name(cordon_config *c, const char *name, cordon_error **ret_error)
+{
+        for (int i = 0; INHERITS[i]; i++)
+                if (streq(name, INHERITS[i]))
+                        return cordon_config_set_inherit(c, (cordon_inherit)i);
+        return error_set(ret_error, EINVAL, "inherit must be \"core\", \"all\" or \"none\", got \"%s\"",
+                         name ? name : "");
+}
+
+int cordon_config_set_ignore_default_excludes(cordon_config *c, bool ignore)
+{
+        c->ignore_default_excludes = ignore;
+        return 0;
+}
+
+int cordon_config_env_set(cordon_config *c, const char *name, const char *value, cordon_error **ret_error)
+{
+        if (!env_name_valid(name) || !value)
+                return error_set(ret_error, EINVAL, "set: \"%s\" is not a valid variable name", name ? name : "");
+        int r = env_set_put(c, name, value);
+        return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
+}
+
+static int add_glob(char ***list, const char *what, const char *glob, cordon_error **ret_error)
+{
+        if (!glob || !*glob)
+                return error_set(ret_error, EINVAL, "%s: the pattern must not be empty", what);
+        int r = strv_push(list, glob);
+        return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
+}
+
+int cordon_config_env_exclude(cordon_config *c, const char *glob, cordon_error **ret_error)
+{
+        return add_glob(&c->exclude, "exclude", glob, ret_error);
+}
+
+int cordon_config_env_include_only(cordon_config *c, const char *glob, cordon_error **ret_error)
+{
+        return add_glob(&c->include_only, "include_only", glob, ret_error);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* The validated configuration: JSON layers and setters -> struct cordon_config. */
+#pragma once
+
+#include "cordon.h"
+#include "util.h"
+
+typedef struct expose_rule {
+        char *source; /* absolute, normalised, exists on the host */
+        char *target; /* absolute, normalised, not "/" */
+        bool writable;
+} expose_rule;
+
+typedef struct env_kv {
+        char *name, *value;
+} env_kv;
+
+typedef enum landlock_mode {
+        LANDLOCK_BEST_EFFORT = 0,
+        LANDLOCK_REQUIRED,
+        LANDLOCK_OFF,
+} landlock_mode;
+
+struct cordon_config {
+        /* isolation */
+        bool enabled;
+        char *disabled_by; /* "file:line:col" of the layer that set enabled=false */
+        char *backend;     /* "auto", "linux", "landlock" */
+        cordon_network network;
+        char *home, *workspace;
+        cordon_expose_mode auto_expose[3];
+        expose_rule *expose;
+        size_t n_expose;
+        char **protect;
+        double limits[CORDON_LIMIT__MAX];
+        bool limits_best_effort;
+        bool log_plan;
+        landlock_mode landlock;
+
+        /* shell_environment_policy */
+        cordon_inherit inherit;
+        bool ignore_default_excludes;
+        char **exclude;
+        char **include_only;
+        env_kv *set;
+        size_t n_set;
+
+        cordon_log_fn log_fn;
+        void *log_userdata;
+};
+
+/* Send a warning to the config's log callback, if any. */
+void config_log(const cordon_config *c, cordon_log_level level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4))) HIDDEN;
+
+/* Names for enums (for plan output). */
+const char *network_name(cordon_network n) HIDDEN;
+const char *expose_mode_name(cordon_expose_mode m) HIDDEN;
+
+/* Find the 1-based line/column of a JSON path in |text| (the key itself
+ * when |at_key|, else its value). Components: "name" or "[3]". Returns
+ * false when not found. Exposed for tests. */
+bool json_locate(const char *text, const char *const *path, size_t n, bool at_key, int *line, int *column) HIDDEN;
+/* Find the first duplicate key inside the top-level objects |sections|;
+ * stores its dotted path (caller frees) and location. */
+bool json_find_duplicate(const char *text, const char *const *sections, char **ret_path, int *line,
+                         int *column) HIDDEN;

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+#include "env.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const ENV_CORE_NAMES[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER",
+                                      "USERNAME", "TMPDIR", "TEMP", "TMP", NULL};
+
+/* Length of the name part of "NAME=VALUE". */
+static size_t name_len(const char *entry)
+{
+        const char *eq = strchr(entry, '=');
+        return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+static ssize_t env_find(char *const *env, const char *name, size_t len)
+{
+        for (size_t i = 0; env && env[i]; i++)
+                if (name_len(env[i]) == len && strncmp(env[i], name, len) == 0)
+                        return (ssize_t)i;
+        return -1;
+}
+
+const char *env_get(char *const *env, const char *name)
+{
+        ssize_t i = env_find(env, name, strlen(name));
+        return i < 0 ? NULL : env[i] + strlen(name) + 1;
+}
+
+static int env_put(char ***env, const char *name, const char *value)
+{
+        char *entry = xasprintf("%s=%s", name, value);
+        if (!entry)
+                return -ENOMEM;
+        ssize_t i = env_find(*env, name, strlen(name));
+        if (i >= 0) {
+                free((*env)[i]);
+                (*env)[i] = entry;
+                return 0;
+        }
+        return strv_consume(env, entry);
+}
+
+/* Removes every entry whose name satisfies |drop|. */
+static void env_filter(char **env, bool (*drop)(const char *name, const void *arg), const void *arg)
+{
+        size_t o = 0;
+        for (size_t i = 0; env && env[i]; i++) {
+                _cleanup_free_ char *name = strndup(env[i], name_len(env[i]));
+                if (name && drop(name, arg)) {
+                        free(env[i]);
+                        continue;
+                }
+                env[o++] = env[i];
+        }
+        if (env)
+                env[o] = NULL;
+}
+
+static bool is_default_excluded(const char *name, const void *arg)
+{
+        (void)arg;
+        return strcasestr(name, "KEY") || strcasestr(name, "SECRET") || strcasestr(name, "TOKEN");
+}
+
+static bool matches_any(const char *name, char *const *globs)
+{
+        for (size_t i = 0; globs && globs[i]; i++)
+                if (fnmatch(globs[i], name, FNM_CASEFOLD) == 0)
+                        return true;
+        return false;
+}
+
+static bool matches_arg(const char *name, const void *arg) { return matches_any(name, (char *const *)arg); }
+static bool not_matches_arg(const char *name, const void *arg) { return !matches_any(name, (char *const *)arg); }
+
+/* Step 1: the starting template. */
+static int env_inherit(cordon_inherit inherit, const char *const *base, char ***ret)
+{
+        char **env = calloc(1, sizeof(char *));
+        if (!env)
+                return -ENOMEM;
+        for (size_t i = 0; inherit != CORDON_INHERIT_NONE && base && base[i]; i++) {
+                size_t len = name_len(base[i]);
+                if (!strchr(base[i], '=') || len == 0)
+                        continue; /* not NAME=VALUE: never passed on */
+                bool keep = inherit == CORDON_INHERIT_ALL;
+                for (size_t k = 0; !keep && ENV_CORE_NAMES[k]; k++)
+                        keep = strlen(ENV_CORE_NAMES[k]) == len && strncmp(base[i], ENV_CORE_NAMES[k], len) == 0;
+                if (!keep || env_find(env, base[i], len) >= 0)
+                        continue; /* the first of duplicate names wins, as getenv(3) sees it */
+                if (strv_push(&env, base[i]) < 0)
+                        return -ENOMEM;
+        }
+        *ret = env;
+        return 0;
+}
+
+static int env_redirect(char ***env, const char *root)
+{
+        static const struct {
+                const char *name, *dir;
+        } R[] = {
+                {"HOME", "home"},           {"TMPDIR", "tmp"},          {"XDG_CONFIG_HOME", "config"},
+                {"XDG_CACHE_HOME", "cache"}, {"XDG_STATE_HOME", "state"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/runtime-user-env/%s", root, R[i].dir);
+                if (!p || env_put(env, R[i].name, p) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Sort by name, not by "NAME=VALUE" ('=' sorts after digits). */
+static int cmp_by_name(const void *a, const void *b)
+{
+        const char *x = *(char *const *)a, *y = *(char *const *)b;
+        size_t lx = name_len(x), ly = name_len(y);
+        int r = strncmp(x, y, lx < ly ? lx : ly);
+        return r ? r : (lx > ly) - (lx < ly);
+}
+
+int env_build(const cordon_config *c, const env_input *in, char ***ret)
+{
+        _cleanup_strv_ char **env = NULL;
+        int r = env_inherit(c->inherit, in->base, &env);
+        if (r < 0)
+                return r;
+        if (!c->ignore_default_excludes)
+                env_filter(env, is_default_excluded, NULL);
+        env_filter(env, matches_arg, c->exclude);
+        for (size_t i = 0; i < c->n_set; i++)
+                if (env_put(&env, c->set[i].name, c->set[i].value) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < in->n_extra; i++)
+                if (env_put(&env, in->extra[i].name, in->extra[i].value) < 0)
+                        return -ENOMEM;
+        if (c->include_only && c->include_only[0])
+                env_filter(env, not_matches_arg, c->include_only);
+        if (in->instance_root && env_redirect(&env, in->instance_root) < 0)
+                return -ENOMEM;
+        if (in->backend) {
+                if (env_put(&env, "CORDON_SANDBOX", in->backend) < 0)
+                        return -ENOMEM;
+                if (c->network != CORDON_NETWORK_FULL && env_put(&env, "CORDON_SANDBOX_NETWORK_DISABLED", "1") < 0)
+                        return -ENOMEM;
+        }
+        qsort(env, strv_len(env), sizeof(char *), cmp_by_name);
+        *ret = TAKE_PTR(env);
+        return 0;
+}

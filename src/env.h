@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The child environment: the shell environment policy, then the user
+ * environment redirection, then the sandbox markers. Pure. */
+#pragma once
+
+#include "config.h"
+
+typedef struct env_input {
+        const char *const *base;   /* the environment the policy starts from */
+        const env_kv *extra;       /* per-command additions (after "set") */
+        size_t n_extra;
+        const char *instance_root; /* redirect into <root>/runtime-user-env; NULL: don't */
+        const char *backend;       /* CORDON_SANDBOX value; NULL: no markers */
+} env_input;
+
+/* Builds "NAME=VALUE" strings sorted by name. Returns 0 or -ENOMEM. */
+int env_build(const cordon_config *c, const env_input *in, char ***ret) HIDDEN;
+/* The value of |name| in |env|, or NULL. */
+const char *env_get(char *const *env, const char *name) HIDDEN;
+/* The variables the "core" template keeps. */
+extern const char *const ENV_CORE_NAMES[] HIDDEN;

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* What the host is (user, home, cwd: the plan's inputs) and what it offers
+ * (user namespaces, Landlock, seccomp, cgroups: `cordon check`). */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "error.h"
+#include "host.h"
+#include "landlock.h"
+#include "plan.h"
+
+/* ---- host_info ------------------------------------------------------------------ */
+
+/* Field |field| (0-based) of the line of a colon-separated database whose
+ * field |key_field| is |key|. Reads the file directly: no NSS, no dlopen. */
+static char *db_lookup(const char *file, unsigned key, int key_field, int field)
+{
+        FILE *f = fopen(file, "re");
+        if (!f)
+                return NULL;
+        char line[1024];
+        char *found = NULL;
+        while (!found && fgets(line, sizeof(line), f)) {
+                char *fields[7] = {0};
+                int n = 0;
+                line[strcspn(line, "\n")] = '\0';
+                char *p = line;
+                while (n < 7 && p) {
+                        fields[n++] = p;
+                        p = strchr(p, ':');
+                        if (p)
+                                *p++ = '\0';
+                }
+                uint64_t v;
+                if (n > key_field && n > field && parse_uint64(fields[key_field], &v) == 0 && v == key)
+                        found = strdup(fields[field]);
+        }
+        fclose(f);
+        return found;
+}
+
+int host_info_read(host_info *h, host_storage *s, char *const *environ, cordon_error **ret_error)
+{
+        *s = (host_storage){0};
+        *h = (host_info){.root = "", .uid = getuid(), .gid = getgid(), .environ = environ};
+        s->user = db_lookup("/etc/passwd", h->uid, 2, 0);
+        if (!s->user && env_get(environ, "USER"))
+                s->user = strdup(env_get(environ, "USER"));
+        s->group = db_lookup("/etc/group", h->gid, 2, 0);
+        const char *home = env_get(environ, "HOME");
+        s->home = home && home[0] == '/' ? strdup(home) : db_lookup("/etc/passwd", h->uid, 2, 5);
+        s->cwd = getcwd(NULL, 0);
+        if (!s->cwd) {
+                int r = error_set(ret_error, errno, "cannot read the working directory: %s", strerror(errno));
+                host_info_free(s);
+                return r;
+        }
+        h->user = s->user;
+        h->group = s->group;
+        h->home = s->home;
+        h->cwd = s->cwd;
+        return 0;
+}
+
+void host_info_free(host_storage *s)
+{
+        free(s->user);
+        free(s->group);
+        free(s->home);
+        free(s->cwd);
+        *s = (host_storage){0};
+}
+
+/* ---- probing the kernel ------------------------------------------------------------ */
+
+static char *read_line(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        char line[256];
+        char *r = f && fgets(line, sizeof(line), f) ? strndup(line, strcspn(line, "\n")) : NULL;
+        if (f)
+                fclose(f);
+        return r;
+}
+
+int host_probe_userns(char **ret_reason)
+{
+        unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                              CLONE_NEWNET | CLONE_NEWCGROUP;
+        int pipefd[2];
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                int e = errno;
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return -e;
+        }
+        if (pid == 0) {
+                int e = unshare((int)flags) < 0 ? errno : 0;
+                (void)!write(pipefd[1], &e, sizeof(e));
+                _exit(0);
+        }
+        close(pipefd[1]);
+        int e = EIO;
+        if (read(pipefd[0], &e, sizeof(e)) != sizeof(e))
+                e = EIO;
+        close(pipefd[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        if (e == 0) {
+                *ret_reason = NULL;
+                return 1;
+        }
+        *ret_reason = host_userns_hint(e);
+        return 0;
+}
+
+char *host_userns_hint(int err)
+{
+        _cleanup_free_ char *clone_ok = read_line("/proc/sys/kernel/unprivileged_userns_clone");
+        _cleanup_free_ char *max_ns = read_line("/proc/sys/user/max_user_namespaces");
+        _cleanup_free_ char *apparmor = read_line("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+        if (streq(max_ns, "0"))
+                return xasprintf("user namespaces are disabled (user.max_user_namespaces = 0): run "
+                                 "`sysctl -w user.max_user_namespaces=15000` as root");
+        if (streq(clone_ok, "0"))
+                return xasprintf("unprivileged user namespaces are disabled "
+                                 "(kernel.unprivileged_userns_clone = 0): run "
+                                 "`sysctl -w kernel.unprivileged_userns_clone=1` as root");
+        if (streq(apparmor, "1"))
+                return xasprintf("AppArmor restricts unprivileged user namespaces "
+                                 "(kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu 23.10+): run "
+                                 "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` as root, or add an "
+                                 "AppArmor profile granting `userns` to cordon");
+        if (err == EPERM)
+                return xasprintf("creating user namespaces is not permitted here (%s); inside a container this is "
+                                 "usually the runtime's seccomp profile: run the container with "
+                                 "--security-opt seccomp=unconfined, or use --backend landlock",
+                                 strerror(err));
+        if (err == EINVAL || err == ENOSYS)
+                return xasprintf("the kernel lacks namespace support (%s): use --backend landlock", strerror(err));
+        return xasprintf("cannot create namespaces: %s", strerror(err));
+}
+
+static int probe_seccomp(void)
+{
+        /* PR_SET_SECCOMP with a NULL filter fails with EFAULT exactly when
+         * filters are supported, without installing anything. */
+        if (prctl(PR_SET_SECCOMP, 2 /* SECCOMP_MODE_FILTER */, NULL, 0, 0) < 0 && errno == EFAULT)
+                return 1;
+        return 0;
+}
+
+/* ---- cordon_host_check ------------------------------------------------------------- */
+
+int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
+{
+        _cleanup_free_ char *userns_reason = NULL, *cg = NULL;
+        int userns = host_probe_userns(&userns_reason);
+        int abi = landlock_abi();
+        bool seccomp = probe_seccomp() == 1;
+        cg = host_cgroup_summary();
+        const char *backend = c && !streq(c->backend, "auto") ? c->backend : "linux";
+        bool ok;
+        _cleanup_free_ char *why = NULL;
+        if (streq(backend, "linux")) {
+                ok = userns == 1 && seccomp;
+                if (userns != 1)
+                        why = xasprintf("%s", userns_reason ? userns_reason : "user namespaces unavailable");
+                else if (!seccomp)
+                        why = strdup("the kernel lacks seccomp filters (CONFIG_SECCOMP_FILTER)");
+        } else if (streq(backend, "landlock")) {
+                ok = abi >= 1 && seccomp;
+                if (!ok)
+                        why = xasprintf("the landlock backend needs Landlock and seccomp: %s",
+                                        abi < 1 ? landlock_hint(abi) : "seccomp filters are missing");
+        } else {
+                ok = false;
+                why = xasprintf("the \"%s\" backend is not available in this version", backend);
+        }
+        bool landlock_strongest = userns != 1 && abi >= 1 && seccomp;
+        buf b = {0};
+        if (json) {
+                json_t *o = json_object();
+                json_object_set_new(o, "user_namespaces", json_boolean(userns == 1));
+                if (userns_reason)
+                        json_object_set_new(o, "user_namespaces_problem", json_string(userns_reason));
+                json_object_set_new(o, "landlock_abi", json_integer(abi > 0 ? abi : 0));
+                json_object_set_new(o, "seccomp", json_boolean(seccomp));
+                json_object_set_new(o, "cgroups", json_string(cg ? cg : "unknown"));
+                json_object_set_new(o, "backend", json_string(backend));
+                json_object_set_new(o, "backend_ok", json_boolean(ok));
+                if (why)
+                        json_object_set_new(o, "fix", json_string(why));
+                json_object_set_new(o, "strongest_backend",
+                                    json_string(userns == 1 ? "linux" : landlock_strongest ? "landlock" : "none"));
+                char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+                json_decref(o);
+                buf_printf(&b, "%s\n", s ? s : "{}");
+                free(s);
+        } else {
+                buf_printf(&b, "user namespaces: %s\n", userns == 1 ? "yes" : "no");
+                if (userns_reason)
+                        buf_printf(&b, "  %s\n", userns_reason);
+                if (abi > 0)
+                        buf_printf(&b, "landlock: ABI %d\n", abi);
+                else
+                        buf_printf(&b, "landlock: no (%s)\n", landlock_hint(abi));
+                buf_printf(&b, "seccomp: %s\n", seccomp ? "yes (filters)" : "no");
+                buf_printf(&b, "cgroups: %s\n", cg ? cg : "unknown");
+                buf_printf(&b, "backend %s: %s\n", backend, ok ? "can run" : "cannot run");
+                if (why)
+                        buf_printf(&b, "  fix: %s\n", why);
+                if (landlock_strongest)
+                        buf_printf(&b, "  the strongest backend on this host is \"landlock\" (--backend landlock)\n");
+        }
+        char *s = buf_steal(&b);
+        if (!s)
+                return -ENOMEM;
+        *ret_report = s;
+        return ok ? 1 : 0;
+}
+
+const char *cordon_version(void) { return CORDON_VERSION; }

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* Probing what the host offers. */
+#pragma once
+
+#include "util.h"
+
+/* 1 when this process can create the namespaces of the linux backend, 0 when
+ * not (|ret_reason| then says why and how to fix it; caller frees), or a
+ * negative errno when the probe itself failed. Forks a short-lived child. */
+int host_probe_userns(char **ret_reason) HIDDEN;
+/* Why creating namespaces failed with |err|, and the fix. Caller frees. */
+char *host_userns_hint(int err) HIDDEN;
+/* One line on the cgroup setup ("v1 (memory pids cpu), writable" ...). */
+char *host_cgroup_summary(void) HIDDEN;

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* Landlock (Documentation/userspace-api/landlock.rst). Debian 12's kernel
+ * headers stop at ABI 2, so the constants are defined in landlock.h. */
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "error.h"
+#include "sys.h"
+
+#define LANDLOCK_CREATE_RULESET_VERSION_FLAG (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH_TYPE 1
+#define LANDLOCK_RULE_NET_PORT_TYPE 2
+
+struct ll_ruleset_attr {
+        uint64_t handled_access_fs;
+        uint64_t handled_access_net;
+        uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+        uint64_t allowed_access;
+        int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr {
+        uint64_t allowed_access;
+        uint64_t port;
+};
+
+int landlock_abi(void)
+{
+        int abi = sys_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION_FLAG);
+        return abi < 0 ? -errno : abi;
+}
+
+const char *landlock_hint(int abi)
+{
+        if (abi == -EOPNOTSUPP)
+                return "Landlock is built in but disabled: add \"landlock\" to the lsm= kernel parameter";
+        if (abi == -ENOSYS)
+                return "the kernel has no Landlock (needs Linux >= 5.13 with CONFIG_SECURITY_LANDLOCK)";
+        return "Landlock is unavailable";
+}
+
+landlock_rights landlock_rights_for_abi(int abi)
+{
+        landlock_rights r = {0};
+        if (abi < 1)
+                return r;
+        /* Each ABI adds rights; fall through from the newest known one. */
+        switch (abi >= 7 ? 7 : abi) {
+        case 7: /* ABI 7 adds audit logging flags only */
+        case 6:
+                r.scoped |= LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+                /* fall through */
+        case 5:
+                r.fs |= LL_FS_IOCTL_DEV;
+                /* fall through */
+        case 4:
+                r.net |= LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+                /* fall through */
+        case 3:
+                r.fs |= LL_FS_TRUNCATE;
+                /* fall through */
+        case 2:
+                r.fs |= LL_FS_REFER;
+                /* fall through */
+        case 1:
+                r.fs |= LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_REMOVE_DIR |
+                        LL_FS_REMOVE_FILE | LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK |
+                        LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM;
+                break;
+        default:
+                break;
+        }
+        return r;
+}
+
+uint64_t landlock_fs_read(uint64_t handled) { return handled & (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR); }
+uint64_t landlock_fs_write(uint64_t handled) { return handled; }
+
+char *landlock_fs_names(uint64_t fs)
+{
+        static const char *const N[] = {"execute",   "write_file", "read_file",  "read_dir",  "remove_dir",
+                                        "remove_file", "make_char", "make_dir",  "make_reg",  "make_sock",
+                                        "make_fifo", "make_block", "make_sym",   "refer",     "truncate",
+                                        "ioctl_dev"};
+        buf b = {0};
+        for (size_t i = 0; i < ARRAY_SIZE(N); i++)
+                if (fs & (1ULL << i))
+                        buf_printf(&b, "%s%s", b.len ? " " : "", N[i]);
+        return buf_steal(&b);
+}
+
+int landlock_ruleset_new(const landlock_rights *rights)
+{
+        struct ll_ruleset_attr attr = {
+                .handled_access_fs = rights->fs,
+                .handled_access_net = rights->net,
+                .scoped = rights->scoped,
+        };
+        /* Older kernels read only the fields they know; the size tells them. */
+        size_t size = rights->scoped ? sizeof(attr) : rights->net ? 16 : 8;
+        int fd = sys_landlock_create_ruleset(&attr, size, 0);
+        return fd < 0 ? -errno : fd;
+}
+
+int landlock_allow_fd(int ruleset, int fd, uint64_t access, bool is_dir)
+{
+        struct ll_path_beneath_attr attr = {
+                .allowed_access = is_dir ? access : access & LL_FS_FILE_RIGHTS,
+                .parent_fd = fd,
+        };
+        if (!attr.allowed_access)
+                return 0;
+        return sys_landlock_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH_TYPE, &attr, 0) < 0 ? -errno : 0;
+}
+
+int landlock_allow_port(int ruleset, uint64_t port, uint64_t access)
+{
+        struct ll_net_port_attr attr = {.allowed_access = access, .port = port};
+        return sys_landlock_add_rule(ruleset, LANDLOCK_RULE_NET_PORT_TYPE, &attr, 0) < 0 ? -errno : 0;
+}
+
+int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
+                           cordon_error **ret_error)
+{
+        (void)p;
+        (void)ruleset;
+        (void)ll;
+        return error_set(ret_error, ENOTSUP, "the landlock backend is not implemented yet");
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* Landlock: ABI probing, rights per ABI, and rulesets from plan data. */
+#pragma once
+
+#include <stdint.h>
+
+#include "cordon.h"
+#include "util.h"
+
+/* The running kernel's Landlock ABI (>= 1), or a negative errno: -ENOSYS
+ * (not built in), -EOPNOTSUPP (disabled at boot). */
+int landlock_abi(void) HIDDEN;
+/* What to do about a missing Landlock (|abi| <= 0). Static string. */
+const char *landlock_hint(int abi) HIDDEN;
+
+typedef struct landlock_rights {
+        uint64_t fs;      /* handled filesystem rights */
+        uint64_t net;     /* handled network rights (ABI >= 4) */
+        uint64_t scoped;  /* scopes (ABI >= 6) */
+} landlock_rights;
+
+/* Every right the given ABI knows (pure: the best-effort downgrade). */
+landlock_rights landlock_rights_for_abi(int abi) HIDDEN;
+/* Rights granted beneath a read-only / read-write path, within |handled|. */
+uint64_t landlock_fs_read(uint64_t handled) HIDDEN;
+uint64_t landlock_fs_write(uint64_t handled) HIDDEN;
+/* Names of the rights in |fs| ("read_file write_file ..."). Caller frees. */
+char *landlock_fs_names(uint64_t fs) HIDDEN;
+
+/* Create a ruleset handling |rights| (close-on-exec fd, or -errno). */
+int landlock_ruleset_new(const landlock_rights *rights) HIDDEN;
+/* Allow |access| beneath the file or directory |fd| (async-signal-safe;
+ * file-only rights are kept for non-directories). 0 or -errno. */
+int landlock_allow_fd(int ruleset, int fd, uint64_t access, bool is_dir) HIDDEN;
+/* Allow TCP |port| for |access| (LANDLOCK_ACCESS_NET_*). 0 or -errno. */
+int landlock_allow_port(int ruleset, uint64_t port, uint64_t access) HIDDEN;
+
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_DIR (1ULL << 4)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
+#define LL_FS_MAKE_CHAR (1ULL << 6)
+#define LL_FS_MAKE_DIR (1ULL << 7)
+#define LL_FS_MAKE_REG (1ULL << 8)
+#define LL_FS_MAKE_SOCK (1ULL << 9)
+#define LL_FS_MAKE_FIFO (1ULL << 10)
+#define LL_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_FS_MAKE_SYM (1ULL << 12)
+#define LL_FS_REFER (1ULL << 13)    /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
+/* Rights that apply to regular files (the rest need a directory). */
+#define LL_FS_FILE_RIGHTS (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+struct cordon_plan;
+/* The landlock backend: add the plan's rules (host paths) to |ruleset|. */
+int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
+                           cordon_error **ret_error) HIDDEN;

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* The plan as text (the "linux isolation mount plan" log) and as JSON. */
+#include <jansson.h>
+#include <sched.h>
+#include <string.h>
+
+#include "plan.h"
+
+static const struct {
+        unsigned long flag;
+        const char *name;
+} NAMESPACES[] = {
+        {CLONE_NEWUSER, "user"}, {CLONE_NEWNS, "mount"},     {CLONE_NEWPID, "pid"}, {CLONE_NEWIPC, "ipc"},
+        {CLONE_NEWUTS, "uts"},   {CLONE_NEWCGROUP, "cgroup"}, {CLONE_NEWNET, "net"},
+};
+
+static const char *const LIMIT_KEYS[CORDON_LIMIT__MAX] = {
+        [CORDON_LIMIT_WALL_TIME_S] = "wall_time_s",       [CORDON_LIMIT_CPU_TIME_S] = "cpu_time_s",
+        [CORDON_LIMIT_MEMORY_BYTES] = "memory_bytes",     [CORDON_LIMIT_PIDS] = "pids",
+        [CORDON_LIMIT_OPEN_FILES] = "open_files",         [CORDON_LIMIT_FILE_SIZE_BYTES] = "file_size_bytes",
+        [CORDON_LIMIT_TMP_SIZE_BYTES] = "tmp_size_bytes", [CORDON_LIMIT_CPU_QUOTA] = "cpu_quota",
+        [CORDON_LIMIT_KILL_AFTER_S] = "kill_after_s",
+};
+
+static const char *plan_title(const cordon_plan *p)
+{
+        return p->backend == BACKEND_LANDLOCK ? "landlock isolation access rules" : "linux isolation mount plan";
+}
+
+static void text_mount(buf *b, const plan_mount *m)
+{
+        const char *mode = m->writable ? "rw" : "ro";
+        switch (m->type) {
+        case MOUNT_BIND:
+                buf_printf(b, "%s  %s -> %s  (%s)%s\n", mode, m->source, m->target, mount_origin_name(m->origin),
+                           m->missing ? "  [absent: creating it is denied]" : "");
+                break;
+        case MOUNT_SYMLINK:
+                buf_printf(b, "ro  symlink %s -> %s  (%s)\n", m->source, m->target, mount_origin_name(m->origin));
+                break;
+        case MOUNT_FILE:
+                buf_printf(b, "ro  generated -> %s  (%s)\n", m->target, mount_origin_name(m->origin));
+                break;
+        default:
+                buf_printf(b, "%s  %s -> %s  (%s)\n", mode, mount_type_name(m->type), m->target,
+                           mount_origin_name(m->origin));
+                if (m->type == MOUNT_PROC) {
+                        buf_printf(b, "      read-only:");
+                        for (size_t i = 0; PROC_READ_ONLY[i]; i++)
+                                buf_printf(b, " /proc/%s", PROC_READ_ONLY[i]);
+                        buf_printf(b, "\n      masked:");
+                        for (size_t i = 0; PROC_MASKED[i]; i++)
+                                buf_printf(b, " /proc/%s", PROC_MASKED[i]);
+                        buf_printf(b, "\n");
+                }
+                break;
+        }
+}
+
+static void text_limits(buf *b, const cordon_plan *p)
+{
+        bool any = false;
+        for (int i = 0; i < CORDON_LIMIT__MAX; i++) {
+                if (i == CORDON_LIMIT_KILL_AFTER_S || p->limits[i] == 0)
+                        continue;
+                buf_printf(b, "%s %s=%g", any ? "" : "limits:", LIMIT_KEYS[i], p->limits[i]);
+                any = true;
+        }
+        buf_printf(b, "%s\n", any ? "" : "limits: none");
+}
+
+char *cordon_plan_to_text(const cordon_plan *p)
+{
+        buf b = {0};
+        if (p->backend == BACKEND_NONE) {
+                buf_printf(&b, "isolation disabled%s%s: the command runs on the host, unisolated\n",
+                           p->disabled_by ? " by " : "", p->disabled_by ? p->disabled_by : "");
+        } else {
+                buf_printf(&b, "%s\n", plan_title(p));
+                for (size_t i = 0; i < p->n_mounts; i++)
+                        text_mount(&b, &p->mounts[i]);
+                buf_printf(&b, "namespaces:");
+                for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)
+                        if (p->namespaces & NAMESPACES[i].flag)
+                                buf_printf(&b, " %s", NAMESPACES[i].name);
+                buf_printf(&b, "%s\n", p->namespaces ? "" : " none");
+                buf_printf(&b, "network: %s\n", network_name(p->network));
+                text_limits(&b, p);
+        }
+        buf_printf(&b, "env:\n");
+        for (size_t i = 0; p->env && p->env[i]; i++)
+                buf_printf(&b, "  %s\n", p->env[i]);
+        if (p->argv) {
+                _cleanup_free_ char *argv = NULL;
+                json_t *a = json_array();
+                for (size_t i = 0; p->argv[i]; i++)
+                        json_array_append_new(a, json_string(p->argv[i]));
+                argv = json_dumps(a, JSON_COMPACT);
+                json_decref(a);
+                buf_printf(&b, "argv: %s\n", argv ? argv : "?");
+                buf_printf(&b, "exe: %s\n", p->exe ? p->exe : "?");
+                buf_printf(&b, "cwd: %s\n", p->cwd ? p->cwd : "?");
+        }
+        return buf_steal(&b);
+}
+
+static json_t *json_str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+static json_t *json_mount(const plan_mount *m)
+{
+        json_t *o = json_object();
+        json_object_set_new(o, "type", json_string(mount_type_name(m->type)));
+        json_object_set_new(o, "source", json_str_or_null(m->source));
+        json_object_set_new(o, "target", json_string(m->target));
+        json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));
+        json_object_set_new(o, "origin", json_string(mount_origin_name(m->origin)));
+        if (m->missing)
+                json_object_set_new(o, "absent", json_true());
+        return o;
+}
+
+static json_t *json_strv(char *const *v)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; v && v[i]; i++)
+                json_array_append_new(a, json_string(v[i]));
+        return a;
+}
+
+static json_t *json_env(char *const *env)
+{
+        json_t *o = json_object();
+        for (size_t i = 0; env && env[i]; i++) {
+                const char *eq = strchr(env[i], '=');
+                _cleanup_free_ char *name = eq ? strndup(env[i], (size_t)(eq - env[i])) : NULL;
+                if (name)
+                        json_object_set_new(o, name, json_string(eq + 1));
+        }
+        return o;
+}
+
+static json_t *json_limits(const cordon_plan *p)
+{
+        json_t *o = json_object();
+        for (int i = 0; i < CORDON_LIMIT__MAX; i++) {
+                double v = p->limits[i];
+                json_object_set_new(o, LIMIT_KEYS[i],
+                                    v == (double)(long long)v ? json_integer((json_int_t)v) : json_real(v));
+        }
+        return o;
+}
+
+char *cordon_plan_to_json(const cordon_plan *p)
+{
+        json_t *o = json_object();
+        json_object_set_new(o, "backend", json_string(backend_name(p->backend)));
+        json_object_set_new(o, "enabled", json_boolean(p->backend != BACKEND_NONE));
+        if (p->disabled_by)
+                json_object_set_new(o, "disabled_by", json_string(p->disabled_by));
+        json_object_set_new(o, "network", json_string(network_name(p->network)));
+        json_t *ns = json_array();
+        for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)
+                if (p->namespaces & NAMESPACES[i].flag)
+                        json_array_append_new(ns, json_string(NAMESPACES[i].name));
+        json_object_set_new(o, "namespaces", ns);
+        json_object_set_new(o, "argv", p->argv ? json_strv(p->argv) : json_null());
+        json_object_set_new(o, "exe", json_str_or_null(p->exe));
+        json_object_set_new(o, "cwd", json_str_or_null(p->cwd));
+        json_object_set_new(o, "env", json_env(p->env));
+        json_t *mounts = json_array();
+        for (size_t i = 0; i < p->n_mounts; i++)
+                json_array_append_new(mounts, json_mount(&p->mounts[i]));
+        json_object_set_new(o, "mounts", mounts);
+        if (p->backend == BACKEND_LINUX) {
+                json_t *proc = json_object();
+                json_object_set_new(proc, "read_only", json_strv((char *const *)PROC_READ_ONLY));
+                json_object_set_new(proc, "masked", json_strv((char *const *)PROC_MASKED));
+                json_object_set_new(o, "proc", proc);
+        }
+        json_object_set_new(o, "limits", json_limits(p));
+        json_object_set_new(o, "instance_root", json_str_or_null(p->instance_root));
+        json_object_set_new(o, "workspace", json_str_or_null(p->workspace));
+        json_object_set_new(o, "uid", json_integer(p->uid));
+        json_object_set_new(o, "gid", json_integer(p->gid));
+        json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(o);
+        return s;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* config + command + host -> plan: pure data that a backend executes. */
+#pragma once
+
+#include <sys/types.h>
+
+#include "config.h"
+
+/* ---- the command (cordon_command) ---- */
+struct cordon_command {
+        char **argv;
+        char *cwd;          /* host path, NULL: the caller's cwd */
+        env_kv *extra_env;
+        size_t n_extra_env;
+        char **base_env;    /* NULL: the process environment */
+        int stdio[3];       /* fd or CORDON_STDIO_* */
+};
+
+/* ---- the plan ---- */
+typedef enum mount_type {
+        MOUNT_BIND,    /* host source -> target */
+        MOUNT_TMPFS,   /* empty tmpfs (rw: scratch, ro: hides what is below) */
+        MOUNT_PROC,    /* fresh proc of the new pid namespace */
+        MOUNT_DEV,     /* minimal /dev */
+        MOUNT_SYMLINK, /* target is a symlink to source (link text) */
+        MOUNT_FILE,    /* a generated file with |content| */
+} mount_type;
+
+typedef enum mount_origin {
+        ORIGIN_SYSTEM,
+        ORIGIN_INSTANCE,
+        ORIGIN_WORKSPACE,
+        ORIGIN_EXPOSE,
+        ORIGIN_PROTECT,
+        ORIGIN_EXE,
+        ORIGIN_CWD,
+        ORIGIN_ARG,
+        ORIGIN_GENERATED,
+} mount_origin;
+
+typedef struct plan_mount {
+        mount_type type;
+        char *source;  /* bind: resolved host path; symlink: link text; else NULL */
+        char *target;  /* path inside the sandbox */
+        bool writable;
+        bool is_dir;   /* bind: the source is a directory */
+        bool missing;  /* protect: the path does not exist yet (deny creating it) */
+        mount_origin origin;
+        char *content; /* file: its content */
+} plan_mount;
+
+/* Read-only and masked parts of the sandbox's /proc. */
+extern const char *const PROC_READ_ONLY[] HIDDEN;
+extern const char *const PROC_MASKED[] HIDDEN;
+
+typedef enum backend_kind {
+        BACKEND_NONE,     /* isolation disabled */
+        BACKEND_LINUX,
+        BACKEND_LANDLOCK,
+} backend_kind;
+
+struct cordon_plan {
+        backend_kind backend;
+        char *disabled_by;
+        cordon_network network;
+        unsigned long namespaces; /* CLONE_NEW* flags */
+        plan_mount *mounts;       /* sorted: parents before children */
+        size_t n_mounts;
+        char **argv;              /* NULL for an environment-only plan */
+        char *exe;                /* path to execve, inside the sandbox */
+        char **env;
+        char *cwd;                /* inside the sandbox */
+        char *host_cwd;
+        char *instance_root, *workspace;
+        char *hostname;
+        uid_t uid;
+        gid_t gid;
+        double limits[CORDON_LIMIT__MAX];
+        bool limits_best_effort;
+        bool log_plan;
+        landlock_mode landlock;
+        int stdio[3];
+        cordon_log_fn log_fn;
+        void *log_userdata;
+        bool debug_classic_mounts; /* CORDON_DEBUG=classic-mounts: test the mount(2) path */
+        bool debug_timing;         /* CORDON_DEBUG=timing */
+};
+
+/* Everything the plan reads about the host, in one place so that tests can
+ * inject a fixture tree (|root| is prefixed to every path read). */
+typedef struct host_info {
+        const char *root;       /* "" for the real host */
+        uid_t uid;
+        gid_t gid;
+        const char *user;       /* login name, NULL: unknown */
+        const char *group;      /* group name, NULL: unknown */
+        const char *home;       /* the user's home directory, NULL: unknown */
+        const char *cwd;        /* the caller's working directory */
+        char *const *environ;   /* the caller's environment */
+} host_info;
+
+/* Build the plan. Reads the host (through |h->root|), changes nothing. */
+int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
+               cordon_error **ret_error) HIDDEN;
+
+/* Gather host_info for the real host (reads $HOME, /etc/passwd, getcwd). The
+ * strings live in |storage| (free with host_info_free). */
+typedef struct host_storage {
+        char *user, *group, *home, *cwd;
+} host_storage;
+int host_info_read(host_info *h, host_storage *storage, char *const *environ, cordon_error **ret_error) HIDDEN;
+void host_info_free(host_storage *storage) HIDDEN;
+
+const char *mount_type_name(mount_type t) HIDDEN;
+const char *mount_origin_name(mount_origin o) HIDDEN;
+const char *backend_name(backend_kind b) HIDDEN;

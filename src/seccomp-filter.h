@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The seccomp filter, built in one place from plan data. */
+#pragma once
+
+#include <linux/filter.h>
+
+#include "cordon.h"
+#include "util.h"
+
+typedef struct seccomp_options {
+        bool unix_sockets_only; /* network not "full" on the landlock backend */
+} seccomp_options;
+
+typedef struct seccomp_prog {
+        struct sock_filter *filter;
+        unsigned short len;
+} seccomp_prog;
+
+/* Build the filter for every architecture this host runs and export it as
+ * classic BPF. Returns 0 or a negative errno (with |ret_error| set). */
+int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error) HIDDEN;
+void seccomp_prog_free(seccomp_prog *p) HIDDEN;
+/* Install |p| on the calling thread (async-signal-safe). 0 or -errno. */
+int seccomp_install(const seccomp_prog *p) HIDDEN;
+
+/* The syscalls the filter denies, with the errno each gets (for docs/tests). */
+typedef struct seccomp_rule_info {
+        const char *name;
+        int err;
+        const char *why;
+} seccomp_rule_info;
+extern const seccomp_rule_info SECCOMP_DENIED[] HIDDEN;

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* seccomp: default allow, with the dangerous or boundary-reshaping calls
+ * denied. The namespaces and dropped capabilities already stop most of these;
+ * the filter keeps the kernel attack surface small when one of those layers
+ * has a bug, and is the main defence on the landlock backend. */
+#include "seccomp-filter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "error.h"
+
+/* Denied without looking at arguments. */
+const seccomp_rule_info SECCOMP_DENIED[] = {
+        /* kernel keyrings are not namespaced: keys of the launcher's user */
+        {"keyctl", EPERM, "keyrings are shared with the host user"},
+        {"add_key", EPERM, "keyrings are shared with the host user"},
+        {"request_key", EPERM, "keyrings are shared with the host user"},
+        {"bpf", EPERM, "eBPF is a large kernel attack surface"},
+        {"perf_event_open", EPERM, "perf events leak host information, kernel attack surface"},
+        {"userfaultfd", EPERM, "used to win races in kernel exploits"},
+        {"io_uring_setup", EPERM, "io_uring runs operations seccomp cannot see"},
+        {"io_uring_enter", EPERM, "io_uring runs operations seccomp cannot see"},
+        {"io_uring_register", EPERM, "io_uring runs operations seccomp cannot see"},
+        {"kexec_load", EPERM, "replaces the running kernel"},
+        {"kexec_file_load", EPERM, "replaces the running kernel"},
+        {"init_module", EPERM, "loads kernel code"},
+        {"finit_module", EPERM, "loads kernel code"},
+        {"delete_module", EPERM, "unloads kernel code"},
+        {"acct", EPERM, "host-wide process accounting"},
+        {"swapon", EPERM, "host-wide swap"},
+        {"swapoff", EPERM, "host-wide swap"},
+        {"reboot", EPERM, "host-wide"},
+        /* the mount tree is the sandbox's boundary */
+        {"mount", EPERM, "reshapes the filesystem view"},
+        {"umount2", EPERM, "could reveal what a mount hides"},
+        {"pivot_root", EPERM, "reshapes the filesystem view"},
+        {"move_mount", EPERM, "reshapes the filesystem view"},
+        {"open_tree", EPERM, "reshapes the filesystem view"},
+        {"fsopen", EPERM, "reshapes the filesystem view"},
+        {"fsmount", EPERM, "reshapes the filesystem view"},
+        {"fsconfig", EPERM, "reshapes the filesystem view"},
+        {"fspick", EPERM, "reshapes the filesystem view"},
+        {"mount_setattr", EPERM, "could make a read-only mount writable"},
+        /* new namespaces hand out capabilities over fresh kernel objects */
+        {"setns", EPERM, "joins other namespaces"},
+        {"unshare", EPERM, "new namespaces are a kernel attack surface"},
+        {"open_by_handle_at", EPERM, "opens files outside the view (the \"shocker\" escape)"},
+        {"syslog", EPERM, "the kernel log is host-wide"},
+        {"settimeofday", EPERM, "the clock is host-wide"},
+        {"clock_settime", EPERM, "the clock is host-wide"},
+        {"adjtimex", EPERM, "the clock is host-wide"},
+        {"clock_adjtime", EPERM, "the clock is host-wide"},
+        /* arguments in memory cannot be inspected: ENOSYS makes libc fall back */
+        {"clone3", ENOSYS, "flags in memory; glibc falls back to clone"},
+        {"openat2", ENOSYS, "mode in memory; callers fall back to openat"},
+        {NULL, 0, NULL},
+};
+
+#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
+                  CLONE_NEWCGROUP)
+#define SETID_BITS (S_ISUID | S_ISGID)
+
+/* A rule on an unknown name (old libseccomp) is skipped: the kernel then
+ * has no such call either, or libc uses its older form. */
+static int add_rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n, const struct scmp_arg_cmp *a)
+{
+        int nr = seccomp_syscall_resolve_name(name);
+        if (nr == __NR_SCMP_ERROR)
+                return 0;
+        int r = seccomp_rule_add_array(ctx, action, nr, n, a);
+        return r == -EOPNOTSUPP || r == -EDOM ? 0 : r;
+}
+
+/* Deny setting S_ISUID/S_ISGID through the mode argument |arg| of |name|:
+ * started as root, a command could leave a setuid-root binary in an rw
+ * directory for the host to run. */
+static int deny_setid(scmp_filter_ctx ctx, const char *name, unsigned arg)
+{
+        struct scmp_arg_cmp c = {.arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = SETID_BITS,
+                                 .datum_b = 0};
+        /* MASKED_EQ(bits, 0) is the allowed case; deny the complement, one
+         * rule per bit since libseccomp has no "masked not equal". */
+        int r = 0;
+        c.datum_a = S_ISUID;
+        c.datum_b = S_ISUID;
+        r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), name, 1, &c);
+        c.datum_a = S_ISGID;
+        c.datum_b = S_ISGID;
+        return r ? r : add_rule(ctx, SCMP_ACT_ERRNO(EPERM), name, 1, &c);
+}
+
+static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
+{
+        /* clone with namespace flags (the flags are the first argument on
+         * every architecture cordon runs on) */
+        struct scmp_arg_cmp ns = SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
+        int r = 0;
+        for (unsigned long bit = 1; !r && bit; bit <<= 1)
+                if (bit & NS_FLAGS) {
+                        ns = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, bit, bit);
+                        r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 1, &ns);
+                }
+        /* personality: only the default (PER_LINUX); flags such as
+         * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken exploit defences.
+         * libseccomp cannot compare one argument twice, so the query
+         * (0xffffffff) is denied too. */
+        struct scmp_arg_cmp pers = SCMP_A0(SCMP_CMP_NE, 0);
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &pers);
+        /* TIOCSTI pushes input into a terminal (CVE-2017-5226), TIOCLINUX
+         * can too on a VT; the request is an int: compare 32 bits only */
+        struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
+        struct scmp_arg_cmp vt = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &sti);
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &vt);
+        static const struct {
+                const char *name;
+                unsigned arg;
+        } SETID[] = {{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"open", 2},
+                     {"openat", 3}, {"creat", 1}, {"mknod", 1},  {"mknodat", 2}};
+        for (size_t i = 0; !r && i < ARRAY_SIZE(SETID); i++)
+                r = deny_setid(ctx, SETID[i].name, SETID[i].arg);
+        /* fchmodat2 (Linux 6.6) takes flags libseccomp 2.5 cannot name:
+         * ENOSYS, glibc falls back to fchmodat */
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "fchmodat2", 0, NULL);
+        if (!r && opt->unix_sockets_only) {
+                struct scmp_arg_cmp dom = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &dom);
+                /* i386's socketcall hides the domain in memory */
+                if (!r)
+                        r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socketcall", 0, NULL);
+        }
+        return r;
+}
+
+static int add_arches(scmp_filter_ctx ctx)
+{
+        uint32_t native = seccomp_arch_native();
+        static const struct {
+                uint32_t native, extra;
+        } EXTRA[] = {
+                {SCMP_ARCH_X86_64, SCMP_ARCH_X86},
+                {SCMP_ARCH_X86_64, SCMP_ARCH_X32},
+                {SCMP_ARCH_AARCH64, SCMP_ARCH_ARM},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(EXTRA); i++)
+                if (EXTRA[i].native == native) {
+                        int r = seccomp_arch_add(ctx, EXTRA[i].extra);
+                        if (r < 0 && r != -EEXIST)
+                                return r;
+                }
+        return 0;
+}
+
+static int export_bpf(scmp_filter_ctx ctx, seccomp_prog *ret)
+{
+        _cleanup_close_ int fd = memfd_create("cordon-seccomp", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int r = seccomp_export_bpf(ctx, fd);
+        if (r < 0)
+                return r;
+        off_t size = lseek(fd, 0, SEEK_CUR);
+        if (size <= 0 || size % (off_t)sizeof(struct sock_filter) || size / 8 > 0xffff)
+                return -EINVAL;
+        struct sock_filter *f = malloc((size_t)size);
+        if (!f)
+                return -ENOMEM;
+        if (pread(fd, f, (size_t)size, 0) != size) {
+                free(f);
+                return -EIO;
+        }
+        ret->filter = f;
+        ret->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+        return 0;
+}
+
+int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
+{
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (!ctx)
+                return error_set(ret_error, ENOMEM, "seccomp: cannot create the filter");
+        int r = add_arches(ctx);
+        for (size_t i = 0; r == 0 && SECCOMP_DENIED[i].name; i++)
+                r = add_rule(ctx, SCMP_ACT_ERRNO((uint32_t)SECCOMP_DENIED[i].err), SECCOMP_DENIED[i].name, 0, NULL);
+        if (r == 0)
+                r = add_arg_rules(ctx, opt);
+        if (r == 0)
+                r = export_bpf(ctx, ret);
+        seccomp_release(ctx);
+        if (r < 0)
+                return error_set(ret_error, -r, "seccomp: cannot build the filter: %s", strerror(-r));
+        return 0;
+}
+
+void seccomp_prog_free(seccomp_prog *p)
+{
+        free(p->filter);
+        *p = (seccomp_prog){0};
+}
+
+int seccomp_install(const seccomp_prog *p)
+{
+        struct sock_fprog prog = {.len = p->len, .filter = p->filter};
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+                return -errno;
+        return 0;
+}

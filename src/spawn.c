@@ -1,0 +1,806 @@
+/* SPDX-License-Identifier: MIT */
+/* prepare / start / wait: the one entry point every call site uses.
+ *
+ * Process model. Everything the child needs is prepared here, before
+ * clone(); the child only makes system calls on it (backend-linux.c), so
+ * cordon_start is safe in multi-threaded programs without re-executing a
+ * helper binary, and costs one clone instead of a fork+exec.
+ *
+ *   launcher --clone(new user/mount/pid/ipc/uts/net ns)--> init (pid 1)
+ *   launcher: writes uid/gid maps, joins the cgroup, sends "go"
+ *   init: builds the view, forks the command, reaps, forwards signals
+ *   command: drops privileges, execve()
+ *
+ * The report pipe is close-on-exec: EOF means the command was executed, a
+ * child_report means it never ran. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cgroup.h"
+#include "protect.h"
+#include "error.h"
+#include "host.h"
+#include "instance.h"
+#include "landlock.h"
+#include "sys.h"
+
+extern char **environ;
+
+struct cordon_process {
+        backend_kind backend;
+        pid_t pid;
+        int pidfd;
+        int status_fd;
+        int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
+        int broadcast_signal;
+        struct timespec started;
+        double wall_limit, kill_after;
+        bool reaped, term_sent, killed;
+        struct timespec term_at;
+        cordon_result result;
+        cgroup *cg;
+        char **placeholders;     /* protect placeholders to remove afterwards */
+};
+
+static double now_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double ts_s(const struct timespec *ts) { return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9; }
+
+/* ---- prepare ---------------------------------------------------------------------- */
+
+int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_plan **ret_plan, cordon_error **ret_error)
+{
+        host_info h;
+        host_storage s;
+        /* The one place the process environment is read. */
+        int r = host_info_read(&h, &s, environ, ret_error);
+        if (r < 0)
+                return r;
+        r = plan_build(c, cmd, &h, ret_plan, ret_error);
+        host_info_free(&s);
+        return r;
+}
+
+/* ---- building the launch ----------------------------------------------------------- */
+
+typedef struct launch_storage {
+        launch l;
+        mount_op *ops;
+        char *tmpfs_opts, *tmp_opts, *logs_opts;
+        int pipes[3][2];        /* report, go, status */
+        int stdio_child[3];     /* fds we opened for the child */
+        int stdio_parent[3];    /* the caller's ends */
+} launch_storage;
+
+static void launch_storage_free(launch_storage *s)
+{
+        free(s->ops);
+        free(s->tmpfs_opts);
+        free(s->tmp_opts);
+        free(s->logs_opts);
+        seccomp_prog_free(&s->l.seccomp);
+        for (int i = 0; i < 3; i++)
+                for (int k = 0; k < 2; k++)
+                        if (s->pipes[i][k] >= 0)
+                                close(s->pipes[i][k]);
+        for (int i = 0; i < 3; i++) {
+                if (s->stdio_child[i] >= 0)
+                        close(s->stdio_child[i]);
+                if (s->stdio_parent[i] >= 0)
+                        close(s->stdio_parent[i]);
+        }
+        if (s->l.landlock_fd >= 0)
+                close(s->l.landlock_fd);
+}
+
+static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
+{
+        switch (m->type) {
+        case MOUNT_BIND:
+        case MOUNT_TMPFS: return m->writable ? landlock_fs_write(ll->fs) : landlock_fs_read(ll->fs);
+        case MOUNT_FILE: return ll->fs & LL_FS_READ_FILE;
+        case MOUNT_DEV: return ll->fs;
+        case MOUNT_PROC: return ll->fs & (LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_WRITE_FILE | LL_FS_TRUNCATE);
+        default: return 0;
+        }
+}
+
+static op_kind op_for(mount_type t)
+{
+        switch (t) {
+        case MOUNT_TMPFS: return OP_TMPFS;
+        case MOUNT_PROC: return OP_PROC;
+        case MOUNT_DEV: return OP_DEV;
+        case MOUNT_SYMLINK: return OP_SYMLINK;
+        case MOUNT_FILE: return OP_FILE;
+        default: return OP_BIND;
+        }
+}
+
+static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rights *ll)
+{
+        s->ops = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(mount_op));
+        if (!s->ops)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                mount_op *op = &s->ops[i];
+                *op = (mount_op){
+                        .kind = op_for(m->type),
+                        .source = m->source,
+                        .target = m->target,
+                        .writable = m->writable,
+                        .is_dir = m->is_dir,
+                        .host_mkdir_ok = m->type == MOUNT_BIND &&
+                                         (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
+                        .access = access_for(m, ll),
+                };
+                if (m->type == MOUNT_SYMLINK)
+                        op->data = m->source;
+                else if (m->type == MOUNT_FILE) {
+                        op->data = m->content;
+                        op->data_len = strlen(m->content);
+                } else if (m->type == MOUNT_TMPFS)
+                        op->data = m->writable ? s->tmp_opts : s->logs_opts;
+        }
+        s->l.ops = s->ops;
+        s->l.n_ops = p->n_mounts;
+        return 0;
+}
+
+/* Where the new root is first attached (any existing directory: it is
+ * visible again under the old root once pivoted). */
+static const char *pick_base_dir(void)
+{
+        static const char *const C[] = {"/tmp", "/mnt", "/run", "/var/tmp", "/dev/shm"};
+        struct stat st;
+        for (size_t i = 0; i < ARRAY_SIZE(C); i++)
+                if (lstat(C[i], &st) == 0 && S_ISDIR(st.st_mode))
+                        return C[i];
+        return "/tmp";
+}
+
+/* The launcher's argv/env area (fields 48-51 of /proc/self/stat). */
+static void read_arg_env_area(launch *l)
+{
+        char stat[2048];
+        int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+        if (fd >= 0)
+                close(fd);
+        if (n <= 0)
+                return;
+        stat[n] = '\0';
+        char *p = strrchr(stat, ')');
+        unsigned long long v[4];
+        int field = 2;
+        for (char *save = NULL, *t = p ? strtok_r(p + 1, " ", &save) : NULL; t; t = strtok_r(NULL, " ", &save)) {
+                field++;
+                if (field >= 48 && field <= 51)
+                        v[field - 48] = strtoull(t, NULL, 10);
+        }
+        if (field < 51)
+                return;
+        l->arg_start = (uintptr_t)v[0];
+        l->arg_end = (uintptr_t)v[1];
+        l->env_start = (uintptr_t)v[2];
+        l->env_end = (uintptr_t)v[3];
+}
+
+static int setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        for (int i = 0; i < 3; i++) {
+                int want = p->stdio[i];
+                if (want >= 0 || want == CORDON_STDIO_INHERIT) {
+                        s->l.stdio[i] = want >= 0 ? want : i;
+                        continue;
+                }
+                if (want == CORDON_STDIO_NULL) {
+                        s->stdio_child[i] = open("/dev/null", (i == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+                        if (s->stdio_child[i] < 0)
+                                return error_set(ret_error, errno, "cannot open /dev/null: %s", strerror(errno));
+                } else {
+                        int fds[2];
+                        if (pipe2(fds, O_CLOEXEC) < 0)
+                                return error_set(ret_error, errno, "cannot create a pipe: %s", strerror(errno));
+                        s->stdio_child[i] = i == 0 ? fds[0] : fds[1];
+                        s->stdio_parent[i] = i == 0 ? fds[1] : fds[0];
+                }
+                s->l.stdio[i] = s->stdio_child[i];
+        }
+        return 0;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static void set_keep_fds(launch *l)
+{
+        int n = 0;
+        int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd, l->go_fd, l->status_fd, l->landlock_fd};
+        for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
+                if (cand[i] > 2)
+                        l->keep_fds[n++] = cand[i];
+        qsort(l->keep_fds, (size_t)n, sizeof(int), cmp_int);
+        for (size_t i = (size_t)n; i < ARRAY_SIZE(l->keep_fds); i++)
+                l->keep_fds[i] = -1;
+}
+
+static void set_rlimits(const cordon_plan *p, launch *l)
+{
+        double cpu = p->limits[CORDON_LIMIT_CPU_TIME_S];
+        if (cpu > 0) /* SIGXCPU at the soft limit, SIGKILL one second later */
+                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_CPU, {(rlim_t)cpu, (rlim_t)cpu + 1}};
+        double nofile = p->limits[CORDON_LIMIT_OPEN_FILES];
+        if (nofile > 0)
+                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_NOFILE, {(rlim_t)nofile, (rlim_t)nofile}};
+        double fsize = p->limits[CORDON_LIMIT_FILE_SIZE_BYTES];
+        if (fsize > 0)
+                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_FSIZE, {(rlim_t)fsize, (rlim_t)fsize}};
+}
+
+static int setup_landlock(const cordon_plan *p, landlock_rights *ll, launch *l, cordon_error **ret_error)
+{
+        *ll = (landlock_rights){0};
+        l->landlock_fd = -1;
+        if (p->landlock == LANDLOCK_OFF)
+                return 0;
+        int abi = landlock_abi();
+        if (abi < 1) {
+                if (p->landlock == LANDLOCK_REQUIRED || p->backend == BACKEND_LANDLOCK)
+                        return error_set(ret_error, -abi, "Landlock is required but unavailable: %s", landlock_hint(abi));
+                return 0;
+        }
+        *ll = landlock_rights_for_abi(abi);
+        /* TCP: the landlock backend has no network namespace; on the linux
+         * backend "none" adds it as a second wall. "loopback" keeps local TCP. */
+        bool deny_tcp = p->network == CORDON_NETWORK_NONE ||
+                        (p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL);
+        if (!deny_tcp)
+                ll->net = 0;
+        int fd = landlock_ruleset_new(ll);
+        if (fd < 0)
+                return error_set(ret_error, -fd, "cannot create a Landlock ruleset: %s", strerror(-fd));
+        l->landlock_fd = fd;
+        l->access_root = ll->fs & LL_FS_READ_DIR;
+        return 0;
+}
+
+static void launch_storage_init(launch_storage *s)
+{
+        memset(s, 0, sizeof(*s));
+        memset(s->pipes, -1, sizeof(s->pipes));
+        for (int i = 0; i < 3; i++)
+                s->stdio_child[i] = s->stdio_parent[i] = -1;
+        s->l.landlock_fd = -1;
+}
+
+static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        launch *l = &s->l;
+        l->backend = p->backend;
+        l->uid = p->uid;
+        l->gid = p->gid;
+        l->drop_groups = p->uid == 0 && p->backend == BACKEND_LINUX;
+        l->exe = p->exe;
+        l->argv = p->argv;
+        l->envp = p->env;
+        l->cwd = p->backend == BACKEND_LINUX ? p->cwd : p->host_cwd;
+        l->hostname = p->hostname;
+        l->loopback = p->backend == BACKEND_LINUX && p->network == CORDON_NETWORK_LOOPBACK;
+        l->cap_last = 63;
+        l->new_keyring = p->backend != BACKEND_NONE;
+        l->broadcast_signal = SIGRTMIN;
+        sigemptyset(&l->forward);
+        static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+        for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
+                sigaddset(&l->forward, FWD[i]);
+        set_rlimits(p, l);
+        for (int i = 0; i < 3; i++)
+                if (pipe2(s->pipes[i], O_CLOEXEC) < 0)
+                        return error_set(ret_error, errno, "cannot create a pipe: %s", strerror(errno));
+        l->report_fd = s->pipes[0][1];
+        l->go_fd = s->pipes[1][0];
+        l->status_fd = s->pipes[2][1];
+        int r = setup_stdio(p, s, ret_error);
+        if (r < 0)
+                return r;
+        if (p->backend == BACKEND_NONE) {
+                set_keep_fds(l);
+                return 0;
+        }
+        landlock_rights ll;
+        r = setup_landlock(p, &ll, l, ret_error);
+        if (r < 0)
+                return r;
+        seccomp_options so = {.unix_sockets_only = p->backend == BACKEND_LANDLOCK &&
+                                                  p->network != CORDON_NETWORK_FULL};
+        r = seccomp_build(&so, &l->seccomp, ret_error);
+        if (r < 0)
+                return r;
+        if (p->backend == BACKEND_LINUX) {
+                struct sysinfo si;
+                uint64_t tmp = (uint64_t)p->limits[CORDON_LIMIT_TMP_SIZE_BYTES];
+                if (tmp == 0 && sysinfo(&si) == 0)
+                        tmp = (uint64_t)si.totalram * si.mem_unit / 4;
+                s->tmpfs_opts = strdup("mode=0755,size=16m");
+                s->tmp_opts = tmp ? xasprintf("mode=1777,size=%llu", (unsigned long long)tmp) : strdup("mode=1777");
+                s->logs_opts = strdup("mode=0700,size=4k");
+                if (!s->tmpfs_opts || !s->tmp_opts || !s->logs_opts)
+                        return error_set(ret_error, ENOMEM, "out of memory");
+                l->tmpfs_opts = s->tmpfs_opts;
+                l->tmp_opts = s->tmp_opts;
+                l->base_dir = pick_base_dir();
+                l->classic_mounts = p->debug_classic_mounts;
+                read_arg_env_area(l);
+                r = build_ops(p, s, &ll);
+        } else {
+                r = landlock_backend_rules(p, l->landlock_fd, &ll, ret_error);
+        }
+        if (r < 0)
+                return r == -ENOMEM ? error_set(ret_error, ENOMEM, "out of memory") : r;
+        set_keep_fds(l);
+        return 0;
+}
+
+/* ---- starting ---------------------------------------------------------------------- */
+
+static int write_file(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, text, strlen(text));
+        int e = n < 0 ? errno : 0;
+        close(fd);
+        return n == (ssize_t)strlen(text) ? 0 : -(e ? e : EIO);
+}
+
+/* uid/gid maps: the caller's ids mapped to themselves (root stays 0). An
+ * unprivileged launcher must deny setgroups before writing gid_map. */
+static int write_id_maps(pid_t pid, uid_t uid, gid_t gid, cordon_error **ret_error)
+{
+        char path[64], map[64];
+        snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+        int r = uid == 0 ? 0 : write_file(path, "deny");
+        if (r == 0) {
+                snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+                snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+                r = write_file(path, map);
+        }
+        if (r == 0) {
+                snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+                snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+                r = write_file(path, map);
+        }
+        if (r < 0)
+                return error_set(ret_error, -r, "cannot write %s: %s", path, strerror(-r));
+        return 0;
+}
+
+static const char *step_hint(const child_report *rep)
+{
+        if (rep->step == STEP_PROC && rep->err == EPERM)
+                return " (the host's /proc is partly covered, as in many containers; a fresh /proc needs an "
+                       "uncovered one)";
+        if (rep->step == STEP_SOURCE_CHANGED || (rep->step == STEP_OPEN_SOURCE && rep->err == ELOOP))
+                return " (a path on the way became a symlink after planning; cordon refuses to follow it)";
+        if (rep->step == STEP_LANDLOCK && rep->err == EINVAL)
+                return " (the kernel rejected a Landlock rule)";
+        return "";
+}
+
+static int report_error(const child_report *rep, cordon_error **ret_error)
+{
+        int err = rep->err ? rep->err : EIO;
+        int r;
+        if (rep->step == STEP_EXEC) {
+                r = error_set(ret_error, err, "cannot execute %s: %s%s", rep->path, strerror(err),
+                              err == ENOENT ? " (its interpreter or libraries may not be visible in the sandbox: "
+                                              "expose them with --expose)"
+                                            : "");
+                if (ret_error && *ret_error)
+                        (*ret_error)->exit_status = err == ENOENT ? 127 : 126;
+                return r;
+        }
+        return error_set(ret_error, err, "sandbox setup failed while %s%s%s: %s%s", child_step_name(rep->step),
+                         rep->path[0] ? " " : "", rep->path, strerror(err), step_hint(rep));
+}
+
+static void reap_quietly(pid_t pid)
+{
+        while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+                ;
+}
+
+/* After clone, in the launcher: ids, cgroup, "go", then wait for exec. */
+static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+{
+        int r = 0;
+        close(s->pipes[0][1]);
+        close(s->pipes[1][0]);
+        close(s->pipes[2][1]);
+        s->pipes[0][1] = s->pipes[1][0] = s->pipes[2][1] = -1;
+        if (p->backend == BACKEND_LINUX)
+                r = write_id_maps(proc->pid, p->uid, p->gid, ret_error);
+        if (r == 0 && proc->cg)
+                r = cgroup_attach(proc->cg, proc->pid, ret_error);
+        if (r == 0 && write(s->pipes[1][1], "g", 1) != 1)
+                r = error_set(ret_error, errno, "cannot start the sandbox: %s", strerror(errno));
+        close(s->pipes[1][1]);
+        s->pipes[1][1] = -1;
+        if (r < 0) {
+                kill(proc->pid, SIGKILL);
+                reap_quietly(proc->pid);
+                proc->reaped = true;
+                return r;
+        }
+        child_report rep;
+        ssize_t n;
+        do
+                n = read(s->pipes[0][0], &rep, sizeof(rep));
+        while (n < 0 && errno == EINTR);
+        if (n == 0)
+                return 0; /* EOF: the command was executed */
+        if (n != (ssize_t)sizeof(rep))
+                rep = (child_report){.step = STEP_NONE, .err = n < 0 ? errno : EIO};
+        kill(proc->pid, SIGKILL);
+        reap_quietly(proc->pid);
+        proc->reaped = true;
+        return report_error(&rep, ret_error);
+}
+
+static int clone_error(int err, cordon_error **ret_error)
+{
+        _cleanup_free_ char *hint = host_userns_hint(err);
+        return error_set(ret_error, err, "cannot create the sandbox's namespaces: %s",
+                         hint ? hint : strerror(err));
+}
+
+static void log_plan(const cordon_plan *p)
+{
+        _cleanup_free_ char *text = cordon_plan_to_text(p);
+        if (!text)
+                return;
+        if (p->log_fn)
+                p->log_fn(CORDON_LOG_INFO, text, p->log_userdata);
+        _cleanup_free_ char *path = path_join(p->instance_root, "logs/cordon.log");
+        int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+        if (fd < 0)
+                return;
+        char stamp[64];
+        time_t t = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
+        buf b = {0};
+        buf_printf(&b, "--- %s cordon run --", stamp);
+        for (size_t i = 0; p->argv && p->argv[i]; i++)
+                buf_printf(&b, " %s", p->argv[i]);
+        buf_printf(&b, "\n%s", text);
+        _cleanup_free_ char *all = buf_steal(&b);
+        if (all)
+                (void)!write(fd, all, strlen(all));
+        close(fd);
+}
+
+static void warn_unisolated(const cordon_plan *p)
+{
+        if (p->log_fn && p->backend == BACKEND_NONE) {
+                _cleanup_free_ char *m = xasprintf("isolation is disabled%s%s: the command runs unisolated",
+                                                   p->disabled_by ? " by " : "", p->disabled_by ? p->disabled_by : "");
+                if (m)
+                        p->log_fn(CORDON_LOG_WARNING, m, p->log_userdata);
+        }
+}
+
+static cordon_process *process_new(const cordon_plan *p)
+{
+        cordon_process *proc = calloc(1, sizeof(*proc));
+        if (!proc)
+                return NULL;
+        proc->backend = p->backend;
+        proc->pid = -1;
+        proc->pidfd = proc->status_fd = -1;
+        for (int i = 0; i < 3; i++)
+                proc->stdio[i] = -1;
+        proc->broadcast_signal = SIGRTMIN;
+        proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
+        proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
+        return proc;
+}
+
+int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
+{
+        if (!p->argv)
+                return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
+        warn_unisolated(p);
+        int r = 0;
+        if (p->backend != BACKEND_NONE)
+                r = instance_create(p->instance_root, p->workspace, ret_error);
+        if (r < 0)
+                return r;
+        if (p->log_plan)
+                log_plan(p);
+        cordon_process *proc = process_new(p);
+        if (!proc)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        r = protect_placeholders_create(p, &proc->placeholders, ret_error);
+        if (r == 0)
+                r = cgroup_prepare(p, &proc->cg, ret_error);
+        launch_storage s;
+        launch_storage_init(&s);
+        if (r == 0)
+                r = prepare_launch(p, &s, ret_error);
+        if (r < 0) {
+                launch_storage_free(&s);
+                cordon_process_free(proc);
+                return r;
+        }
+        /* The child starts with every signal blocked: none of the caller's
+         * handlers may run in it. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        clock_gettime(CLOCK_MONOTONIC, &proc->started);
+        pid_t pid = sys_clone(p->namespaces | SIGCHLD, &proc->pidfd);
+        if (pid == 0) {
+                if (p->backend == BACKEND_LINUX)
+                        child_linux_main(&s.l);
+                child_exec_main(&s.l);
+        }
+        int e = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (pid < 0) {
+                r = p->backend == BACKEND_LINUX ? clone_error(e, ret_error)
+                                                : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
+                launch_storage_free(&s);
+                cordon_process_free(proc);
+                return r;
+        }
+        proc->pid = pid;
+        r = after_clone(p, &s, proc, ret_error);
+        if (r == 0) {
+                proc->status_fd = TAKE_FD(s.pipes[2][0]);
+                for (int i = 0; i < 3; i++)
+                        proc->stdio[i] = TAKE_FD(s.stdio_parent[i]);
+        }
+        launch_storage_free(&s);
+        if (r < 0) {
+                cordon_process_free(proc);
+                return r;
+        }
+        *ret_proc = proc;
+        return 0;
+}
+
+pid_t cordon_process_pid(const cordon_process *p) { return p->pid; }
+int cordon_process_pidfd(const cordon_process *p) { return p->pidfd; }
+int cordon_process_stdio(const cordon_process *p, int which) { return which >= 0 && which < 3 ? p->stdio[which] : -1; }
+
+void cordon_process_close_stdio(cordon_process *p, int which)
+{
+        if (which >= 0 && which < 3 && p->stdio[which] >= 0) {
+                close(p->stdio[which]);
+                p->stdio[which] = -1;
+        }
+}
+
+/* ---- signals -------------------------------------------------------------------------- */
+
+int cordon_signal_command(cordon_process *p, int sig)
+{
+        if (p->reaped)
+                return -ESRCH;
+        /* The init forwards these to the command; the landlock backend's
+         * child is the command itself. Async-signal-safe. */
+        return kill(p->pid, sig) < 0 ? -errno : 0;
+}
+
+int cordon_kill(cordon_process *p, int sig)
+{
+        if (p->reaped)
+                return -ESRCH;
+        if (sig == SIGKILL && p->backend == BACKEND_LINUX) {
+                /* pid 1 dying takes the whole pid namespace with it */
+                p->killed = true;
+                return kill(p->pid, SIGKILL) < 0 ? -errno : 0;
+        }
+        if (p->backend == BACKEND_LINUX) {
+                union sigval v = {.sival_int = sig};
+                return sigqueue(p->pid, p->broadcast_signal, v) < 0 ? -errno : 0;
+        }
+        if (p->cg && cgroup_signal(p->cg, sig) == 0)
+                return 0;
+        /* no pid namespace: the command's process group (it called setsid) */
+        return kill(-p->pid, sig) < 0 && kill(p->pid, sig) < 0 ? -errno : 0;
+}
+
+/* ---- waiting ---------------------------------------------------------------------------- */
+
+static void fill_result(cordon_process *p, int ws, const struct rusage *ru, int64_t max_rss_kb)
+{
+        cordon_result *res = &p->result;
+        struct timespec end;
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        res->wall_s = ts_s(&end) - ts_s(&p->started);
+        res->user_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
+        res->sys_s = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+        res->max_rss_bytes = (uint64_t)(max_rss_kb > 0 ? max_rss_kb : 0) * 1024;
+        if (WIFSIGNALED(ws)) {
+                res->signal = WTERMSIG(ws);
+                res->exit_code = -1;
+                res->status = 128 + res->signal;
+        } else {
+                res->exit_code = WEXITSTATUS(ws);
+                res->status = res->exit_code;
+        }
+        if (p->cg)
+                cgroup_collect(p->cg, res);
+        if (res->signal == SIGXCPU || (res->signal == SIGKILL && res->cpu_limited))
+                res->cpu_limited = true;
+        if (res->timed_out)
+                res->status = 124;
+}
+
+static int reap(cordon_process *p)
+{
+        int ws = 0;
+        struct rusage ru = {0};
+        pid_t r;
+        while ((r = wait4(p->pid, &ws, __WALL, &ru)) < 0 && errno == EINTR)
+                ;
+        if (r < 0)
+                return -errno;
+        p->reaped = true;
+        int64_t rss = ru.ru_maxrss;
+        if (p->backend == BACKEND_LINUX) {
+                init_status st;
+                ssize_t n = p->status_fd >= 0 ? read(p->status_fd, &st, sizeof(st)) : -1;
+                if (n == (ssize_t)sizeof(st)) {
+                        ws = st.wait_status;
+                        rss = st.max_rss_kb;
+                } else if (WIFEXITED(ws)) {
+                        /* init exited without a report: it failed itself */
+                        ws = 125 << 8;
+                }
+        }
+        fill_result(p, ws, &ru, rss);
+        return 0;
+}
+
+static int poll_ms(double until)
+{
+        double d = until - now_s();
+        if (d <= 0)
+                return 0;
+        return d > 3600 ? 3600000 : (int)ceil(d * 1000);
+}
+
+/* Enforce wall_time_s: SIGTERM to the whole sandbox, SIGKILL after the grace. */
+static void enforce_wall_time(cordon_process *p)
+{
+        double t = now_s();
+        if (p->wall_limit > 0 && !p->term_sent && t >= ts_s(&p->started) + p->wall_limit) {
+                p->result.timed_out = true;
+                p->term_sent = true;
+                clock_gettime(CLOCK_MONOTONIC, &p->term_at);
+                cordon_kill(p, SIGTERM);
+        }
+        if (p->term_sent && !p->killed && t >= ts_s(&p->term_at) + p->kill_after) {
+                p->killed = true;
+                cordon_kill(p, SIGKILL);
+        }
+}
+
+static double next_deadline(const cordon_process *p, double user_deadline)
+{
+        double d = user_deadline;
+        if (p->wall_limit > 0 && !p->term_sent)
+                d = fmin(d, ts_s(&p->started) + p->wall_limit);
+        if (p->term_sent && !p->killed)
+                d = fmin(d, ts_s(&p->term_at) + p->kill_after);
+        return d;
+}
+
+int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
+{
+        double user_deadline = timeout_ms < 0 ? INFINITY : now_s() + timeout_ms / 1000.0;
+        while (!p->reaped) {
+                enforce_wall_time(p);
+                double until = next_deadline(p, user_deadline);
+                struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+                int ms = isinf(until) ? -1 : poll_ms(until);
+                int n;
+                if (p->pidfd >= 0) {
+                        n = poll(&pfd, 1, ms);
+                } else { /* no pidfd: poll waitid every 10 ms */
+                        siginfo_t si = {0};
+                        n = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid ? 1 : 0;
+                        if (!n)
+                                usleep(ms < 0 || ms > 10 ? 10000 : (useconds_t)ms * 1000);
+                }
+                if (n < 0 && errno != EINTR)
+                        return error_set(ret_error, errno, "waiting for the sandbox: %s", strerror(errno));
+                if (n > 0) {
+                        int r = reap(p);
+                        if (r < 0)
+                                return error_set(ret_error, -r, "waiting for the sandbox: %s", strerror(-r));
+                        break;
+                }
+                if (now_s() >= user_deadline && !p->reaped)
+                        return -ETIMEDOUT;
+        }
+        protect_placeholders_remove(&p->placeholders);
+        if (p->cg)
+                p->cg = cgroup_free(p->cg);
+        if (ret_result)
+                *ret_result = p->result;
+        return 0;
+}
+
+cordon_process *cordon_process_free(cordon_process *p)
+{
+        if (!p)
+                return NULL;
+        if (p->pid > 0 && !p->reaped) {
+                cordon_kill(p, SIGKILL);
+                if (p->backend != BACKEND_LINUX)
+                        kill(p->pid, SIGKILL);
+                reap(p);
+        }
+        protect_placeholders_remove(&p->placeholders);
+        if (p->cg)
+                cgroup_free(p->cg);
+        if (p->pidfd >= 0)
+                close(p->pidfd);
+        if (p->status_fd >= 0)
+                close(p->status_fd);
+        for (int i = 0; i < 3; i++)
+                if (p->stdio[i] >= 0)
+                        close(p->stdio[i]);
+        free(p);
+        return NULL;
+}
+
+int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error **ret_error)
+{
+        cordon_process *p = NULL;
+        int r = cordon_start(plan, &p, ret_error);
+        if (r < 0)
+                return r;
+        r = cordon_wait(p, -1, ret_result, ret_error);
+        cordon_process_free(p);
+        return r;
+}
+
+char *cordon_result_to_json(const cordon_result *r)
+{
+        buf b = {0};
+        buf_printf(&b,
+                   "{\"exit_code\": %d, \"signal\": %d, \"status\": %d, \"timed_out\": %s, \"oom_killed\": %s, "
+                   "\"pids_limited\": %s, \"cpu_limited\": %s, \"wall_s\": %.6f, \"user_s\": %.6f, "
+                   "\"sys_s\": %.6f, \"max_rss_bytes\": %llu, \"pids_peak\": %llu}\n",
+                   r->exit_code, r->signal, r->status, r->timed_out ? "true" : "false",
+                   r->oom_killed ? "true" : "false", r->pids_limited ? "true" : "false",
+                   r->cpu_limited ? "true" : "false", r->wall_s, r->user_s, r->sys_s,
+                   (unsigned long long)r->max_rss_bytes, (unsigned long long)r->pids_peak);
+        return buf_steal(&b);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+#include "sys.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+pid_t sys_clone(unsigned long flags, int *ret_pidfd)
+{
+        int pidfd = -1;
+        unsigned long cflags = flags & ~0xffUL;
+        struct clone_args args = {
+                .flags = cflags | (ret_pidfd ? CLONE_PIDFD : 0),
+                .pidfd = (uint64_t)(uintptr_t)&pidfd,
+                .exit_signal = flags & 0xff,
+        };
+        long r = syscall(SYS_clone3, &args, sizeof(args));
+        if (r < 0 && errno == ENOSYS) {
+                /* clone(2): the pidfd pointer is the parent_tid argument,
+                 * third on every architecture. A NULL stack means fork. */
+                r = syscall(SYS_clone, flags | (ret_pidfd ? CLONE_PIDFD : 0), NULL, &pidfd, NULL, 0);
+        }
+        if (r > 0 && ret_pidfd)
+                *ret_pidfd = pidfd;
+        return (pid_t)r;
+}
+
+int sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+        struct open_how how = {.flags = flags, .resolve = resolve};
+        return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+int sys_pivot_root(const char *new_root, const char *put_old)
+{
+        return (int)syscall(SYS_pivot_root, new_root, put_old);
+}
+
+int sys_close_range(unsigned first, unsigned last, unsigned flags)
+{
+        return (int)syscall(SYS_close_range, first, last, flags);
+}
+
+int sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags)
+{
+        return (int)syscall(SYS_landlock_create_ruleset, attr, size, flags);
+}
+
+int sys_landlock_add_rule(int ruleset, int type, const void *attr, uint32_t flags)
+{
+        return (int)syscall(SYS_landlock_add_rule, ruleset, type, attr, flags);
+}
+
+int sys_landlock_restrict_self(int ruleset, uint32_t flags)
+{
+        return (int)syscall(SYS_landlock_restrict_self, ruleset, flags);
+}
+
+int sys_pidfd_send_signal(int pidfd, int sig, void *info, unsigned flags)
+{
+        return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, info, flags);
+}
+
+size_t sys_strlcpy(char *dst, const char *src, size_t size)
+{
+        size_t n = strlen(src);
+        if (size) {
+                size_t k = n < size - 1 ? n : size - 1;
+                memcpy(dst, src, k);
+                dst[k] = '\0';
+        }
+        return n;
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+        char *s = NULL;
+        if (vasprintf(&s, fmt, ap) < 0)
+                return NULL;
+        return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = xvasprintf(fmt, ap);
+        va_end(ap);
+        return s;
+}
+
+char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+size_t strv_len(char *const *v)
+{
+        size_t n = 0;
+        while (v && v[n])
+                n++;
+        return n;
+}
+
+int strv_consume(char ***v, char *s)
+{
+        if (!s)
+                return -ENOMEM;
+        size_t n = strv_len(*v);
+        char **nv = realloc(*v, (n + 2) * sizeof(char *));
+        if (!nv) {
+                free(s);
+                return -ENOMEM;
+        }
+        nv[n] = s;
+        nv[n + 1] = NULL;
+        *v = nv;
+        return 0;
+}
+
+int strv_push(char ***v, const char *s) { return strv_consume(v, strdup(s)); }
+
+char **strv_free(char **v)
+{
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+        return NULL;
+}
+
+char **strv_copy(const char *const *v)
+{
+        char **r = calloc(1, sizeof(char *));
+        for (size_t i = 0; r && v && v[i]; i++)
+                if (strv_push(&r, v[i]) < 0)
+                        return strv_free(r);
+        return r;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void strv_sort(char **v) { qsort(v, strv_len(v), sizeof(char *), cmp_str); }
+
+void buf_put(buf *b, const char *s, size_t n)
+{
+        if (b->oom)
+                return;
+        if (b->len + n + 1 > b->cap) {
+                size_t cap = b->cap ? b->cap : 256;
+                while (cap < b->len + n + 1)
+                        cap *= 2;
+                char *d = realloc(b->data, cap);
+                if (!d) {
+                        b->oom = true;
+                        return;
+                }
+                b->data = d;
+                b->cap = cap;
+        }
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+}
+
+void buf_printf(buf *b, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = xvasprintf(fmt, ap);
+        va_end(ap);
+        if (!s) {
+                b->oom = true;
+                return;
+        }
+        buf_put(b, s, strlen(s));
+        free(s);
+}
+
+char *buf_steal(buf *b)
+{
+        if (b->oom) {
+                free(b->data);
+                *b = (buf){0};
+                return NULL;
+        }
+        char *s = b->data ? b->data : strdup("");
+        *b = (buf){0};
+        return s;
+}
+
+int path_normalize(const char *path, bool allow_dotdot, char **ret)
+{
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        size_t n = strlen(path);
+        char *out = malloc(n + 2);
+        if (!out)
+                return -ENOMEM;
+        size_t o = 0;
+        const char *p = path;
+        while (*p) {
+                while (*p == '/')
+                        p++;
+                const char *e = strchrnul(p, '/');
+                size_t len = (size_t)(e - p);
+                if (len == 0 || (len == 1 && p[0] == '.')) {
+                        p = e;
+                        continue;
+                }
+                if (len == 2 && p[0] == '.' && p[1] == '.' && !allow_dotdot) {
+                        free(out);
+                        return -EINVAL;
+                }
+                if (len == 2 && p[0] == '.' && p[1] == '.') {
+                        while (o > 0 && out[o - 1] != '/')
+                                o--;
+                        if (o > 0)
+                                o--;
+                        p = e;
+                        continue;
+                }
+                out[o++] = '/';
+                memcpy(out + o, p, len);
+                o += len;
+                p = e;
+        }
+        if (o == 0)
+                out[o++] = '/';
+        out[o] = '\0';
+        *ret = out;
+        return 0;
+}
+
+const char *path_skip_prefix(const char *path, const char *prefix)
+{
+        if (streq(prefix, "/"))
+                return path[0] == '/' ? path + 1 : NULL;
+        size_t n = strlen(prefix);
+        if (strncmp(path, prefix, n) != 0)
+                return NULL;
+        if (path[n] == '\0')
+                return path + n;
+        if (path[n] == '/')
+                return path + n + 1;
+        return NULL;
+}
+
+bool path_startswith(const char *path, const char *prefix) { return path_skip_prefix(path, prefix) != NULL; }
+
+char *path_join(const char *a, const char *b)
+{
+        while (*b == '/')
+                b++;
+        size_t la = strlen(a);
+        while (la > 0 && a[la - 1] == '/')
+                la--;
+        if (*b == '\0')
+                return la ? strndup(a, la) : strdup("/");
+        return xasprintf("%.*s/%s", (int)la, a, b);
+}
+
+char *path_dirname(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+        if (!slash || slash == path)
+                return strdup("/");
+        return strndup(path, (size_t)(slash - path));
+}
+
+int path_compare(const char *a, const char *b)
+{
+        for (;; a++, b++) {
+                unsigned char ca = (unsigned char)*a, cb = (unsigned char)*b;
+                if (ca == cb) {
+                        if (!ca)
+                                return 0;
+                        continue;
+                }
+                /* '/' sorts before every other byte, so a parent's children
+                 * come right after it. */
+                if (ca == '/')
+                        ca = 1;
+                if (cb == '/')
+                        cb = 1;
+                return ca < cb ? -1 : 1;
+        }
+}
+
+int parse_uint64(const char *s, uint64_t *ret)
+{
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        char *end = NULL;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_size(const char *s, uint64_t *ret)
+{
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        char *end = NULL;
+        double v = strtod(s, &end);
+        if (errno || end == s || !isfinite(v) || v < 0)
+                return -EINVAL;
+        uint64_t mul = 1;
+        switch (*end) {
+        case 'k': case 'K': mul = 1ULL << 10; end++; break;
+        case 'm': case 'M': mul = 1ULL << 20; end++; break;
+        case 'g': case 'G': mul = 1ULL << 30; end++; break;
+        case 't': case 'T': mul = 1ULL << 40; end++; break;
+        default: break;
+        }
+        if (mul > 1 && *end == 'i')
+                end++;
+        if (*end == 'B' || *end == 'b')
+                end++;
+        if (*end)
+                return -EINVAL;
+        double bytes = v * (double)mul;
+        if (bytes >= 18446744073709551615.0 || bytes != floor(bytes))
+                return -EINVAL;
+        *ret = (uint64_t)bytes;
+        return 0;
+}
+
+int parse_seconds(const char *s, double *ret)
+{
+        if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+                return -EINVAL;
+        errno = 0;
+        char *end = NULL;
+        double v = strtod(s, &end);
+        if (errno || end == s || *end || !isfinite(v) || v < 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+void format_size(uint64_t bytes, char out[32])
+{
+        static const char units[] = "KMGT";
+        int u = -1;
+        uint64_t v = bytes;
+        while (v >= 1024 && v % 1024 == 0 && u < 3) {
+                v /= 1024;
+                u++;
+        }
+        if (u < 0)
+                snprintf(out, 32, "%llu", (unsigned long long)bytes);
+        else
+                snprintf(out, 32, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+bool env_name_valid(const char *name) { return name && *name && !strchr(name, '='); }

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* Pure helpers: no system calls except memory allocation. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd)
+{
+        if (*fd >= 0)
+                close(*fd);
+}
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_strv_ _cleanup_(strv_freep)
+
+/* Hand over ownership: returns the pointer and NULLs the variable. */
+#define TAKE_PTR(p)                           \
+        ({                                    \
+                __typeof__(p) _p_ = (p);      \
+                (p) = NULL;                   \
+                _p_;                          \
+        })
+#define TAKE_FD(fd)                           \
+        ({                                    \
+                int _fd_ = (fd);              \
+                (fd) = -1;                    \
+                _fd_;                         \
+        })
+
+static inline bool streq(const char *a, const char *b) { return a && b && __builtin_strcmp(a, b) == 0; }
+static inline bool streq_ptr(const char *a, const char *b) { return (!a && !b) || streq(a, b); }
+
+/* printf into a new string; NULL on ENOMEM. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2))) HIDDEN;
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0))) HIDDEN;
+/* strdup that accepts NULL. */
+char *xstrdup(const char *s) HIDDEN;
+
+/* NULL-terminated string vectors. */
+size_t strv_len(char *const *v) HIDDEN;
+/* Appends a copy of |s|; -ENOMEM on failure. */
+int strv_push(char ***v, const char *s) HIDDEN;
+/* Appends |s| itself (takes ownership, also on failure). */
+int strv_consume(char ***v, char *s) HIDDEN;
+char **strv_free(char **v) HIDDEN;
+char **strv_copy(const char *const *v) HIDDEN;
+void strv_sort(char **v) HIDDEN;
+static inline void strv_freep(char ***v) { strv_free(*v); }
+
+/* A growable byte buffer for building text. */
+typedef struct buf {
+        char *data;
+        size_t len, cap;
+        bool oom;
+} buf;
+void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3))) HIDDEN;
+void buf_put(buf *b, const char *s, size_t n) HIDDEN;
+/* Returns the string (caller frees) or NULL after an allocation failure. */
+char *buf_steal(buf *b) HIDDEN;
+
+/* Paths. All take and return absolute paths without trailing slashes. */
+/* Normalise an absolute path: collapse "//" and "/./", drop a trailing "/".
+ * Fails (-EINVAL) on a relative path and, unless |allow_dotdot|, on a ".."
+ * component. */
+int path_normalize(const char *path, bool allow_dotdot, char **ret) HIDDEN;
+/* True when |path| is |prefix| or below it (component-wise). */
+bool path_startswith(const char *path, const char *prefix) HIDDEN;
+/* The part of |path| below |prefix| ("" when equal), or NULL. */
+const char *path_skip_prefix(const char *path, const char *prefix) HIDDEN;
+/* |a| + "/" + |b|, with no doubled slash. */
+char *path_join(const char *a, const char *b) HIDDEN;
+/* Parent directory of an absolute path ("/" for "/x"). */
+char *path_dirname(const char *path) HIDDEN;
+/* Order parents before children: "/a" < "/a/b" < "/a-b". */
+int path_compare(const char *a, const char *b) HIDDEN;
+
+/* "512M" -> 536870912. Suffixes K M G T (x1024), optional "B"/"iB". */
+int parse_size(const char *s, uint64_t *ret) HIDDEN;
+/* "1.5" -> 1.5 seconds; non-negative, finite. */
+int parse_seconds(const char *s, double *ret) HIDDEN;
+/* Non-negative integer in base 10. */
+int parse_uint64(const char *s, uint64_t *ret) HIDDEN;
+/* 536870912 -> "512M" (exact binary multiples only, else bytes). */
+void format_size(uint64_t bytes, char out[32]) HIDDEN;
+
+/* Is |name| a valid environment variable name (non-empty, no '=')? */
+bool env_name_valid(const char *name) HIDDEN;
