@@ -30,6 +30,8 @@ static const char *const ETC_ENTRIES[] = {
 };
 /* Never exposed automatically: kernel interfaces the sandbox gets its own of. */
 static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
+/* Directories never exposed whole for an executable in them (the file alone is). */
+static const char *const NEVER_AUTO_DIR[] = {"/etc", "/boot", "/var", NULL};
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define MAX_SYMLINKS 40
@@ -464,7 +466,10 @@ static int expose_auto(builder *b, const char *path, cordon_expose_mode mode, mo
                 return -ENOMEM;
         struct stat st;
         bool is_dir = host_stat(b->h, path, &st) == 0 && S_ISDIR(st.st_mode);
-        const char *what = !is_dir && auto_exposable(b, dir) ? dir : path;
+        bool dir_ok = auto_exposable(b, dir);
+        for (size_t i = 0; NEVER_AUTO_DIR[i]; i++)
+                dir_ok = dir_ok && !streq(dir, NEVER_AUTO_DIR[i]);
+        const char *what = !is_dir && dir_ok ? dir : path;
         if (!auto_exposable(b, what))
                 return 0;
         return add_bind(b, what, what, mode == CORDON_EXPOSE_RW, o, false);
@@ -614,6 +619,11 @@ static int plan_cwd(builder *b)
                 return error_set(b->err, EACCES,
                                  "the working directory %s is %s, which cordon never exposes automatically: %s", real,
                                  streq(real, "/") ? "the root directory" : "your home directory or above it", hint);
+        const plan_mount *taken = find_target(b->p, real);
+        if (taken)
+                return error_set(b->err, EACCES,
+                                 "the working directory %s is the sandbox's own %s, not the host's: %s", real,
+                                 mount_type_name(taken->type), hint);
         r = add_bind(b, real, real, mode == CORDON_EXPOSE_RW, ORIGIN_CWD, false);
         if (r == 0)
                 b->p->cwd = TAKE_PTR(real);
@@ -676,6 +686,29 @@ static int plan_command(builder *b)
 static int cmp_mounts(const void *a, const void *b)
 {
         return path_compare(((const plan_mount *)a)->target, ((const plan_mount *)b)->target);
+}
+
+/* A system or automatic rule inside an explicit (stronger) bind is
+ * redundant: the bind already shows the host's file there. Dropping it also
+ * avoids mounting over what the user chose to show. */
+static void drop_shadowed(cordon_plan *p)
+{
+        size_t o = 0;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                plan_mount *m = &p->mounts[i];
+                bool shadowed = false;
+                for (size_t k = 0; !shadowed && k < p->n_mounts; k++) {
+                        const plan_mount *b = &p->mounts[k];
+                        shadowed = b->type == MOUNT_BIND && origin_rank(m->origin) <= 2 &&
+                                   origin_rank(b->origin) > origin_rank(m->origin) &&
+                                   path_startswith(m->target, b->target) && !streq(m->target, b->target);
+                }
+                if (shadowed)
+                        mount_clear(m);
+                else
+                        p->mounts[o++] = *m;
+        }
+        p->n_mounts = o;
 }
 
 /* Every mount point inside a host bind must already exist there: cordon
@@ -815,6 +848,7 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
         if (r == 0 && cmd)
                 r = plan_command(&b);
         if (r == 0) {
+                drop_shadowed(p);
                 qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
                 r = check_mountpoints(&b);
         }

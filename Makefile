@@ -1,0 +1,57 @@
+# cordon — build wrapper around meson/ninja. See README.md.
+BUILD ?= build
+ASAN ?= build-asan
+PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 60
+RUNS ?=
+
+.PHONY: all deps check check-fast demo install bench lint fuzz clean
+
+all: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --prefix=$(PREFIX)
+
+$(ASAN)/build.ninja:
+	meson setup $(ASAN) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+
+asan: deps $(ASAN)/build.ninja
+	ninja -C $(ASAN)
+
+# Every test, in the normal build and again under ASan+UBSan, as root and as
+# an unprivileged user. Ends with "N passed, N failed".
+check: all asan
+	@scripts/deps.sh test
+	tests/run-tests $(BUILD) $(ASAN)
+
+# Only the normal build (quicker while developing).
+check-fast: all
+	@scripts/deps.sh test
+	tests/run-tests $(BUILD)
+
+demo: all
+	@scripts/demo.sh $(BUILD)/cordon
+
+install: all
+	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null
+	ninja -C $(BUILD)
+	meson install -C $(BUILD)
+
+bench: all
+	@scripts/deps.sh bench
+	bench/run-all $(BUILD)/cordon
+
+lint: all
+	@scripts/deps.sh lint
+	scripts/lint.sh $(BUILD)
+
+fuzz: deps
+	@scripts/deps.sh lint
+	fuzz/run $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN) build-fuzz

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Make sure the packages a make target needs are installed (Debian).
+# As root: apt-get installs what is missing. Otherwise: prints the exact
+# command and exits 125.
+#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp
+#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, ...)
+#   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
+#   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime
+set -eu
+
+BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev"
+TEST="util-linux procps nodejs npm iproute2 keyutils psmisc"
+BENCH="bubblewrap hyperfine time"
+LINT="clang clang-tidy cppcheck valgrind libclang-rt-14-dev"
+
+case "${1:-build}" in
+build) want="$BUILD" ;;
+test) want="$BUILD $TEST" ;;
+bench) want="$BUILD $BENCH" ;;
+lint) want="$BUILD $LINT" ;;
+all) want="$BUILD $TEST $BENCH $LINT" ;;
+*) echo "usage: $0 build|test|bench|lint|all" >&2; exit 125 ;;
+esac
+
+missing=""
+for p in $want; do
+    # node/npm from another source (nodesource, nvm) count as present
+    case $p in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    esac
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case $status in *"ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    echo "cordon: installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $missing >/dev/null; } ||
+        { echo "cordon: apt-get install$missing failed" >&2; exit 125; }
+    exit 0
+fi
+echo "cordon: missing packages:$missing" >&2
+echo "cordon: install them with: sudo apt-get install$missing" >&2
+exit 125

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/* probe: tries one thing and prints "OK" or the errno name, for the tests
+ * to check a boundary from inside and outside the sandbox. Built without
+ * sanitizers by the test library (cc -O2 probe.c -o probe).
+ *
+ *   probe read PATH | write PATH | create PATH | mkdir PATH | unlink PATH
+ *   probe connect HOST PORT | listen PORT (serve one "hello") | bind PORT
+ *   probe socket inet|inet6|unix|netlink | abstract-connect NAME | abstract-listen NAME
+ *   probe syscall NAME | kill PID [SIG] | ptrace PID | chmod-suid PATH | mknod-suid PATH
+ *   probe tiocsti | fds | alloc MIB | spin | fork-many N | open-many N
+ *   probe write-bytes PATH N | sleep-ignore-term SECONDS | link SRC DST
+ *   probe keyring-read KEYID | setuid-check
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *errname(int e)
+{
+        switch (e) {
+#define E(x) \
+        case x: return #x;
+                E(EPERM) E(ENOENT) E(ESRCH) E(EINTR) E(EIO) E(ENXIO) E(E2BIG) E(ENOEXEC) E(EBADF) E(ECHILD)
+                E(EAGAIN) E(ENOMEM) E(EACCES) E(EFAULT) E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR)
+                E(EISDIR) E(EINVAL) E(ENFILE) E(EMFILE) E(ENOTTY) E(EFBIG) E(ENOSPC) E(ESPIPE) E(EROFS)
+                E(EMLINK) E(EPIPE) E(ERANGE) E(ENOSYS) E(ELOOP) E(ENOKEY) E(EKEYREVOKED) E(EOPNOTSUPP)
+                E(EAFNOSUPPORT) E(EADDRINUSE) E(EADDRNOTAVAIL) E(ENETDOWN) E(ENETUNREACH) E(ECONNREFUSED)
+                E(ETIMEDOUT) E(EHOSTUNREACH) E(EPROTONOSUPPORT) E(ENOTSOCK) E(ENOTCONN)
+#undef E
+        default: return "E?";
+        }
+}
+
+static int result(long r)
+{
+        if (r < 0) {
+                printf("%s\n", errname(errno));
+                return 1;
+        }
+        printf("OK\n");
+        return 0;
+}
+
+static int do_read(const char *path)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return result(-1);
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                fwrite(buf, 1, (size_t)n, stdout);
+        return n < 0 ? result(-1) : 0;
+}
+
+static int do_write(const char *path, const char *text, int flags)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
+        if (fd < 0)
+                return result(-1);
+        ssize_t n = write(fd, text, strlen(text));
+        close(fd);
+        return result(n < 0 ? -1 : 0);
+}
+
+static int tcp_addr(const char *host, const char *port, struct sockaddr_in *sa)
+{
+        memset(sa, 0, sizeof(*sa));
+        sa->sin_family = AF_INET;
+        sa->sin_port = htons((uint16_t)atoi(port));
+        return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+static int do_connect(const char *host, const char *port)
+{
+        struct sockaddr_in sa;
+        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0 || tcp_addr(host, port, &sa) < 0)
+                return result(-1);
+        struct timeval tv = {.tv_sec = 3};
+        setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        return result(connect(s, (struct sockaddr *)&sa, sizeof(sa)));
+}
+
+static int do_listen(const char *port, bool serve)
+{
+        struct sockaddr_in sa;
+        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int one = 1;
+        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (s < 0 || tcp_addr("127.0.0.1", port, &sa) < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            listen(s, 8) < 0)
+                return result(-1);
+        if (!serve)
+                return result(0);
+        printf("LISTENING\n");
+        fflush(stdout);
+        int c = accept(s, NULL, NULL);
+        if (c >= 0) {
+                (void)!write(c, "hello\n", 6);
+                close(c);
+        }
+        return 0;
+}
+
+static int do_socket(const char *kind)
+{
+        int dom = !strcmp(kind, "inet") ? AF_INET : !strcmp(kind, "inet6") ? AF_INET6
+                : !strcmp(kind, "unix") ? AF_UNIX : !strcmp(kind, "netlink") ? AF_NETLINK : -1;
+        int type = dom == AF_NETLINK ? SOCK_RAW : SOCK_STREAM;
+        return result(socket(dom, type | SOCK_CLOEXEC, 0));
+}
+
+static socklen_t abstract_addr(const char *name, struct sockaddr_un *sa)
+{
+        memset(sa, 0, sizeof(*sa));
+        sa->sun_family = AF_UNIX;
+        size_t n = strlen(name);
+        if (n > sizeof(sa->sun_path) - 2)
+                n = sizeof(sa->sun_path) - 2;
+        memcpy(sa->sun_path + 1, name, n); /* leading NUL: abstract */
+        return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+static int do_abstract(const char *name, bool listen_side)
+{
+        struct sockaddr_un sa;
+        socklen_t len = abstract_addr(name, &sa);
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0)
+                return result(-1);
+        if (!listen_side)
+                return result(connect(s, (struct sockaddr *)&sa, len));
+        if (bind(s, (struct sockaddr *)&sa, len) < 0 || listen(s, 4) < 0)
+                return result(-1);
+        printf("LISTENING\n");
+        fflush(stdout);
+        for (;;) {
+                int c = accept(s, NULL, NULL);
+                if (c >= 0)
+                        close(c);
+        }
+}
+
+/* Each syscall with arguments that cannot do harm; the interesting part is
+ * whether the call is refused before the kernel looks at them. */
+static long try_syscall(const char *name)
+{
+        static char buf[64];
+        struct {
+                const char *name;
+                long nr;
+                long a[6];
+        } T[] = {
+                {"keyctl", SYS_keyctl, {KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0}},
+                {"add_key", SYS_add_key, {(long)"cordon-no-such-type", (long)"x", 0, 0, KEY_SPEC_PROCESS_KEYRING}},
+                {"request_key", SYS_request_key, {(long)"cordon-no-such-type", (long)"x", 0, 0}},
+                {"bpf", SYS_bpf, {9999, 0, 0}},
+                {"perf_event_open", SYS_perf_event_open, {0, -1, -1, -1, 0}},
+                {"userfaultfd", SYS_userfaultfd, {-1}},
+                {"io_uring_setup", SYS_io_uring_setup, {0, 0}},
+                {"io_uring_enter", SYS_io_uring_enter, {-1, 0, 0, 0, 0, 0}},
+                {"io_uring_register", SYS_io_uring_register, {-1, 0, 0, 0}},
+                {"kexec_load", SYS_kexec_load, {0, 0, 0, -1}},
+                {"kexec_file_load", SYS_kexec_file_load, {-1, -1, 0, 0, -1}},
+                {"init_module", SYS_init_module, {0, 0, 0}},
+                {"finit_module", SYS_finit_module, {-1, 0, -1}},
+                {"delete_module", SYS_delete_module, {(long)"cordon_no_such_module", 0}},
+                {"acct", SYS_acct, {(long)"/nonexistent/cordon"}},
+                {"swapon", SYS_swapon, {(long)"/nonexistent/cordon", 0}},
+                {"swapoff", SYS_swapoff, {(long)"/nonexistent/cordon"}},
+                {"reboot", SYS_reboot, {0, 0, 0, 0}},
+                {"mount", SYS_mount, {(long)"none", (long)"/nonexistent/cordon", (long)"tmpfs", 0, 0}},
+                {"umount2", SYS_umount2, {(long)"/nonexistent/cordon", 0}},
+                {"pivot_root", SYS_pivot_root, {(long)"/nonexistent/a", (long)"/nonexistent/b"}},
+                {"move_mount", SYS_move_mount, {-1, (long)"", -1, (long)"", 0}},
+                {"open_tree", SYS_open_tree, {-1, (long)"/nonexistent/cordon", 0}},
+                {"fsopen", SYS_fsopen, {(long)"cordon-no-such-fs", 0}},
+                {"fsmount", SYS_fsmount, {-1, 0, 0}},
+                {"setns", SYS_setns, {-1, 0}},
+                {"unshare", SYS_unshare, {0x80000000L /* invalid flag */}},
+                {"clone-newns", SYS_clone, {0x00020000L | 0x00040000L /* NEWNS | bad combo */, 1, 0, 0, 0}},
+                {"clone3", SYS_clone3, {0, 0}},
+                {"open_by_handle_at", SYS_open_by_handle_at, {-1, 0, 0}},
+                {"syslog", SYS_syslog, {3 /* READ_ALL */, (long)buf, 0}},
+                {"settimeofday", SYS_settimeofday, {0, 0}},
+                {"clock_settime", SYS_clock_settime, {-1, 0}},
+                {"adjtimex", SYS_adjtimex, {0}},
+                {"personality", SYS_personality, {0x0040000 /* ADDR_NO_RANDOMIZE */}},
+        };
+        for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++)
+                if (!strcmp(name, T[i].name)) {
+                        long r = syscall(T[i].nr, T[i].a[0], T[i].a[1], T[i].a[2], T[i].a[3], T[i].a[4], T[i].a[5]);
+                        if (!strcmp(name, "personality") && r >= 0)
+                                personality(PER_LINUX);
+                        return r;
+                }
+        fprintf(stderr, "probe: unknown syscall %s\n", name);
+        exit(2);
+}
+
+static int do_fds(void)
+{
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *e;
+        int self = d ? dirfd(d) : -1;
+        while (d && (e = readdir(d)))
+                if (e->d_name[0] != '.' && atoi(e->d_name) > 2 && atoi(e->d_name) != self)
+                        printf("%s\n", e->d_name);
+        if (d)
+                closedir(d);
+        return 0;
+}
+
+static int do_alloc(long mib)
+{
+        for (long i = 0; i < mib; i++) {
+                char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (p == MAP_FAILED)
+                        return result(-1);
+                memset(p, 1, 1 << 20);
+        }
+        return result(0);
+}
+
+static int do_fork_many(int n)
+{
+        int made = 0;
+        for (int i = 0; i < n; i++) {
+                pid_t p = fork();
+                if (p < 0)
+                        break;
+                if (p == 0) {
+                        pause();
+                        _exit(0);
+                }
+                made++;
+        }
+        printf("%d\n", made);
+        fflush(stdout);
+        kill(0, SIGTERM);
+        return 0;
+}
+
+static int do_open_many(int n)
+{
+        int made = 0;
+        for (int i = 0; i < n; i++, made++)
+                if (open("/dev/null", O_RDONLY) < 0)
+                        break;
+        printf("%d %s\n", made, made < n ? errname(errno) : "OK");
+        return 0;
+}
+
+static int do_write_bytes(const char *path, long n)
+{
+        signal(SIGXFSZ, SIG_IGN);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return result(-1);
+        char buf[4096];
+        memset(buf, 'x', sizeof(buf));
+        for (long done = 0; done < n;) {
+                ssize_t w = write(fd, buf, (size_t)(n - done < 4096 ? n - done : 4096));
+                if (w < 0)
+                        return result(-1);
+                done += w;
+        }
+        return result(0);
+}
+
+static int do_setuid_check(void)
+{
+        /* what a setuid binary would gain: effective and saved ids */
+        uid_t r, e, s;
+        getresuid(&r, &e, &s);
+        printf("%u %u %u\n", r, e, s);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        if (argc < 2) {
+                fprintf(stderr, "usage: probe ACTION ARGS...\n");
+                return 2;
+        }
+        const char *a = argv[1];
+        const char *x = argc > 2 ? argv[2] : "", *y = argc > 3 ? argv[3] : "";
+        if (!strcmp(a, "read")) return do_read(x);
+        if (!strcmp(a, "write")) return do_write(x, argc > 3 ? y : "cordon\n", O_TRUNC);
+        if (!strcmp(a, "append")) return do_write(x, argc > 3 ? y : "cordon\n", O_APPEND);
+        if (!strcmp(a, "create")) return do_write(x, "cordon\n", O_CREAT | O_EXCL);
+        if (!strcmp(a, "mkdir")) return result(mkdir(x, 0755));
+        if (!strcmp(a, "openw")) { int fd = open(x, O_WRONLY | O_CLOEXEC); if (fd >= 0) close(fd); return result(fd); }
+        if (!strcmp(a, "unlink")) return result(unlink(x));
+        if (!strcmp(a, "link")) return result(link(x, y));
+        if (!strcmp(a, "rename")) return result(rename(x, y));
+        if (!strcmp(a, "stat")) { struct stat st; return result(stat(x, &st)); }
+        if (!strcmp(a, "connect")) return do_connect(x, y);
+        if (!strcmp(a, "listen")) return do_listen(x, true);
+        if (!strcmp(a, "bind")) return do_listen(x, false);
+        if (!strcmp(a, "socket")) return do_socket(x);
+        if (!strcmp(a, "abstract-connect")) return do_abstract(x, false);
+        if (!strcmp(a, "abstract-listen")) return do_abstract(x, true);
+        if (!strcmp(a, "syscall")) return result(try_syscall(x));
+        if (!strcmp(a, "kill")) return result(kill(atoi(x), argc > 3 ? atoi(y) : 0));
+        if (!strcmp(a, "ptrace")) return result(ptrace(PTRACE_SEIZE, atoi(x), 0, 0));
+        if (!strcmp(a, "chmod-suid")) return result(chmod(x, 04755));
+        if (!strcmp(a, "chmod-sgid")) return result(chmod(x, 02755));
+        if (!strcmp(a, "create-suid")) return result(open(x, O_CREAT | O_WRONLY | O_CLOEXEC, 04755));
+        if (!strcmp(a, "mknod-suid")) return result(mknod(x, S_IFREG | 04755, 0));
+        if (!strcmp(a, "tiocsti")) { char c = '#'; return result(ioctl(0, TIOCSTI, &c)); }
+        if (!strcmp(a, "fds")) return do_fds();
+        if (!strcmp(a, "alloc")) return do_alloc(atol(x));
+        if (!strcmp(a, "spin")) for (volatile unsigned long i = 0;; i++) ;
+        if (!strcmp(a, "fork-many")) return do_fork_many(atoi(x));
+        if (!strcmp(a, "open-many")) return do_open_many(atoi(x));
+        if (!strcmp(a, "write-bytes")) return do_write_bytes(x, atol(y));
+        if (!strcmp(a, "sleep-ignore-term")) { signal(SIGTERM, SIG_IGN); sleep((unsigned)atoi(x)); return 0; }
+        if (!strcmp(a, "keyring-read")) return result(syscall(SYS_keyctl, KEYCTL_READ, atol(x), 0, 0));
+        if (!strcmp(a, "setuid-check")) return do_setuid_check();
+        if (!strcmp(a, "pid")) { printf("%d\n", getpid()); return 0; }
+        fprintf(stderr, "probe: unknown action %s\n", a);
+        return 2;
+}

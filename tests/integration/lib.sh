@@ -1,0 +1,97 @@
+# Sourced by the integration tests. TAP output; runs the CLI as root or as an
+# unprivileged user (TEST_AS=root|user) from a scratch directory.
+#
+#   T       scratch dir (world-readable), removed at exit
+#   H       the test user's HOME ($T/home); the instance root is $H/.cordon
+#   W       a project directory ($T/proj), the default cwd
+#   PROBE   $T/bin/probe (tests/helpers/probe.c, no sanitizers)
+#   cordon ARGS...        run the CLI as the test user, in $W
+#   as_user CMD...        run CMD as the test user (unsandboxed: negative controls)
+#   check DESC CMD...     ok when CMD succeeds
+#   check_fails DESC CMD...
+#   check_status DESC N CMD...
+#   check_out DESC EXPECTED CMD...   stdout equals EXPECTED
+#   check_contains DESC NEEDLE CMD...
+#   skip DESC REASON      (a failure under CI=true)
+set -u
+CORDON_BUILD=${CORDON_BUILD:?set CORDON_BUILD to a build directory}
+TEST_AS=${TEST_AS:-root}
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TEST_UID=65534
+TEST_GID=65534
+_n=0
+
+T=$(mktemp -d /tmp/cordon-test.XXXXXX)
+chmod 755 "$T"
+trap 'cleanup_test' EXIT
+cleanup_test() {
+    [ -n "${CLEANUP_PIDS:-}" ] && kill $CLEANUP_PIDS 2>/dev/null
+    rm -rf "$T"
+}
+mkdir -p "$T/bin" "$T/home" "$T/proj"
+cp "$CORDON_BUILD/cordon" "$T/bin/cordon"
+cc -O2 -w -o "$T/bin/probe" "$TOP/tests/helpers/probe.c" || { echo "not ok 1 - build probe"; exit 1; }
+H=$T/home
+W=$T/proj
+PROBE=$T/bin/probe
+CORDON=$T/bin/cordon
+[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$T/home" "$T/proj"
+
+ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
+not_ok() { _n=$((_n + 1)); echo "not ok $_n - $*"; }
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
+diag() { sed 's/^/# /' | head -${DIAG_LINES:-25}; }
+
+as_user() {
+    if [ "$TEST_AS" = user ]; then
+        setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all -- env HOME="$H" "$@"
+    else
+        env HOME="$H" "$@"
+    fi
+}
+
+# Start CMD in the background as the test user; its pid (not a wrapper's)
+# is in $BG_PID and it is killed at exit.
+bg_as_user() {
+    if [ "$TEST_AS" = user ]; then
+        setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups -- "$@" &
+    else
+        "$@" &
+    fi
+    BG_PID=$!
+    CLEANUP_PIDS="${CLEANUP_PIDS:-} $BG_PID"
+}
+
+cordon() { (cd "${CWD:-$W}" && as_user "$CORDON" "$@"); }
+
+check() {
+    local d=$1; shift
+    if "$@" >"$T/.out" 2>&1; then ok "$d"; else not_ok "$d"; diag <"$T/.out"; fi
+}
+check_fails() {
+    local d=$1; shift
+    if "$@" >"$T/.out" 2>&1; then not_ok "$d (succeeded)"; diag <"$T/.out"; else ok "$d"; fi
+}
+check_status() {
+    local d=$1 want=$2; shift 2
+    "$@" >"$T/.out" 2>&1
+    local got=$?
+    if [ "$got" -eq "$want" ]; then ok "$d"; else not_ok "$d (status $got, want $want)"; diag <"$T/.out"; fi
+}
+check_out() {
+    local d=$1 want=$2; shift 2
+    local got
+    got=$("$@" 2>"$T/.err")
+    if [ "$got" = "$want" ]; then ok "$d"; else
+        not_ok "$d"
+        { echo "want: $want"; echo "got:  $got"; cat "$T/.err"; } | diag
+    fi
+}
+check_contains() {
+    local d=$1 needle=$2; shift 2
+    "$@" >"$T/.out" 2>&1
+    if grep -qF -- "$needle" "$T/.out"; then ok "$d"; else
+        not_ok "$d (no \"$needle\")"; diag <"$T/.out"; fi
+}
+is_root_run() { [ "$TEST_AS" = root ]; }
+done_testing() { echo "1..$_n"; }
