@@ -191,7 +191,7 @@ static int export_bpf(scmp_filter_ctx ctx, seccomp_prog *ret)
         return 0;
 }
 
-int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
+int seccomp_compile(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
 {
         scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
         if (!ctx)
@@ -222,3 +222,26 @@ int seccomp_install(const seccomp_prog *p)
                 return -errno;
         return 0;
 }
+
+#ifndef CORDON_SECCOMP_GENERATOR
+/* The filters compiled at build time by tools/seccomp-gen.c (this file's
+ * seccomp_compile, run by meson): compiling with libseccomp costs about a
+ * millisecond per start, most of the launcher's CPU time. */
+extern const struct sock_filter seccomp_precompiled_default[], seccomp_precompiled_unix[];
+extern const unsigned short seccomp_precompiled_default_len, seccomp_precompiled_unix_len;
+extern const uint32_t seccomp_precompiled_arch;
+
+int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
+{
+        if (seccomp_precompiled_arch != seccomp_arch_native())
+                return seccomp_compile(opt, ret, ret_error);
+        const struct sock_filter *f = opt->unix_sockets_only ? seccomp_precompiled_unix : seccomp_precompiled_default;
+        unsigned short len = opt->unix_sockets_only ? seccomp_precompiled_unix_len : seccomp_precompiled_default_len;
+        ret->filter = malloc(len * sizeof(*f));
+        if (!ret->filter)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        memcpy(ret->filter, f, len * sizeof(*f));
+        ret->len = len;
+        return 0;
+}
+#endif
