@@ -570,8 +570,8 @@ static void enter_new_root(const launch *l)
         CHECK(l, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), STEP_PRIVATE, "/");
         CHECK(l, mount("tmpfs", l->base_dir, "tmpfs", MS_NOSUID | MS_NODEV, l->tmpfs_opts), STEP_ROOT, l->base_dir);
         CHECK(l, chdir(l->base_dir), STEP_ROOT, l->base_dir);
-        CHECK(l, mkdir(OLDROOT + 1, 0700), STEP_ROOT, OLDROOT);
-        CHECK(l, sys_pivot_root(".", OLDROOT + 1), STEP_PIVOT, l->base_dir);
+        CHECK(l, mkdir(OLDROOT_NAME, 0700), STEP_ROOT, OLDROOT);
+        CHECK(l, sys_pivot_root(".", OLDROOT_NAME), STEP_PIVOT, l->base_dir);
         CHECK(l, chdir("/"), STEP_PIVOT, "/");
 }
 

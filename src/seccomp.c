@@ -72,6 +72,8 @@ const seccomp_rule_info SECCOMP_DENIED[] = {
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
                   CLONE_NEWCGROUP)
 #define SETID_BITS (S_ISUID | S_ISGID)
+/* One argument comparison (libseccomp's SCMP_Ax macros leave datum_b out). */
+#define ARG(n, cmp, a, b) ((struct scmp_arg_cmp){.arg = (n), .op = (cmp), .datum_a = (a), .datum_b = (b)})
 
 /* A rule on an unknown name (old libseccomp) is skipped: the kernel then
  * has no such call either, or libc uses its older form. */
@@ -106,24 +108,24 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
 {
         /* clone with namespace flags (the flags are the first argument on
          * every architecture cordon runs on) */
-        struct scmp_arg_cmp ns = SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
+        struct scmp_arg_cmp ns = ARG(0, SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
         int r = 0;
         for (unsigned long bit = 1; !r && bit; bit <<= 1)
                 if (bit & NS_FLAGS) {
-                        ns = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, bit, bit);
+                        ns = ARG(0, SCMP_CMP_MASKED_EQ, bit, bit);
                         r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 1, &ns);
                 }
         /* personality: only the default (PER_LINUX); flags such as
          * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken exploit defences.
          * libseccomp cannot compare one argument twice, so the query
          * (0xffffffff) is denied too. */
-        struct scmp_arg_cmp pers = SCMP_A0(SCMP_CMP_NE, 0);
+        struct scmp_arg_cmp pers = ARG(0, SCMP_CMP_NE, 0, 0);
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &pers);
         /* TIOCSTI pushes input into a terminal (CVE-2017-5226), TIOCLINUX
          * can too on a VT; the request is an int: compare 32 bits only */
-        struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
-        struct scmp_arg_cmp vt = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
+        struct scmp_arg_cmp sti = ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
+        struct scmp_arg_cmp vt = ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &sti);
         if (!r)
@@ -140,7 +142,7 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "fchmodat2", 0, NULL);
         if (!r && opt->unix_sockets_only) {
-                struct scmp_arg_cmp dom = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+                struct scmp_arg_cmp dom = ARG(0, SCMP_CMP_NE, AF_UNIX, 0);
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &dom);
                 /* i386's socketcall hides the domain in memory */
                 if (!r)
