@@ -120,7 +120,8 @@ static bool concat(char *out, const char *a, const char *b)
         if (la + lb + 1 > PATH_MAX)
                 return false;
         memcpy(out, a, la);
-        memcpy(out + la, b, lb + 1);
+        memcpy(out + la, b, lb);
+        out[la + lb] = '\0';
         return true;
 }
 
@@ -763,7 +764,7 @@ _Noreturn static void init_loop(const launch *l, pid_t cmd)
         init_status st = {0};
         bool done = false;
         while (!done) {
-                struct signalfd_siginfo si;
+                struct signalfd_siginfo si = {0};
                 ssize_t n = sfd >= 0 ? read(sfd, &si, sizeof(si)) : -1;
                 if (n != (ssize_t)sizeof(si)) {
                         if (n < 0 && errno == EINTR)

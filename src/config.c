@@ -227,7 +227,7 @@ static int env_set_put(cordon_config *c, const char *name, const char *value)
 /* Checks an exposed target; returns NULL or a static reason. */
 static const char *target_problem(const char *target)
 {
-        if (target[0] != '/')
+        if (!target || target[0] != '/')
                 return "must be an absolute path";
         _cleanup_free_ char *n = NULL;
         if (path_normalize(target, false, &n) < 0)

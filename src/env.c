@@ -36,7 +36,7 @@ static int env_put(char ***env, const char *name, const char *value)
         if (!entry)
                 return -ENOMEM;
         ssize_t i = env_find(*env, name, strlen(name));
-        if (i >= 0) {
+        if (*env && i >= 0) {
                 free((*env)[i]);
                 (*env)[i] = entry;
                 return 0;

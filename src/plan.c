@@ -255,6 +255,7 @@ static int add_simple(cordon_plan *p, mount_type t, const char *target, bool wri
         char *tg = strdup(target);
         if (!tg)
                 return -ENOMEM;
+        /* cppcheck-suppress memleak ; add_mount takes ownership of the strings */
         return add_mount(p, (plan_mount){.type = t, .target = tg, .writable = writable, .origin = o, .is_dir = true});
 }
 
@@ -273,6 +274,7 @@ static int add_bind(builder *b, const char *source, const char *target, bool wri
                 free(resolved);
                 return -ENOMEM;
         }
+        /* cppcheck-suppress memleak ; add_mount takes ownership of the strings */
         return add_mount(b->p, (plan_mount){.type = MOUNT_BIND, .source = resolved, .target = tg,
                                             .writable = writable, .is_dir = is_dir, .origin = o});
 }
@@ -434,6 +436,7 @@ static int add_file(cordon_plan *p, const char *target, char *content)
                 free(content);
                 return -ENOMEM;
         }
+        /* cppcheck-suppress memleak ; add_mount takes ownership of the strings */
         return add_mount(p, (plan_mount){.type = MOUNT_FILE, .target = tg, .content = content,
                                          .origin = ORIGIN_GENERATED});
 }

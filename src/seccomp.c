@@ -220,9 +220,12 @@ void seccomp_prog_free(seccomp_prog *p)
 int seccomp_install(const seccomp_prog *p)
 {
         struct sock_fprog prog = {.len = p->len, .filter = p->filter};
-        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-                return -errno;
-        return 0;
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+                return 0;
+        /* seccomp(2) is Linux 3.17; the prctl form works from 3.5 */
+        if (errno == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+                return 0;
+        return -errno;
 }
 
 #ifndef CORDON_SECCOMP_GENERATOR

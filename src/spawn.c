@@ -40,8 +40,6 @@
 #include "landlock.h"
 #include "sys.h"
 
-extern char **environ;
-
 struct cordon_process {
         backend_kind backend;
         pid_t pid;
@@ -174,6 +172,15 @@ static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
         s->l.ops = s->ops;
         s->l.n_ops = p->n_mounts;
         return 0;
+}
+
+/* Does the kernel have the new mount API (open_tree 5.2, mount_setattr
+ * 5.12)? Both probes fail with EBADF when the call exists. */
+static bool have_new_mount_api(void)
+{
+        if (open_tree(-1, "", 0) >= 0 || errno == ENOSYS)
+                return false;
+        return mount_setattr(-1, "", 0, NULL, 0) < 0 && errno != ENOSYS;
 }
 
 /* Where the new root is first attached (any existing directory: it is
@@ -367,7 +374,7 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 l->tmpfs_opts = s->tmpfs_opts;
                 l->tmp_opts = s->tmp_opts;
                 l->base_dir = pick_base_dir();
-                l->classic_mounts = p->debug_classic_mounts;
+                l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
                 read_arg_env_area(l);
                 r = build_ops(p, s, &ll);
         } else {
@@ -673,13 +680,16 @@ int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         return 0;
 }
 
-pid_t cordon_process_pid(const cordon_process *p) { return p->pid; }
-int cordon_process_pidfd(const cordon_process *p) { return p->pidfd; }
-int cordon_process_stdio(const cordon_process *p, int which) { return which >= 0 && which < 3 ? p->stdio[which] : -1; }
+pid_t cordon_process_pid(const cordon_process *p) { return p ? p->pid : -1; }
+int cordon_process_pidfd(const cordon_process *p) { return p ? p->pidfd : -1; }
+int cordon_process_stdio(const cordon_process *p, int which)
+{
+        return p && which >= 0 && which < 3 ? p->stdio[which] : -1;
+}
 
 void cordon_process_close_stdio(cordon_process *p, int which)
 {
-        if (which >= 0 && which < 3 && p->stdio[which] >= 0) {
+        if (p && which >= 0 && which < 3 && p->stdio[which] >= 0) {
                 close(p->stdio[which]);
                 p->stdio[which] = -1;
         }
@@ -689,6 +699,8 @@ void cordon_process_close_stdio(cordon_process *p, int which)
 
 int cordon_signal_command(cordon_process *p, int sig)
 {
+        if (!p)
+                return -EINVAL;
         if (p->reaped)
                 return -ESRCH;
         /* The init forwards these to the command; the landlock backend's
@@ -698,6 +710,8 @@ int cordon_signal_command(cordon_process *p, int sig)
 
 int cordon_kill(cordon_process *p, int sig)
 {
+        if (!p)
+                return -EINVAL;
         if (p->reaped)
                 return -ESRCH;
         if (sig == SIGKILL && p->backend == BACKEND_LINUX) {
@@ -804,6 +818,8 @@ static double next_deadline(const cordon_process *p, double user_deadline)
 
 int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
 {
+        if (!p)
+                return error_set(ret_error, EINVAL, "cordon_wait: no process");
         double user_deadline = timeout_ms < 0 ? INFINITY : now_s() + timeout_ms / 1000.0;
         while (!p->reaped) {
                 enforce_wall_time(p);

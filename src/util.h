@@ -13,7 +13,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static inline void freep(void *p) { free(*(void **)p); }
-static inline void closep(int *fd)
+static inline void closep(const int *fd)
 {
         if (*fd >= 0)
                 close(*fd);
