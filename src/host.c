@@ -197,6 +197,11 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 if (userns_reason)
                         json_object_set_new(o, "user_namespaces_problem", json_string(userns_reason));
                 json_object_set_new(o, "landlock_abi", json_integer(abi > 0 ? abi : 0));
+                landlock_rights ll = landlock_rights_for_abi(abi);
+                _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
+                json_object_set_new(o, "landlock_fs_rights", json_string(fs ? fs : ""));
+                json_object_set_new(o, "landlock_tcp", json_boolean(ll.net != 0));
+                json_object_set_new(o, "landlock_scopes", json_boolean(ll.scoped != 0));
                 json_object_set_new(o, "seccomp", json_boolean(seccomp));
                 json_object_set_new(o, "cgroups", json_string(cg ? cg : "unknown"));
                 json_object_set_new(o, "backend", json_string(backend));
@@ -213,8 +218,13 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 buf_printf(&b, "user namespaces: %s\n", userns == 1 ? "yes" : "no");
                 if (userns_reason)
                         buf_printf(&b, "  %s\n", userns_reason);
-                if (abi > 0)
-                        buf_printf(&b, "landlock: ABI %d\n", abi);
+                if (abi > 0) {
+                        landlock_rights ll = landlock_rights_for_abi(abi);
+                        _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
+                        buf_printf(&b, "landlock: ABI %d\n  filesystem rights: %s\n  TCP rules: %s; scopes: %s\n", abi,
+                                   fs ? fs : "?", ll.net ? "yes" : "no (ABI < 4)",
+                                   ll.scoped ? "abstract unix sockets, signals" : "no (ABI < 6)");
+                }
                 else
                         buf_printf(&b, "landlock: no (%s)\n", landlock_hint(abi));
                 buf_printf(&b, "seccomp: %s\n", seccomp ? "yes (filters)" : "no");
