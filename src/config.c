@@ -460,11 +460,19 @@ static int m_enabled(layer *L, json_t *v)
         return 0;
 }
 
+/* The first three can be chosen; the others are reserved names, accepted
+ * here so that plan_build can say they are not available in this version. */
 static const char *const BACKENDS[] = {"auto", "linux", "landlock", "bwrap", "seatbelt", "windows", NULL};
+static const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", NULL};
 
 static int m_backend(layer *L, json_t *v)
 {
-        int i = get_enum(L, v, BACKENDS);
+        int i = -1;
+        for (size_t k = 0; json_is_string(v) && BACKENDS[k]; k++)
+                if (streq(json_string_value(v), BACKENDS[k]))
+                        i = (int)k;
+        if (i < 0) /* the message lists only what can be chosen */
+                i = get_enum(L, v, USABLE_BACKENDS);
         if (i < 0)
                 return i;
         char *s = strdup(BACKENDS[i]);
