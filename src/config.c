@@ -640,6 +640,25 @@ static bool limit_is_size(cordon_limit l)
                l == CORDON_LIMIT_TMP_SIZE_BYTES;
 }
 
+/* 2^53: every whole number up to it is exact in a double, and it converts
+ * to rlim_t, uint64_t and long long without overflow (beyond it those
+ * conversions are undefined behaviour). */
+#define LIMIT_MAX 9007199254740992.0
+
+/* Why |d| is not a valid value for limit |which|, or NULL. */
+static const char *limit_problem(cordon_limit which, double d)
+{
+        if (!isfinite(d))
+                return "must be a finite number";
+        if (d < 0)
+                return "must not be negative";
+        if (d > LIMIT_MAX)
+                return "must be at most 9007199254740992";
+        if (!limit_is_fractional(which) && d != floor(d))
+                return "must be a whole number";
+        return NULL;
+}
+
 static int limit_value(layer *L, json_t *v, cordon_limit which)
 {
         double d;
@@ -650,14 +669,13 @@ static int limit_value(layer *L, json_t *v, cordon_limit which)
                 d = (double)n;
         } else if (json_is_number(v)) {
                 d = json_number_value(v);
-                if (!isfinite(d) || d < 0)
-                        return layer_fail(L, "must not be negative");
-                if (!limit_is_fractional(which) && d != floor(d))
-                        return layer_fail(L, "must be a whole number, got %g", d);
         } else {
                 return layer_fail(L, "must be a number%s, got %s", limit_is_size(which) ? " or a size string" : "",
                                   json_type_name(v));
         }
+        const char *why = limit_problem(which, d);
+        if (why)
+                return layer_fail(L, "%s, got %g", why, d);
         L->c->limits[which] = d;
         return 0;
 }
@@ -992,10 +1010,9 @@ int cordon_config_set_limit(cordon_config *c, cordon_limit which, double value, 
 {
         if (which < 0 || which >= CORDON_LIMIT__MAX)
                 return error_set(ret_error, EINVAL, "unknown limit %d", (int)which);
-        if (!isfinite(value) || value < 0)
-                return error_set(ret_error, EINVAL, "%s must not be negative", LIMIT_NAMES[which]);
-        if (!limit_is_fractional(which) && value != floor(value))
-                return error_set(ret_error, EINVAL, "%s must be a whole number, got %g", LIMIT_NAMES[which], value);
+        const char *why = limit_problem(which, value);
+        if (why)
+                return error_set(ret_error, EINVAL, "%s %s, got %g", LIMIT_NAMES[which], why, value);
         c->limits[which] = value;
         return 0;
 }
