@@ -931,32 +931,44 @@ int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error 
         return set_dir(&c->workspace, "workspace", dir, ret_error);
 }
 
-int cordon_config_add_expose(cordon_config *c, const char *source, const char *target, bool writable,
-                             cordon_error **ret_error)
+/* Adds a rule; |what| ("expose SRC", "--expose SPEC") starts the messages. */
+static int expose_add(cordon_config *c, const char *what, const char *source, const char *target, bool writable,
+                      cordon_error **ret_error)
 {
-        if (!source)
-                return error_set(ret_error, EINVAL, "expose: a source is required");
         const char *why = source_problem(source);
         if (why)
-                return error_set(ret_error, EINVAL, "expose %s: source %s", source, why);
+                return error_set(ret_error, EINVAL, "%s: source %s", what, why);
         const char *t = target ? target : source;
         why = target_problem(t);
         if (why)
-                return error_set(ret_error, EINVAL, "expose %s: target %s, got \"%s\"", source, why, t);
+                return error_set(ret_error, EINVAL, "%s: target %s, got \"%s\"", what, why, t);
         _cleanup_free_ char *s = NULL, *tn = NULL;
         if (path_normalize(source, false, &s) < 0 || path_normalize(t, false, &tn) < 0)
                 return error_set(ret_error, ENOMEM, "out of memory");
         struct stat st;
         if (stat(s, &st) < 0)
-                return error_set(ret_error, errno, "expose %s: source does not exist", source);
+                return error_set(ret_error, errno, "%s: source does not exist", what);
         int r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable);
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
+int cordon_config_add_expose(cordon_config *c, const char *source, const char *target, bool writable,
+                             cordon_error **ret_error)
+{
+        if (!source)
+                return error_set(ret_error, EINVAL, "expose: a source is required");
+        _cleanup_free_ char *what = xasprintf("expose %s", source);
+        if (!what)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        return expose_add(c, what, source, target, writable, ret_error);
+}
+
 int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_error **ret_error)
 {
-        _cleanup_free_ char *copy = xstrdup(spec);
-        if (!copy)
+        _cleanup_free_ char *copy = xstrdup(spec), *what = xasprintf("--expose %s", spec ? spec : "");
+        if (!spec)
+                return error_set(ret_error, EINVAL, "--expose: a spec is required");
+        if (!copy || !what)
                 return error_set(ret_error, ENOMEM, "out of memory");
         bool writable = false;
         char *last = strrchr(copy, ':');
@@ -964,7 +976,7 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
                 writable = streq(last + 1, "rw");
                 *last = '\0';
         } else if (last && !strchr(last + 1, '/')) {
-                return error_set(ret_error, EINVAL, "--expose %s: mode must be \"ro\" or \"rw\", got \"%s\"", spec,
+                return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what,
                                  last + 1);
         }
         char *sep = strchr(copy, ':');
@@ -973,10 +985,7 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
                 *sep = '\0';
                 target = sep + 1;
         }
-        int r = cordon_config_add_expose(c, copy, target, writable, ret_error);
-        if (r < 0 && ret_error)
-                error_prefix(*ret_error, "--expose %s", spec);
-        return r;
+        return expose_add(c, what, copy, target, writable, ret_error);
 }
 
 int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error)
