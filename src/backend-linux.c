@@ -37,6 +37,7 @@
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -81,6 +82,13 @@ const char *child_step_name(child_step s)
                 [STEP_CGROUP] = "joining the cgroup",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
+}
+
+static void stamp(const launch *l, mark m)
+{
+        struct timespec ts;
+        if (l->marks && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+                l->marks[m] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- reporting ------------------------------------------------------------------ */
@@ -687,6 +695,7 @@ _Noreturn static void exec_command(const launch *l)
                 if (r < 0)
                         fail(l, STEP_SECCOMP, -r, NULL);
         }
+        stamp(l, MARK_EXEC);
         execve(l->exe, l->argv, l->envp);
         int e = errno;
         report(l, STEP_EXEC, e, l->exe);
@@ -796,6 +805,7 @@ _Noreturn void child_linux_main(const launch *l)
 {
         reset_signals();
         wait_for_launcher(l);
+        stamp(l, MARK_GO);
         scrub_launcher_memory(l);
         /* Non-dumpable: the command cannot ptrace us or open /proc/1/mem,
          * /proc/1/environ, /proc/1/exe (CVE-2019-5736). */
@@ -807,15 +817,20 @@ _Noreturn void child_linux_main(const launch *l)
         CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
         CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
         enter_new_root(l);
+        stamp(l, MARK_ROOT);
         apply_ops(l);
+        stamp(l, MARK_MOUNTS);
         finish_root(l);
         if (l->loopback)
                 loopback_up(l);
+        stamp(l, MARK_SEALED);
         pid_t cmd = sys_clone(SIGCHLD, NULL);
         if (cmd < 0)
                 fail(l, STEP_FORK, errno, NULL);
-        if (cmd == 0)
+        if (cmd == 0) {
+                stamp(l, MARK_FORKED);
                 exec_command(l);
+        }
         /* The init keeps none of the command's descriptors: the caller sees
          * EOF on its pipes when the sandbox ends. */
         for (int i = 0; i < 3; i++) {
@@ -833,5 +848,6 @@ _Noreturn void child_exec_main(const launch *l)
 {
         reset_signals();
         wait_for_launcher(l);
+        stamp(l, MARK_GO);
         exec_command(l);
 }

@@ -88,6 +88,18 @@ typedef struct child_rlimit {
         struct rlimit limit;
 } child_rlimit;
 
+/* Checkpoints the child stamps (CLOCK_MONOTONIC seconds) into a page shared
+ * with the launcher when CORDON_DEBUG=timing. */
+typedef enum mark {
+        MARK_GO,       /* released by the launcher */
+        MARK_ROOT,     /* new root pivoted to */
+        MARK_MOUNTS,   /* the plan's mounts done */
+        MARK_SEALED,   /* old root detached, root read-only, loopback up */
+        MARK_FORKED,   /* the command's process started */
+        MARK_EXEC,     /* right before execve */
+        MARK__MAX,
+} mark;
+
 typedef struct launch {
         backend_kind backend;
         /* identity */
@@ -125,6 +137,7 @@ typedef struct launch {
         uintptr_t arg_start, arg_end, env_start, env_end;
         sigset_t forward;       /* signals the init forwards to the command */
         int broadcast_signal;   /* real-time signal: "send ssi_int to the whole sandbox" */
+        double *marks;          /* shared page (MARK__MAX entries), or NULL */
 } launch;
 
 /* The sandbox's init (pid 1 of the linux backend): builds the view, starts

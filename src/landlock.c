@@ -7,7 +7,10 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "error.h"
+#include "plan.h"
 #include "sys.h"
 
 #define LANDLOCK_CREATE_RULESET_VERSION_FLAG (1U << 0)
@@ -128,8 +131,20 @@ int landlock_allow_port(int ruleset, uint64_t port, uint64_t access)
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
                            cordon_error **ret_error)
 {
-        (void)p;
-        (void)ruleset;
-        (void)ll;
-        return error_set(ret_error, ENOTSUP, "the landlock backend is not implemented yet");
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (m->type != MOUNT_BIND)
+                        continue; /* symlinks need no rights: their targets have rules */
+                int fd = open(m->source, O_PATH | O_CLOEXEC);
+                if (fd < 0)
+                        return error_set(ret_error, errno, "Landlock rule for %s: %s", m->source, strerror(errno));
+                struct stat st;
+                bool is_dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+                uint64_t access = m->writable ? landlock_fs_write(ll->fs) : landlock_fs_read(ll->fs);
+                int r = landlock_allow_fd(ruleset, fd, access, is_dir);
+                close(fd);
+                if (r < 0)
+                        return error_set(ret_error, -r, "Landlock rule for %s: %s", m->source, strerror(-r));
+        }
+        return 0;
 }

@@ -94,6 +94,7 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->instance_root);
         free(p->workspace);
         free(p->hostname);
+        strv_free(p->warnings);
         free(p);
         return NULL;
 }
@@ -359,6 +360,28 @@ static bool auto_exposable(const builder *b, const char *path)
 
 /* ---- the fixed part of the view ----------------------------------------------------- */
 
+/* The landlock backend sees the host's own tree: rules instead of mounts.
+ * /proc is the host's (read-only rights; Landlock keeps the command away
+ * from other processes' /proc/PID files through its ptrace restriction),
+ * a few devices, and the host's passwd/group (no secrets). No /tmp:
+ * TMPDIR points into the instance. */
+static int plan_system_landlock(builder *b)
+{
+        static const char *const RO[] = {"/proc", "/etc/passwd", "/etc/group", NULL};
+        static const char *const RW[] = {"/dev/null", "/dev/zero",   "/dev/full", "/dev/random",
+                                         "/dev/urandom", "/dev/tty", "/dev/pts",  "/dev/ptmx", NULL};
+        for (int pass = 0; pass < 2; pass++)
+                for (const char *const *p = pass ? RW : RO; *p; p++) {
+                        struct stat st;
+                        if (host_stat(b->h, *p, &st) < 0)
+                                continue;
+                        int r = add_bind(b, *p, *p, pass == 1, ORIGIN_SYSTEM, false);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
 static int plan_system(builder *b)
 {
         for (size_t i = 0; SYSTEM_DIRS[i]; i++) {
@@ -392,6 +415,8 @@ static int plan_system(builder *b)
                 if (r < 0)
                         return r;
         }
+        if (b->p->backend == BACKEND_LANDLOCK)
+                return plan_system_landlock(b);
         int r = add_simple(b->p, MOUNT_PROC, "/proc", true, ORIGIN_SYSTEM);
         if (r == 0)
                 r = add_simple(b->p, MOUNT_DEV, "/dev", true, ORIGIN_SYSTEM);
@@ -427,9 +452,31 @@ static int plan_identity(builder *b)
         return r;
 }
 
+/* Landlock cannot take rights away below a granted directory, so the
+ * landlock backend grants the instance's subdirectories one by one and
+ * leaves logs/ out. */
+static int plan_instance_landlock(builder *b)
+{
+        cordon_plan *p = b->p;
+        for (size_t i = 0; INSTANCE_SUBDIRS[i]; i++) {
+                const char *d = INSTANCE_SUBDIRS[i];
+                if (strchr(d, '/') || streq(d, "logs"))
+                        continue;
+                _cleanup_free_ char *path = path_join(p->instance_root, d);
+                int r = path ? add_bind(b, path, path, true, ORIGIN_INSTANCE, true) : -ENOMEM;
+                if (r < 0)
+                        return r;
+        }
+        if (!path_startswith(p->workspace, p->instance_root))
+                return add_bind(b, p->workspace, p->workspace, true, ORIGIN_WORKSPACE, true);
+        return 0;
+}
+
 static int plan_instance(builder *b)
 {
         cordon_plan *p = b->p;
+        if (p->backend == BACKEND_LANDLOCK)
+                return plan_instance_landlock(b);
         int r = add_bind(b, p->instance_root, p->instance_root, true, ORIGIN_INSTANCE, true);
         _cleanup_free_ char *logs = path_join(p->instance_root, "logs");
         if (r == 0 && !logs)
@@ -446,6 +493,11 @@ static int plan_expose(builder *b)
 {
         for (size_t i = 0; i < b->c->n_expose; i++) {
                 const expose_rule *e = &b->c->expose[i];
+                if (b->p->backend == BACKEND_LANDLOCK && !streq(e->source, e->target))
+                        return error_set(b->err, EINVAL,
+                                         "expose %s -> %s: the landlock backend cannot remap paths (it has no "
+                                         "mount namespace); use the same target, or the linux backend",
+                                         e->source, e->target);
                 int r = add_bind(b, e->source, e->target, e->writable, ORIGIN_EXPOSE, false);
                 if (r < 0)
                         return r;
@@ -681,6 +733,118 @@ static int plan_command(builder *b)
         return r;
 }
 
+/* ---- protected paths ------------------------------------------------------------------ */
+
+/* Paths kept read-only inside every writable mount: a command must not be
+ * able to plant a git hook (or point core.hooksPath elsewhere) that runs
+ * later on the host. */
+static const char *const DEFAULT_PROTECT[] = {".git/hooks", ".git/config", NULL};
+
+/* Protect |target| (inside the writable bind |rw|). When it does not exist,
+ * the first missing component gets an empty placeholder (created by
+ * cordon_start, removed afterwards) that is mounted read-only, so it cannot
+ * be created either. */
+static int protect_one(builder *b, const plan_mount *rw, const char *target, bool want_dir)
+{
+        const char *rel = path_skip_prefix(target, rw->target);
+        _cleanup_free_ char *host = rel ? path_join(rw->source, rel) : NULL;
+        if (!host)
+                return -ENOMEM;
+        struct stat st;
+        if (host_lstat(b->h, host, &st) == 0)
+                return add_bind(b, host, target, false, ORIGIN_PROTECT, false);
+        /* the first missing component below the writable mount */
+        _cleanup_free_ char *missing_host = strdup(rw->source), *missing_target = strdup(rw->target);
+        char *walk = strdup(rel), *save = NULL;
+        if (!missing_host || !missing_target || !walk) {
+                free(walk);
+                return -ENOMEM;
+        }
+        bool last = false;
+        for (char *c = strtok_r(walk, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+                char *h = path_join(missing_host, c), *t = path_join(missing_target, c);
+                free(missing_host);
+                free(missing_target);
+                missing_host = h;
+                missing_target = t;
+                if (!h || !t)
+                        break;
+                last = save == NULL || *save == '\0';
+                if (host_lstat(b->h, h, &st) < 0)
+                        break;
+        }
+        free(walk);
+        if (!missing_host || !missing_target)
+                return -ENOMEM;
+        return add_mount(b->p, (plan_mount){.type = MOUNT_BIND, .source = TAKE_PTR(missing_host),
+                                            .target = TAKE_PTR(missing_target), .is_dir = last && want_dir,
+                                            .missing = true, .origin = ORIGIN_PROTECT});
+}
+
+static int protect_mount(builder *b, const plan_mount *rw)
+{
+        _cleanup_free_ char *git = path_join(rw->source, ".git");
+        struct stat st;
+        int r = git ? 0 : -ENOMEM;
+        if (r == 0 && host_lstat(b->h, git, &st) == 0) {
+                _cleanup_free_ char *t = path_join(rw->target, ".git");
+                if (!t)
+                        return -ENOMEM;
+                if (S_ISREG(st.st_mode)) /* a worktree's "gitdir:" pointer */
+                        return add_bind(b, git, t, false, ORIGIN_PROTECT, false);
+                for (size_t i = 0; r == 0 && S_ISDIR(st.st_mode) && DEFAULT_PROTECT[i]; i++) {
+                        _cleanup_free_ char *pt = path_join(rw->target, DEFAULT_PROTECT[i]);
+                        r = pt ? protect_one(b, rw, pt, streq(DEFAULT_PROTECT[i], ".git/hooks")) : -ENOMEM;
+                }
+        }
+        for (size_t i = 0; r == 0 && b->c->protect && b->c->protect[i]; i++) {
+                const char *pt = b->c->protect[i];
+                if (path_startswith(pt, rw->target) && !streq(pt, rw->target))
+                        r = protect_one(b, rw, pt, false);
+        }
+        return r;
+}
+
+static int plan_protect(builder *b)
+{
+        cordon_plan *p = b->p;
+        size_t n = p->n_mounts;
+        _cleanup_free_ plan_mount *rw = calloc(n ? n : 1, sizeof(*rw));
+        size_t k = 0;
+        if (!rw)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].writable)
+                        rw[k++] = p->mounts[i]; /* shallow: add_mount may move the array */
+        for (size_t i = 0; i < k; i++) {
+                int r = protect_mount(b, &rw[i]);
+                if (r < 0)
+                        return r;
+        }
+        if (p->backend != BACKEND_LANDLOCK)
+                return 0;
+        /* Landlock rules only add rights: nothing below a writable directory
+         * can be made read-only again. Say so, and keep no rule that would
+         * pretend otherwise. */
+        size_t o = 0;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                plan_mount *m = &p->mounts[i];
+                if (m->origin != ORIGIN_PROTECT) {
+                        p->mounts[o++] = *m;
+                        continue;
+                }
+                char *w = m->missing ? NULL
+                                     : xasprintf("the landlock backend cannot keep %s read-only inside a "
+                                                 "writable directory (the linux backend can)",
+                                                 m->target);
+                mount_clear(m);
+                if (w && strv_consume(&p->warnings, w) < 0)
+                        return -ENOMEM;
+        }
+        p->n_mounts = o;
+        return 0;
+}
+
 /* ---- ordering and checks -------------------------------------------------------------- */
 
 static int cmp_mounts(const void *a, const void *b)
@@ -717,6 +881,8 @@ static void drop_shadowed(cordon_plan *p)
 static int check_mountpoints(builder *b)
 {
         cordon_plan *p = b->p;
+        if (p->backend != BACKEND_LINUX)
+                return 0; /* the landlock backend mounts nothing */
         for (size_t i = 0; i < p->n_mounts; i++) {
                 plan_mount *m = &p->mounts[i];
                 const plan_mount *parent = NULL;
@@ -804,6 +970,16 @@ static int plan_init(builder *b)
         p->uid = b->h->uid;
         p->gid = b->h->gid;
         p->hostname = strdup("cordon");
+        const char *debug = env_value(b->h->environ, "CORDON_DEBUG");
+        if (debug) {
+                p->debug_timing = strstr(debug, "timing") != NULL;
+                p->debug_classic_mounts = strstr(debug, "classic-mounts") != NULL;
+                p->debug_rw_binds = strstr(debug, "rw-binds") != NULL;
+                if (p->debug_rw_binds &&
+                    strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds are mounted writable (a "
+                                            "test hook; only Landlock keeps them read-only)") < 0)
+                        return -ENOMEM;
+        }
         memcpy(p->limits, c->limits, sizeof(p->limits));
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;
@@ -838,7 +1014,7 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                 r = plan_environment(&b);
         if (r == 0 && p->backend != BACKEND_NONE) {
                 r = plan_system(&b);
-                if (r == 0)
+                if (r == 0 && p->backend == BACKEND_LINUX)
                         r = plan_identity(&b);
                 if (r == 0)
                         r = plan_instance(&b);
@@ -847,6 +1023,8 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
         }
         if (r == 0 && cmd)
                 r = plan_command(&b);
+        if (r == 0 && p->backend != BACKEND_NONE)
+                r = plan_protect(&b);
         if (r == 0) {
                 drop_shadowed(p);
                 qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);

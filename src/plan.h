@@ -44,7 +44,7 @@ typedef struct plan_mount {
         char *target;  /* path inside the sandbox */
         bool writable;
         bool is_dir;   /* bind: the source is a directory */
-        bool missing;  /* protect: the path does not exist yet (deny creating it) */
+        bool missing;  /* protect: absent; cordon_start creates an empty placeholder */
         mount_origin origin;
         char *content; /* file: its content */
 } plan_mount;
@@ -82,8 +82,14 @@ struct cordon_plan {
         int stdio[3];
         cordon_log_fn log_fn;
         void *log_userdata;
-        bool debug_classic_mounts; /* CORDON_DEBUG=classic-mounts: test the mount(2) path */
-        bool debug_timing;         /* CORDON_DEBUG=timing */
+        char **warnings;           /* said at every start (log callback) */
+        /* CORDON_DEBUG=item,item (read from the caller's environment):
+         * timing: print how long each setup phase took;
+         * classic-mounts: use mount(2) even where the new mount API exists;
+         * rw-binds: mount read-only binds writable, leaving Landlock alone to
+         * deny writes (a test hook; every run warns). */
+        bool debug_timing, debug_classic_mounts, debug_rw_binds;
+        double prepare_s;          /* time cordon_prepare took */
 };
 
 /* Everything the plan reads about the host, in one place so that tests can

@@ -20,8 +20,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -71,12 +73,15 @@ int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_pla
 {
         host_info h;
         host_storage s;
+        double t0 = now_s();
         /* The one place the process environment is read. */
         int r = host_info_read(&h, &s, environ, ret_error);
         if (r < 0)
                 return r;
         r = plan_build(c, cmd, &h, ret_plan, ret_error);
         host_info_free(&s);
+        if (r == 0)
+                (*ret_plan)->prepare_s = now_s() - t0;
         return r;
 }
 
@@ -89,6 +94,8 @@ typedef struct launch_storage {
         int pipes[3][2];        /* report, go, status */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
+        landlock_rights ll;     /* what Landlock handles for this run */
+        int abi;                /* Landlock ABI, or -errno */
 } launch_storage;
 
 static void launch_storage_free(launch_storage *s)
@@ -110,6 +117,8 @@ static void launch_storage_free(launch_storage *s)
         }
         if (s->l.landlock_fd >= 0)
                 close(s->l.landlock_fd);
+        if (s->l.marks)
+                munmap(s->l.marks, sizeof(double) * MARK__MAX);
 }
 
 static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
@@ -148,7 +157,7 @@ static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
                         .kind = op_for(m->type),
                         .source = m->source,
                         .target = m->target,
-                        .writable = m->writable,
+                        .writable = m->writable || (p->debug_rw_binds && m->type == MOUNT_BIND),
                         .is_dir = m->is_dir,
                         .host_mkdir_ok = m->type == MOUNT_BIND &&
                                          (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
@@ -257,13 +266,16 @@ static void set_rlimits(const cordon_plan *p, launch *l)
                 l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_FSIZE, {(rlim_t)fsize, (rlim_t)fsize}};
 }
 
-static int setup_landlock(const cordon_plan *p, landlock_rights *ll, launch *l, cordon_error **ret_error)
+static int setup_landlock(const cordon_plan *p, landlock_rights *ll, int *ret_abi, launch *l,
+                          cordon_error **ret_error)
 {
         *ll = (landlock_rights){0};
         l->landlock_fd = -1;
+        *ret_abi = 0;
         if (p->landlock == LANDLOCK_OFF)
                 return 0;
         int abi = landlock_abi();
+        *ret_abi = abi;
         if (abi < 1) {
                 if (p->landlock == LANDLOCK_REQUIRED || p->backend == BACKEND_LANDLOCK)
                         return error_set(ret_error, -abi, "Landlock is required but unavailable: %s", landlock_hint(abi));
@@ -314,6 +326,11 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
                 sigaddset(&l->forward, FWD[i]);
         set_rlimits(p, l);
+        if (p->debug_timing) {
+                void *page = mmap(NULL, sizeof(double) * MARK__MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                                  -1, 0);
+                l->marks = page == MAP_FAILED ? NULL : page;
+        }
         for (int i = 0; i < 3; i++)
                 if (pipe2(s->pipes[i], O_CLOEXEC) < 0)
                         return error_set(ret_error, errno, "cannot create a pipe: %s", strerror(errno));
@@ -328,7 +345,8 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 return 0;
         }
         landlock_rights ll;
-        r = setup_landlock(p, &ll, l, ret_error);
+        r = setup_landlock(p, &ll, &s->abi, l, ret_error);
+        s->ll = ll;
         if (r < 0)
                 return r;
         seccomp_options so = {.unix_sockets_only = p->backend == BACKEND_LANDLOCK &&
@@ -475,13 +493,60 @@ static int clone_error(int err, cordon_error **ret_error)
                          hint ? hint : strerror(err));
 }
 
-static void log_plan(const cordon_plan *p)
+static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, ...)
 {
-        _cleanup_free_ char *text = cordon_plan_to_text(p);
+        if (!p->log_fn)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        va_end(ap);
+        if (m)
+                p->log_fn(level, m, p->log_userdata);
+}
+
+static void say_warnings(const cordon_plan *p)
+{
+        if (p->backend == BACKEND_NONE)
+                say(p, CORDON_LOG_WARNING, "isolation is disabled%s%s: the command runs unisolated",
+                    p->disabled_by ? " by " : "", p->disabled_by ? p->disabled_by : "");
+        for (size_t i = 0; p->warnings && p->warnings[i]; i++)
+                say(p, CORDON_LOG_WARNING, "%s", p->warnings[i]);
+}
+
+/* What Landlock and seccomp enforce for this run, for the plan log. */
+static char *security_summary(const cordon_plan *p, const launch_storage *s)
+{
+        buf b = {0};
+        if (s->abi < 1)
+                buf_printf(&b, "landlock: not enforced (%s)\n",
+                           p->landlock == LANDLOCK_OFF ? "off by config" : landlock_hint(s->abi));
+        else {
+                _cleanup_free_ char *fs = landlock_fs_names(s->ll.fs);
+                buf_printf(&b, "landlock: ABI %d, handled rights: %s\n", s->abi, fs ? fs : "?");
+                buf_printf(&b, "landlock: TCP bind/connect %s; abstract unix sockets and signals %s\n",
+                           s->ll.net ? "denied" : "not restricted (network namespace or full network)",
+                           s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
+        }
+        buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
+        for (size_t i = 0; SECCOMP_DENIED[i].name; i++)
+                buf_printf(&b, " %s", SECCOMP_DENIED[i].name);
+        buf_printf(&b, " clone(namespace flags) personality(!=0) ioctl(TIOCSTI,TIOCLINUX) chmod/open/creat/"
+                       "mknod(setuid/setgid)%s\n",
+                   p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL ? " socket(!=AF_UNIX)" : "");
+        return buf_steal(&b);
+}
+
+static void log_plan(const cordon_plan *p, const launch_storage *s)
+{
+        _cleanup_free_ char *plan = cordon_plan_to_text(p);
+        _cleanup_free_ char *sec = p->backend == BACKEND_NONE ? strdup("") : security_summary(p, s);
+        _cleanup_free_ char *text = plan && sec ? xasprintf("%s%s", plan, sec) : NULL;
         if (!text)
                 return;
-        if (p->log_fn)
-                p->log_fn(CORDON_LOG_INFO, text, p->log_userdata);
+        say(p, CORDON_LOG_INFO, "%s", text);
         _cleanup_free_ char *path = path_join(p->instance_root, "logs/cordon.log");
         int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
         if (fd < 0)
@@ -501,14 +566,26 @@ static void log_plan(const cordon_plan *p)
         close(fd);
 }
 
-static void warn_unisolated(const cordon_plan *p)
+/* CORDON_DEBUG=timing: where the start-up time went. */
+static void report_timing(const cordon_plan *p, const launch_storage *s, double t_start, double t_clone,
+                          double t_done)
 {
-        if (p->log_fn && p->backend == BACKEND_NONE) {
-                _cleanup_free_ char *m = xasprintf("isolation is disabled%s%s: the command runs unisolated",
-                                                   p->disabled_by ? " by " : "", p->disabled_by ? p->disabled_by : "");
-                if (m)
-                        p->log_fn(CORDON_LOG_WARNING, m, p->log_userdata);
+        const double *m = s->l.marks;
+        buf b = {0};
+        buf_printf(&b, "timing (ms): prepare %.3f, setup %.3f", p->prepare_s * 1e3, (t_clone - t_start) * 1e3);
+        static const char *const NAMES[MARK__MAX] = {"clone+ids+go", "new root", "mounts", "seal",
+                                                      "fork", "drop privileges"};
+        double prev = t_clone;
+        for (int i = 0; m && i < MARK__MAX; i++) {
+                if (m[i] <= 0)
+                        continue;
+                buf_printf(&b, ", %s %.3f", NAMES[i], (m[i] - prev) * 1e3);
+                prev = m[i];
         }
+        buf_printf(&b, ", exec %.3f; total %.3f\n", (t_done - prev) * 1e3, (t_done - t_start + p->prepare_s) * 1e3);
+        _cleanup_free_ char *text = buf_steal(&b);
+        if (text)
+                say(p, CORDON_LOG_INFO, "cordon: %s", text);
 }
 
 static cordon_process *process_new(const cordon_plan *p)
@@ -527,18 +604,49 @@ static cordon_process *process_new(const cordon_plan *p)
         return proc;
 }
 
+/* clone() into the sandbox and wait until the command was executed. */
+static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+{
+        /* The child starts with every signal blocked: none of the caller's
+         * handlers may run in it. The cgroup namespace is entered by the
+         * child once the launcher has placed it in its cgroup. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        clock_gettime(CLOCK_MONOTONIC, &proc->started);
+        pid_t pid = sys_clone((p->namespaces & ~(unsigned long)CLONE_NEWCGROUP) | SIGCHLD, &proc->pidfd);
+        if (pid == 0) {
+                if (p->backend == BACKEND_LINUX)
+                        child_linux_main(&s->l);
+                child_exec_main(&s->l);
+        }
+        int e = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (pid < 0)
+                return p->backend == BACKEND_LINUX ? clone_error(e, ret_error)
+                                                   : error_set(ret_error, e, "cannot start the command: %s",
+                                                               strerror(e));
+        proc->pid = pid;
+        int r = after_clone(p, s, proc, ret_error);
+        if (r == 0) {
+                proc->status_fd = TAKE_FD(s->pipes[2][0]);
+                for (int i = 0; i < 3; i++)
+                        proc->stdio[i] = TAKE_FD(s->stdio_parent[i]);
+        }
+        return r;
+}
+
 int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
         if (!p->argv)
                 return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
-        warn_unisolated(p);
+        say_warnings(p);
+        double t_start = now_s();
         int r = 0;
         if (p->backend != BACKEND_NONE)
                 r = instance_create(p->instance_root, p->workspace, ret_error);
         if (r < 0)
                 return r;
-        if (p->log_plan)
-                log_plan(p);
         cordon_process *proc = process_new(p);
         if (!proc)
                 return error_set(ret_error, ENOMEM, "out of memory");
@@ -549,39 +657,13 @@ int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         launch_storage_init(&s);
         if (r == 0)
                 r = prepare_launch(p, &s, ret_error);
-        if (r < 0) {
-                launch_storage_free(&s);
-                cordon_process_free(proc);
-                return r;
-        }
-        /* The child starts with every signal blocked: none of the caller's
-         * handlers may run in it. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        clock_gettime(CLOCK_MONOTONIC, &proc->started);
-        pid_t pid = sys_clone(p->namespaces | SIGCHLD, &proc->pidfd);
-        if (pid == 0) {
-                if (p->backend == BACKEND_LINUX)
-                        child_linux_main(&s.l);
-                child_exec_main(&s.l);
-        }
-        int e = errno;
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (pid < 0) {
-                r = p->backend == BACKEND_LINUX ? clone_error(e, ret_error)
-                                                : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
-                launch_storage_free(&s);
-                cordon_process_free(proc);
-                return r;
-        }
-        proc->pid = pid;
-        r = after_clone(p, &s, proc, ret_error);
-        if (r == 0) {
-                proc->status_fd = TAKE_FD(s.pipes[2][0]);
-                for (int i = 0; i < 3; i++)
-                        proc->stdio[i] = TAKE_FD(s.stdio_parent[i]);
-        }
+        if (r == 0 && p->log_plan)
+                log_plan(p, &s);
+        double t_clone = now_s();
+        if (r == 0)
+                r = clone_sandbox(p, &s, proc, ret_error);
+        if (r == 0 && p->debug_timing)
+                report_timing(p, &s, t_start, t_clone, now_s());
         launch_storage_free(&s);
         if (r < 0) {
                 cordon_process_free(proc);

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* The seccomp filter: exported as BPF, checked for its architectures, then
+ * installed in forked children; every denied call is compared with a
+ * control child without the filter. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "seccomp-filter.h"
+#include "tap.h"
+
+static seccomp_prog prog, prog_unix;
+static char tmpdir[64];
+
+static bool filter_checks_arch(const seccomp_prog *p, uint32_t arch)
+{
+        for (unsigned i = 0; i < p->len; i++)
+                if (BPF_CLASS(p->filter[i].code) == BPF_JMP && p->filter[i].k == arch)
+                        return true;
+        return false;
+}
+
+static void test_build_and_arches(void)
+{
+        seccomp_options o = {0}, u = {.unix_sockets_only = true};
+        CHECK_INTEQ(seccomp_build(&o, &prog, NULL), 0);
+        CHECK_INTEQ(seccomp_build(&u, &prog_unix, NULL), 0);
+        CHECK(prog.len > 20);
+        CHECK(prog_unix.len > prog.len);
+#if defined(__x86_64__)
+        /* native, i386 and (sharing x86_64's audit arch) x32 */
+        CHECK(filter_checks_arch(&prog, AUDIT_ARCH_X86_64));
+        CHECK(filter_checks_arch(&prog, AUDIT_ARCH_I386));
+#elif defined(__aarch64__)
+        CHECK(filter_checks_arch(&prog, AUDIT_ARCH_AARCH64));
+        CHECK(filter_checks_arch(&prog, AUDIT_ARCH_ARM));
+#endif
+}
+
+typedef long (*probe_fn)(void);
+
+/* errno of |fn| in a child, with or without |p| installed (0: success). */
+static int errno_in_child(probe_fn fn, const seccomp_prog *p)
+{
+        int pipefd[2];
+        if (pipe(pipefd) < 0)
+                return -1;
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(pipefd[0]);
+                int e = 0;
+                if (p && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_install(p) < 0))
+                        e = -2;
+                else
+                        e = fn() < 0 ? errno : 0;
+                (void)!write(pipefd[1], &e, sizeof(e));
+                _exit(0);
+        }
+        close(pipefd[1]);
+        int e = -3;
+        (void)!read(pipefd[0], &e, sizeof(e));
+        close(pipefd[0]);
+        waitpid(pid, NULL, 0);
+        return e;
+}
+
+static long p_keyctl(void) { return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0); }
+static long p_add_key(void) { return syscall(SYS_add_key, "cordon-no-such-type", "x", NULL, 0, KEY_SPEC_PROCESS_KEYRING); }
+static long p_request_key(void) { return syscall(SYS_request_key, "cordon-no-such-type", "x", NULL, 0); }
+static long p_bpf(void) { return syscall(SYS_bpf, 9999, NULL, 0); }
+static long p_perf(void) { return syscall(SYS_perf_event_open, NULL, -1, -1, -1, 0); }
+static long p_userfaultfd(void) { return syscall(SYS_userfaultfd, -1); }
+static long p_io_uring_setup(void) { return syscall(SYS_io_uring_setup, 0, NULL); }
+static long p_io_uring_enter(void) { return syscall(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0); }
+static long p_io_uring_register(void) { return syscall(SYS_io_uring_register, -1, 0, NULL, 0); }
+static long p_kexec_load(void) { return syscall(SYS_kexec_load, 0, 0, NULL, -1L); }
+static long p_kexec_file_load(void) { return syscall(SYS_kexec_file_load, -1, -1, 0, NULL, -1L); }
+static long p_init_module(void) { return syscall(SYS_init_module, NULL, 0, NULL); }
+static long p_finit_module(void) { return syscall(SYS_finit_module, -1, NULL, -1); }
+static long p_delete_module(void) { return syscall(SYS_delete_module, "cordon_no_such_module", 0); }
+static long p_acct(void) { return syscall(SYS_acct, "/nonexistent/cordon"); }
+static long p_swapon(void) { return syscall(SYS_swapon, "/nonexistent/cordon", 0); }
+static long p_swapoff(void) { return syscall(SYS_swapoff, "/nonexistent/cordon"); }
+static long p_reboot(void) { return syscall(SYS_reboot, 0, 0, 0, NULL); }
+static long p_mount(void) { return syscall(SYS_mount, "none", "/nonexistent/cordon", "tmpfs", 0, NULL); }
+static long p_umount2(void) { return syscall(SYS_umount2, "/nonexistent/cordon", 0); }
+static long p_pivot_root(void) { return syscall(SYS_pivot_root, "/nonexistent/a", "/nonexistent/b"); }
+static long p_move_mount(void) { return syscall(SYS_move_mount, -1, "", -1, "", 0); }
+static long p_open_tree(void) { return syscall(SYS_open_tree, -1, "/nonexistent/cordon", 0); }
+static long p_fsopen(void) { return syscall(SYS_fsopen, "cordon-no-such-fs", 0); }
+static long p_fsmount(void) { return syscall(SYS_fsmount, -1, 0, 0); }
+static long p_setns(void) { return syscall(SYS_setns, -1, 0); }
+static long p_unshare(void) { return syscall(SYS_unshare, 0x80000000UL); }
+static long p_open_by_handle_at(void) { return syscall(SYS_open_by_handle_at, -1, NULL, 0); }
+static long p_syslog(void) { return syscall(SYS_syslog, 10 /* SIZE_BUFFER */, NULL, 0); }
+static long p_settimeofday(void) { return syscall(SYS_settimeofday, NULL, NULL); }
+static long p_clock_settime(void) { return syscall(SYS_clock_settime, -1, NULL); }
+static long p_adjtimex(void) { return syscall(SYS_adjtimex, NULL); }
+static long p_clone3(void) { return syscall(SYS_clone3, NULL, 0); }
+static long p_openat2(void) { return syscall(SYS_openat2, -1, NULL, NULL, 0); }
+static long p_personality(void)
+{
+        long r = syscall(SYS_personality, ADDR_NO_RANDOMIZE);
+        if (r >= 0)
+                personality(PER_LINUX);
+        return r;
+}
+static long p_personality_default(void) { return syscall(SYS_personality, PER_LINUX); }
+static long p_clone_newuser(void)
+{
+        long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
+        if (pid == 0)
+                _exit(0);
+        if (pid > 0)
+                waitpid((pid_t)pid, NULL, 0);
+        return pid < 0 ? -1 : 0;
+}
+static long p_clone_plain(void)
+{
+        long pid = syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+        if (pid == 0)
+                _exit(0);
+        if (pid > 0)
+                waitpid((pid_t)pid, NULL, 0);
+        return pid < 0 ? -1 : 0;
+}
+static long p_tiocsti(void)
+{
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        char c = 'x';
+        long r = ioctl(fd, TIOCSTI, &c);
+        int e = errno;
+        close(fd);
+        errno = e;
+        return r;
+}
+static long p_tiocsti_high_bits(void)
+{
+        /* the request is an int: garbage in the upper half must not slip past */
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        char c = 'x';
+        long r = syscall(SYS_ioctl, fd, 0x100000000UL | TIOCSTI, &c);
+        int e = errno;
+        close(fd);
+        errno = e;
+        return r;
+}
+static long p_tioclinux(void)
+{
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        char c = 0;
+        long r = ioctl(fd, TIOCLINUX, &c);
+        int e = errno;
+        close(fd);
+        errno = e;
+        return r;
+}
+
+static char file_path[128];
+static long p_chmod_suid(void) { return chmod(file_path, 04755); }
+static long p_chmod_sgid(void) { return chmod(file_path, 02755); }
+static long p_chmod_plain(void) { return chmod(file_path, 0755); }
+static long p_fchmodat_suid(void) { return syscall(SYS_fchmodat, AT_FDCWD, file_path, 04755); }
+static long p_fchmod_suid(void)
+{
+        int fd = open(file_path, O_RDONLY | O_CLOEXEC);
+        long r = syscall(SYS_fchmod, fd, 04755);
+        int e = errno;
+        close(fd);
+        errno = e;
+        return r;
+}
+static long p_open_create_suid(void)
+{
+        char p[160];
+        snprintf(p, sizeof(p), "%s/created-suid", tmpdir);
+        long r = syscall(SYS_openat, AT_FDCWD, p, O_CREAT | O_WRONLY | O_CLOEXEC, 04755);
+        if (r >= 0) {
+                close((int)r);
+                unlink(p);
+        }
+        return r;
+}
+static long p_creat_sgid(void)
+{
+        char p[160];
+        snprintf(p, sizeof(p), "%s/created-sgid", tmpdir);
+        long r = syscall(SYS_creat, p, 02755);
+        if (r >= 0) {
+                close((int)r);
+                unlink(p);
+        }
+        return r;
+}
+static long p_mknod_suid(void)
+{
+        char p[160];
+        snprintf(p, sizeof(p), "%s/node-suid", tmpdir);
+        long r = syscall(SYS_mknodat, AT_FDCWD, p, S_IFREG | 04755, 0);
+        if (r >= 0)
+                unlink(p);
+        return r;
+}
+static long p_socket_inet(void)
+{
+        long r = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (r >= 0)
+                close((int)r);
+        return r;
+}
+static long p_socket_unix(void)
+{
+        long r = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (r >= 0)
+                close((int)r);
+        return r;
+}
+
+typedef struct denied_case {
+        const char *name;
+        probe_fn fn;
+        int want; /* errno with the filter */
+} denied_case;
+
+static const denied_case DENIED[] = {
+        {"keyctl", p_keyctl, EPERM},
+        {"add_key", p_add_key, EPERM},
+        {"request_key", p_request_key, EPERM},
+        {"bpf", p_bpf, EPERM},
+        {"perf_event_open", p_perf, EPERM},
+        {"userfaultfd", p_userfaultfd, EPERM},
+        {"io_uring_setup", p_io_uring_setup, EPERM},
+        {"io_uring_enter", p_io_uring_enter, EPERM},
+        {"io_uring_register", p_io_uring_register, EPERM},
+        {"kexec_load", p_kexec_load, EPERM},
+        {"kexec_file_load", p_kexec_file_load, EPERM},
+        {"init_module", p_init_module, EPERM},
+        {"finit_module", p_finit_module, EPERM},
+        {"delete_module", p_delete_module, EPERM},
+        {"acct", p_acct, EPERM},
+        {"swapon", p_swapon, EPERM},
+        {"swapoff", p_swapoff, EPERM},
+        {"reboot", p_reboot, EPERM},
+        {"mount", p_mount, EPERM},
+        {"umount2", p_umount2, EPERM},
+        {"pivot_root", p_pivot_root, EPERM},
+        {"move_mount", p_move_mount, EPERM},
+        {"open_tree", p_open_tree, EPERM},
+        {"fsopen", p_fsopen, EPERM},
+        {"fsmount", p_fsmount, EPERM},
+        {"setns", p_setns, EPERM},
+        {"unshare", p_unshare, EPERM},
+        {"clone(CLONE_NEWUSER)", p_clone_newuser, EPERM},
+        {"clone3", p_clone3, ENOSYS},
+        {"open_by_handle_at", p_open_by_handle_at, EPERM},
+        {"syslog", p_syslog, EPERM},
+        {"settimeofday", p_settimeofday, EPERM},
+        {"clock_settime", p_clock_settime, EPERM},
+        {"adjtimex", p_adjtimex, EPERM},
+        {"openat2", p_openat2, ENOSYS},
+        {"personality(ADDR_NO_RANDOMIZE)", p_personality, EPERM},
+        {"ioctl(TIOCSTI)", p_tiocsti, EPERM},
+        {"ioctl(TIOCSTI | 1<<32)", p_tiocsti_high_bits, EPERM},
+        {"ioctl(TIOCLINUX)", p_tioclinux, EPERM},
+        {"chmod(S_ISUID)", p_chmod_suid, EPERM},
+        {"chmod(S_ISGID)", p_chmod_sgid, EPERM},
+        {"fchmod(S_ISUID)", p_fchmod_suid, EPERM},
+        {"fchmodat(S_ISUID)", p_fchmodat_suid, EPERM},
+        {"openat(O_CREAT, S_ISUID)", p_open_create_suid, EPERM},
+        {"creat(S_ISGID)", p_creat_sgid, EPERM},
+        {"mknodat(S_ISUID)", p_mknod_suid, EPERM},
+};
+
+static void test_denied_calls(void)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(DENIED); i++) {
+                int ctl = errno_in_child(DENIED[i].fn, NULL);
+                int got = errno_in_child(DENIED[i].fn, &prog);
+                if (got != DENIED[i].want)
+                        printf("# %s: errno %d with the filter, want %d\n", DENIED[i].name, got, DENIED[i].want);
+                CHECK_INTEQ(got, DENIED[i].want);
+                /* the control shows the filter made the difference */
+                if (ctl == DENIED[i].want)
+                        printf("# %s: control also gives errno %d (the kernel refuses it for this user)\n",
+                               DENIED[i].name, ctl);
+                if (getuid() == 0)
+                        CHECK(ctl != DENIED[i].want);
+        }
+}
+
+static void test_allowed_calls(void)
+{
+        CHECK_INTEQ(errno_in_child(p_chmod_plain, &prog), 0);
+        CHECK_INTEQ(errno_in_child(p_personality_default, &prog), 0);
+        CHECK_INTEQ(errno_in_child(p_clone_plain, &prog), 0);
+        CHECK_INTEQ(errno_in_child(p_socket_inet, &prog), 0);
+        CHECK_INTEQ(errno_in_child(p_socket_unix, &prog_unix), 0);
+}
+
+static void test_unix_sockets_only(void)
+{
+        CHECK_INTEQ(errno_in_child(p_socket_inet, NULL), 0);
+        CHECK_INTEQ(errno_in_child(p_socket_inet, &prog_unix), EPERM);
+}
+
+int main(void)
+{
+        strcpy(tmpdir, "/tmp/cordon-seccomp.XXXXXX");
+        if (!mkdtemp(tmpdir))
+                return 1;
+        snprintf(file_path, sizeof(file_path), "%s/file", tmpdir);
+        int fd = open(file_path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        close(fd);
+        RUN(test_build_and_arches);
+        RUN(test_denied_calls);
+        RUN(test_allowed_calls);
+        RUN(test_unix_sockets_only);
+        unlink(file_path);
+        rmdir(tmpdir);
+        seccomp_prog_free(&prog);
+        seccomp_prog_free(&prog_unix);
+        return TAP_DONE();
+}
