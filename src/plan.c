@@ -358,6 +358,15 @@ static bool auto_exposable(const builder *b, const char *path)
         return true;
 }
 
+/* The same, judged both by the name and by what it resolves to on the host:
+ * a symlink to the home directory or to "/" is no more exposable than they
+ * are. False for a missing path or a dangling link. */
+static bool auto_exposable_resolved(const builder *b, const char *path)
+{
+        _cleanup_free_ char *real = NULL;
+        return auto_exposable(b, path) && host_resolve(b->h, path, false, &real) == 0 && auto_exposable(b, real);
+}
+
 /* ---- the fixed part of the view ----------------------------------------------------- */
 
 /* The landlock backend sees the host's own tree: rules instead of mounts.
@@ -518,11 +527,11 @@ static int expose_auto(builder *b, const char *path, cordon_expose_mode mode, mo
                 return -ENOMEM;
         struct stat st;
         bool is_dir = host_stat(b->h, path, &st) == 0 && S_ISDIR(st.st_mode);
-        bool dir_ok = auto_exposable(b, dir);
+        bool dir_ok = auto_exposable_resolved(b, dir);
         for (size_t i = 0; NEVER_AUTO_DIR[i]; i++)
                 dir_ok = dir_ok && !streq(dir, NEVER_AUTO_DIR[i]);
         const char *what = !is_dir && dir_ok ? dir : path;
-        if (!auto_exposable(b, what))
+        if (!auto_exposable_resolved(b, what))
                 return 0;
         return add_bind(b, what, what, mode == CORDON_EXPOSE_RW, o, false);
 }
@@ -697,10 +706,11 @@ static int plan_args(builder *b)
         for (size_t i = 1; mode != CORDON_EXPOSE_OFF && b->p->argv[i]; i++) {
                 const char *a = arg_path(b->p->argv[i]);
                 _cleanup_free_ char *norm = NULL;
-                struct stat st;
-                if (!a || path_normalize(a, false, &norm) < 0 || host_lstat(b->h, norm, &st) < 0)
-                        continue; /* missing paths are never exposed, nor their parents */
-                if (sandbox_visible(b, norm) || !auto_exposable(b, norm))
+                if (!a || path_normalize(a, false, &norm) < 0)
+                        continue;
+                /* missing paths (dangling links too) are never exposed, nor
+                 * their parents; links count as what they point to */
+                if (sandbox_visible(b, norm) || !auto_exposable_resolved(b, norm))
                         continue;
                 int r = add_bind(b, norm, norm, mode == CORDON_EXPOSE_RW, ORIGIN_ARG, false);
                 if (r < 0)
