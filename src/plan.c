@@ -344,19 +344,22 @@ static bool sandbox_visible(builder *b, const char *path)
         return hp && host_stat(b->h, hp, &st) == 0;
 }
 
-/* May |path| be exposed automatically? Never "/", the home directory or an
+/* Why |path| may not be exposed automatically (to follow "the working
+ * directory X is ..."), or NULL. Never "/", the home directory or an
  * ancestor of it, nor kernel interfaces. */
-static bool auto_exposable(const builder *b, const char *path)
+static const char *auto_expose_problem(const builder *b, const char *path)
 {
         if (streq(path, "/"))
-                return false;
+                return "the root directory";
         if (b->h->home && path_startswith(b->h->home, path))
-                return false;
+                return "your home directory or above it";
         for (size_t i = 0; NEVER_AUTO[i]; i++)
                 if (path_startswith(path, NEVER_AUTO[i]))
-                        return false;
-        return true;
+                        return "a kernel interface (the sandbox has its own /proc, /sys and /dev)";
+        return NULL;
 }
+
+static bool auto_exposable(const builder *b, const char *path) { return !auto_expose_problem(b, path); }
 
 /* The same, judged both by the name and by what it resolves to on the host:
  * a symlink to the home directory or to "/" is no more exposable than they
@@ -676,10 +679,11 @@ static int plan_cwd(builder *b)
                                  "the working directory %s is not visible in the sandbox and auto_expose.cwd is "
                                  "\"off\": %s",
                                  real, hint);
-        if (!auto_exposable(b, real))
+        const char *why = auto_expose_problem(b, real);
+        if (why)
                 return error_set(b->err, EACCES,
                                  "the working directory %s is %s, which cordon never exposes automatically: %s", real,
-                                 streq(real, "/") ? "the root directory" : "your home directory or above it", hint);
+                                 why, hint);
         const plan_mount *taken = find_target(b->p, real);
         if (taken)
                 return error_set(b->err, EACCES,
