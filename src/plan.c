@@ -110,6 +110,7 @@ typedef struct builder {
         const host_info *h;
         cordon_plan *p;
         cordon_error **err;
+        char *home_real; /* the home directory with its symlinks resolved, or NULL */
 } builder;
 
 static char *host_path(const host_info *h, const char *path) { return xasprintf("%s%s", h->root, path); }
@@ -351,7 +352,7 @@ static const char *auto_expose_problem(const builder *b, const char *path)
 {
         if (streq(path, "/"))
                 return "the root directory";
-        if (b->h->home && path_startswith(b->h->home, path))
+        if ((b->h->home && path_startswith(b->h->home, path)) || (b->home_real && path_startswith(b->home_real, path)))
                 return "your home directory or above it";
         for (size_t i = 0; NEVER_AUTO[i]; i++)
                 if (path_startswith(path, NEVER_AUTO[i]))
@@ -1019,10 +1020,15 @@ static int plan_init(builder *b)
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
                cordon_error **ret_error)
 {
+        /* Paths are compared after resolving their symlinks: so must the
+         * home directory be ($HOME=/home/me with /home -> var/home). */
+        _cleanup_free_ char *home_real = NULL;
+        if (h->home && h->home[0] == '/' && host_resolve(h, h->home, true, &home_real) == -ENOMEM)
+                return error_set(ret_error, ENOMEM, "out of memory");
         cordon_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        builder b = {.c = c, .cmd = cmd, .h = h, .p = p, .err = ret_error};
+        builder b = {.c = c, .cmd = cmd, .h = h, .p = p, .err = ret_error, .home_real = home_real};
         int r = plan_init(&b);
         if (r == 0)
                 r = plan_environment(&b);
