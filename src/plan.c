@@ -870,24 +870,31 @@ static int cmp_mounts(const void *a, const void *b)
 /* A system or automatic rule inside an explicit (stronger) bind is
  * redundant: the bind already shows the host's file there. Dropping it also
  * avoids mounting over what the user chose to show. */
-static void drop_shadowed(cordon_plan *p)
+static int drop_shadowed(cordon_plan *p)
 {
+        /* Decide for every mount first, then compact: compacting while
+         * deciding would compare against entries already freed or moved. */
+        _cleanup_free_ bool *drop = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(bool));
+        if (!drop)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                for (size_t k = 0; !drop[i] && k < p->n_mounts; k++) {
+                        const plan_mount *b = &p->mounts[k];
+                        drop[i] = b->type == MOUNT_BIND && origin_rank(m->origin) <= 2 &&
+                                  origin_rank(b->origin) > origin_rank(m->origin) &&
+                                  path_startswith(m->target, b->target) && !streq(m->target, b->target);
+                }
+        }
         size_t o = 0;
         for (size_t i = 0; i < p->n_mounts; i++) {
-                plan_mount *m = &p->mounts[i];
-                bool shadowed = false;
-                for (size_t k = 0; !shadowed && k < p->n_mounts; k++) {
-                        const plan_mount *b = &p->mounts[k];
-                        shadowed = b->type == MOUNT_BIND && origin_rank(m->origin) <= 2 &&
-                                   origin_rank(b->origin) > origin_rank(m->origin) &&
-                                   path_startswith(m->target, b->target) && !streq(m->target, b->target);
-                }
-                if (shadowed)
-                        mount_clear(m);
+                if (drop[i])
+                        mount_clear(&p->mounts[i]);
                 else
-                        p->mounts[o++] = *m;
+                        p->mounts[o++] = p->mounts[i];
         }
         p->n_mounts = o;
+        return 0;
 }
 
 /* Every mount point inside a host bind must already exist there: cordon
@@ -1045,8 +1052,9 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                 r = plan_command(&b);
         if (r == 0 && p->backend != BACKEND_NONE)
                 r = plan_protect(&b);
+        if (r == 0)
+                r = drop_shadowed(p);
         if (r == 0) {
-                drop_shadowed(p);
                 qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
                 r = check_mountpoints(&b);
         }
