@@ -591,7 +591,8 @@ static char *shebang_interpreter(const host_info *h, const char *path)
 
 static int not_found(builder *b, const char *name)
 {
-        int r = error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH", name);
+        int r = name[0] ? error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH", name)
+                        : error_set(b->err, ENOENT, "the command name is empty");
         if (b->err && *b->err)
                 (*b->err)->exit_status = 127;
         return r;
@@ -610,6 +611,8 @@ static int not_executable(builder *b, const char *name)
  * |*ret_path| to the path to execute. */
 static int find_exe(builder *b, const char *name, char **ret_path)
 {
+        if (!name[0]) /* as execvp: ENOENT, not a search that finds the PATH directories */
+                return not_found(b, name);
         if (strchr(name, '/')) {
                 _cleanup_free_ char *joined = name[0] == '/' ? strdup(name) : path_join(b->p->cwd, name);
                 char *norm = NULL;
