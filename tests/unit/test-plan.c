@@ -505,6 +505,9 @@ static void test_auto_expose_exe_errors(void)
 {
         fails(&(plan_case){.root = M, .argv = {"no-such-command"}}, ENOENT, 127,
               "no-such-command: command not found in the sandbox's PATH");
+        fails(&(plan_case){.root = M, .argv = {""}}, ENOENT, 127, "the command name is empty");
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"enabled\": false}}", .argv = {""}}, ENOENT, 127,
+              "the command name is empty");
         fails(&(plan_case){.root = M, .argv = {"/opt/none/x"}}, ENOENT, 127,
               "/opt/none/x: command not found in the sandbox's PATH");
         fails(&(plan_case){.root = M, .argv = {"noexec"}}, EACCES, 126,
