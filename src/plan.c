@@ -357,6 +357,9 @@ static const char *auto_expose_problem(const builder *b, const char *path)
         for (size_t i = 0; NEVER_AUTO[i]; i++)
                 if (path_startswith(path, NEVER_AUTO[i]))
                         return "a kernel interface (the sandbox has its own /proc, /sys and /dev)";
+        _cleanup_free_ char *logs = b->p->instance_root ? path_join(b->p->instance_root, "logs") : NULL;
+        if (b->p->instance_root && (!logs || path_startswith(path, logs)))
+                return "inside cordon's logs/ (its audit trail stays hidden)";
         return NULL;
 }
 
