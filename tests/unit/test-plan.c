@@ -109,7 +109,8 @@ static bool fx_common(const char *r)
                fx_file(r, "/home/ada/project/src/main.c", "int main;", DATA) &&
                fx_file(r, "/home/ada/project/Makefile", "all:", DATA) &&
                fx_file(r, "/home/ada/direct-tool", "ELF", EXE) && fx_file(r, "/home/ada/bin/mytool", "ELF", EXE) &&
-               fx_dir(r, "/home/ada/.cordon/workspace") && fx_dir(r, "/home/ada/.cordon/logs") &&
+               fx_dir(r, "/home/ada/.cordon/workspace") && fx_file(r, "/home/ada/.cordon/logs/cordon.log", "audit", DATA) &&
+               fx_dir(r, "/home/ada/.cordon/logs/old") &&
                fx_dir(r, "/home/bob") &&
                /* elsewhere on the host */
                fx_file(r, "/opt/tools/bin/gotool", "ELF", EXE) && fx_file(r, "/opt/data/file", "data", DATA) &&
@@ -578,6 +579,12 @@ static void test_cwd(void)
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/proc"}, EACCES, 125,
               "the working directory /proc is a kernel interface (the sandbox has its own /proc, /sys and /dev), "
               "which cordon never exposes automatically: " CWD_HINT);
+        fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/ada/.cordon/logs/old"}, EACCES, 125,
+              "the working directory /home/ada/.cordon/logs/old is inside cordon's logs/ (its audit trail stays "
+              "hidden), which cordon never exposes automatically: " CWD_HINT);
+        fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/ada/.cordon/logs"}, EACCES, 125,
+              "the working directory /home/ada/.cordon/logs is inside cordon's logs/ (its audit trail stays "
+              "hidden), which cordon never exposes automatically: " CWD_HINT);
         fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}",
                            .argv = {"ls"}},
               EACCES, 125,
@@ -625,6 +632,13 @@ static void test_args(void)
                                  .argv = {"cat", "/srv/missing/file", "--out=/srv/ws/missing", "/home/ada", "/", "/home",
                                           "/proc/cpuinfo", "-x/opt/data", "/opt/data/../data/file"}});
         CHECK_INTEQ(count_origin(p, ORIGIN_ARG), 0);
+        cordon_plan_free(p);
+
+        /* cordon's logs stay hidden, whatever the command line names */
+        p = plan_ok(&(plan_case){.root = M, .json = ON,
+                                 .argv = {"cat", "/home/ada/.cordon/logs/cordon.log", "--f=/home/ada/.cordon/logs"}});
+        CHECK_INTEQ(count_origin(p, ORIGIN_ARG), 0);
+        CHECK(!mount_at(p, "/home/ada/.cordon/logs/cordon.log"));
         cordon_plan_free(p);
 
         /* what is visible already gets no rule of its own */
