@@ -1061,7 +1061,8 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
         if (r == 0)
                 r = drop_shadowed(p);
         if (r == 0) {
-                qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
+                if (p->n_mounts > 1) /* qsort(NULL, 0, ...) is undefined (nonnull) */
+                        qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
                 r = check_mountpoints(&b);
         }
         if (r < 0) {
