@@ -458,7 +458,7 @@ static void test_layering_three_files(void)
         _cleanup_free_ char *want = xasprintf(
                 "enabled=0 disabled_by=%s/2-team.json:3:16 backend=linux network=full home=- workspace=-\n"
                 "auto_expose exe=ro cwd=rw args=ro\n"
-                "expose /usr/include -> /opt/share rw\n"
+                "expose /usr/sbin -> /opt/share rw\n"
                 "expose /usr/lib -> /usr/lib rw\n"
                 "expose /usr/bin -> /usr/bin ro\n"
                 "protect /srv/b\n"
