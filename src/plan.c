@@ -930,7 +930,15 @@ static int check_mountpoints(builder *b)
                 struct stat st;
                 if (!hp)
                         return -ENOMEM;
-                if (host_lstat(b->h, hp, &st) < 0)
+                /* The instance root and the workspace need not exist yet:
+                 * cordon_start creates them, and so their own mount point,
+                 * when that is the very path the rule binds. */
+                bool created_by_cordon = m->type == MOUNT_BIND && streq(hp, m->source) &&
+                                         (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE);
+                bool missing = host_lstat(b->h, hp, &st) < 0;
+                if (missing && created_by_cordon)
+                        continue;
+                if (missing)
                         return error_set(b->err, ENOENT,
                                          "cannot mount %s: it lies inside %s (from %s), where %s does not exist, "
                                          "and cordon does not create mount points on the host; choose another "
