@@ -235,4 +235,11 @@ check "plan: a non-executable file is 126" test "$st" -eq 126
 check_out "plan: ... with one line" "cordon: ./notexec: permission denied (not an executable file)" cat "$T/err"
 run_cli run -- cordon-no-such-command
 check "run: a missing command is 127" test "$st" -eq 127
+
+# -- the first run with the whole home directory exposed (the instance root
+# does not exist yet; cordon creates it inside the exposure)
+check "control: no instance root yet" test ! -e "$H/.cordon"
+run_cli run --expose "$H" -- sh -c 'test -d "$HOME" && test -w "$HOME" && echo ok'
+if [ "$st" -eq 0 ] && [ "$(cat "$T/out")" = ok ]; then ok "run --expose \$HOME on a fresh instance root"
+else not_ok "run --expose \$HOME on a fresh instance root (status $st)"; cat "$T/out" "$T/err" | diag; fi
 done_testing

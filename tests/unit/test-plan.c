@@ -710,6 +710,24 @@ static void test_mountpoint_missing_in_ro_bind(void)
         p = plan_ok(&(plan_case){.root = M, .expose = {{"/srv/scratch", "/home/ada/.cordon/new", "rw"}}, .argv = {"ls"}});
         CHECK(mount_at(p, "/home/ada/.cordon/new") != NULL);
         cordon_plan_free(p);
+        /* the instance root and the workspace inside an exposure need not
+         * exist yet (cordon_start creates them there) ... */
+        p = plan_ok(&(plan_case){.root = M,
+                                 .json = "{\"isolation\": {\"workspace\": \"/home/bob/ws\"}}",
+                                 .expose = {{"/home/bob", NULL, "ro"}},
+                                 .argv = {"ls"},
+                                 .home = "/home/bob"});
+        m = mount_at(p, "/home/bob/.cordon");
+        CHECK(m && m->origin == ORIGIN_INSTANCE && m->writable);
+        m = mount_at(p, "/home/bob/ws");
+        CHECK(m && m->origin == ORIGIN_WORKSPACE && m->writable);
+        cordon_plan_free(p);
+        /* ... but not when the exposure shows another host directory there */
+        fails(&(plan_case){.root = M, .expose = {{"/srv/scratch", "/home/bob", "rw"}}, .argv = {"ls"}, .home = "/home/bob"},
+              ENOENT, 125,
+              "cannot mount /home/bob/.cordon: it lies inside /home/bob (from /srv/scratch), where "
+              "/srv/scratch/.cordon does not exist, and cordon does not create mount points on the host; choose "
+              "another target");
         /* nothing is mounted through a symlink of the view */
         fails(&(plan_case){.root = M, .expose = {{"/srv/scratch", "/bin/x", "rw"}}, .argv = {"ls"}}, EINVAL, 125,
               "cannot mount /bin/x: /bin is a symlink in the sandbox");
