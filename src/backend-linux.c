@@ -281,8 +281,9 @@ static unsigned long locked_flags(const char *path)
         return flags;
 }
 
-/* Bind |src_fd| onto |tgt_fd| with |attr_set| (MOUNT_ATTR_*), recursively. */
-static int bind_fd(const launch *l, int src_fd, int tgt_fd, uint64_t attr_set, bool recursive)
+/* Bind |src_fd| onto |tgt_fd| (which is at |tgt_path|) with |attr_set|
+ * (MOUNT_ATTR_*), recursively when |recursive|. */
+static int bind_fd(const launch *l, int src_fd, int tgt_fd, const char *tgt_path, uint64_t attr_set, bool recursive)
 {
         if (!l->classic_mounts) {
                 int tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
@@ -307,20 +308,13 @@ static int bind_fd(const launch *l, int src_fd, int tgt_fd, uint64_t attr_set, b
         bool ro = attr_set & MOUNT_ATTR_RDONLY;
         if (mount(src, tgt, NULL, MS_BIND | (recursive && !ro ? MS_REC : 0), NULL) < 0)
                 return -1;
+        /* remount the new mount, now on top of the target path (the fd
+         * still names the mount point underneath) */
         unsigned long flags = MS_BIND | MS_REMOUNT | (ro ? MS_RDONLY : 0) |
                               (attr_set & MOUNT_ATTR_NOSUID ? MS_NOSUID : 0) |
                               (attr_set & MOUNT_ATTR_NODEV ? MS_NODEV : 0) |
-                              (attr_set & MOUNT_ATTR_NOEXEC ? MS_NOEXEC : 0) | locked_flags(tgt);
-        /* remount the new mount, now on top of the target path */
-        int fd = open(tgt, O_PATH | O_CLOEXEC);
-        if (fd < 0)
-                return -1;
-        fd_path(tgt, fd);
-        int r = mount(NULL, tgt, NULL, flags, NULL);
-        int e = errno;
-        close(fd);
-        errno = e;
-        return r;
+                              (attr_set & MOUNT_ATTR_NOEXEC ? MS_NOEXEC : 0) | locked_flags(tgt_path);
+        return mount(NULL, tgt_path, NULL, flags, NULL);
 }
 
 static void add_rule(const launch *l, int fd, uint64_t access, bool is_dir, const char *path)
@@ -355,7 +349,7 @@ static void op_bind(const launch *l, const mount_op *op, bool create)
         if (tgt < 0)
                 fail(l, STEP_MOUNTPOINT, errno, op->target);
         uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->writable ? 0 : MOUNT_ATTR_RDONLY);
-        if (bind_fd(l, src, tgt, attrs, true) < 0)
+        if (bind_fd(l, src, tgt, op->target, attrs, true) < 0)
                 fail(l, STEP_BIND, errno, op->target);
         add_rule(l, src, op->access, op->is_dir, op->source);
         close(tgt);
@@ -394,8 +388,8 @@ static void harden_proc(const launch *l, const char *proc)
                 int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0 && errno == ENOENT)
                         continue;
-                if (fd < 0 || bind_fd(l, fd, fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                                         MOUNT_ATTR_NOEXEC,
+                if (fd < 0 || bind_fd(l, fd, fd, path,
+                                      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                                       true) < 0)
                         fail(l, STEP_PROC_HARDEN, errno, path);
                 close(fd);
@@ -408,7 +402,7 @@ static void harden_proc(const launch *l, const char *proc)
                 if (fd < 0 && errno == ENOENT)
                         continue;
                 if (fd < 0 || null < 0 ||
-                    bind_fd(l, null, fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
+                    bind_fd(l, null, fd, path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
                         fail(l, STEP_PROC_HARDEN, null < 0 ? ENOENT : errno, path);
                 close(fd);
         }
@@ -448,7 +442,10 @@ static void op_dev(const launch *l, const mount_op *op, bool create)
                 if (mknodat(dfd, DEVICES[i], S_IFREG | 0666, 0) < 0)
                         fail(l, STEP_DEV, errno, DEVICES[i]);
                 int t = openat(dfd, DEVICES[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                if (t < 0 || bind_fd(l, s, t, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
+                char dst[PATH_MAX];
+                if (!concat(dst, op->target, "/") || !concat(dst, dst, DEVICES[i]))
+                        fail(l, STEP_DEV, ENAMETOOLONG, DEVICES[i]);
+                if (t < 0 || bind_fd(l, s, t, dst, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
                         fail(l, STEP_DEV, errno, src);
                 close(t);
                 close(s);
@@ -514,8 +511,8 @@ static void op_file(const launch *l, const mount_op *op, bool in_tmpfs)
                 fail(l, STEP_FILE, errno, op->target);
         if (!in_tmpfs) {
                 int tgt = open_mountpoint(op->target, false, false);
-                if (tgt < 0 || bind_fd(l, src, tgt, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                                       false) < 0)
+                if (tgt < 0 || bind_fd(l, src, tgt, op->target,
+                                       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) < 0)
                         fail(l, STEP_FILE, errno, op->target);
                 close(tgt);
                 /* the bind keeps the file; drop its scratch name */
@@ -573,8 +570,8 @@ static void enter_new_root(const launch *l)
         CHECK(l, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), STEP_PRIVATE, "/");
         CHECK(l, mount("tmpfs", l->base_dir, "tmpfs", MS_NOSUID | MS_NODEV, l->tmpfs_opts), STEP_ROOT, l->base_dir);
         CHECK(l, chdir(l->base_dir), STEP_ROOT, l->base_dir);
-        CHECK(l, mkdir(OLDROOT + 1, 0700), STEP_ROOT, OLDROOT);
-        CHECK(l, sys_pivot_root(".", OLDROOT + 1), STEP_PIVOT, l->base_dir);
+        CHECK(l, mkdir(OLDROOT_NAME, 0700), STEP_ROOT, OLDROOT);
+        CHECK(l, sys_pivot_root(".", OLDROOT_NAME), STEP_PIVOT, l->base_dir);
         CHECK(l, chdir("/"), STEP_PIVOT, "/");
 }
 

@@ -13,7 +13,8 @@
 #include "plan.h"
 #include "seccomp-filter.h"
 
-#define OLDROOT "/.cordon-oldroot"
+#define OLDROOT_NAME ".cordon-oldroot"
+#define OLDROOT "/" OLDROOT_NAME
 
 typedef enum op_kind {
         OP_BIND,

@@ -287,6 +287,8 @@ static char *layer_key(const layer *L)
 }
 
 static int layer_fail_v(layer *L, int errnum, bool at_key, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+static int layer_fail_v(layer *L, int errnum, bool at_key, const char *fmt, va_list ap)
 {
         int line = 0, col = 0;
         size_t n = L->depth < MAX_PATH_DEPTH ? L->depth : MAX_PATH_DEPTH;

@@ -32,7 +32,7 @@ const char *env_get(char *const *env, const char *name)
 
 static int env_put(char ***env, const char *name, const char *value)
 {
-        char *entry = xasprintf("%s=%s", name, value);
+        char *entry = strjoin3(name, "=", value);
         if (!entry)
                 return -ENOMEM;
         ssize_t i = env_find(*env, name, strlen(name));

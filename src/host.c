@@ -48,15 +48,15 @@ static char *db_lookup(const char *file, unsigned key, int key_field, int field)
         return found;
 }
 
-int host_info_read(host_info *h, host_storage *s, char *const *environ, cordon_error **ret_error)
+int host_info_read(host_info *h, host_storage *s, char *const *env, cordon_error **ret_error)
 {
         *s = (host_storage){0};
-        *h = (host_info){.root = "", .uid = getuid(), .gid = getgid(), .environ = environ};
+        *h = (host_info){.root = "", .uid = getuid(), .gid = getgid(), .environ = env};
         s->user = db_lookup("/etc/passwd", h->uid, 2, 0);
-        if (!s->user && env_get(environ, "USER"))
-                s->user = strdup(env_get(environ, "USER"));
+        if (!s->user && env_get(env, "USER"))
+                s->user = strdup(env_get(env, "USER"));
         s->group = db_lookup("/etc/group", h->gid, 2, 0);
-        const char *home = env_get(environ, "HOME");
+        const char *home = env_get(env, "HOME");
         s->home = home && home[0] == '/' ? strdup(home) : db_lookup("/etc/passwd", h->uid, 2, 5);
         s->cwd = getcwd(NULL, 0);
         if (!s->cwd) {

@@ -113,7 +113,7 @@ typedef struct builder {
         char *home_real; /* the home directory with its symlinks resolved, or NULL */
 } builder;
 
-static char *host_path(const host_info *h, const char *path) { return xasprintf("%s%s", h->root, path); }
+static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
 
 static int host_lstat(const host_info *h, const char *path, struct stat *st)
 {
@@ -161,13 +161,14 @@ static int host_resolve(const host_info *h, const char *path, bool allow_missing
                         rest = end;
                         continue;
                 }
-                _cleanup_free_ char *cand = xasprintf("%s/%.*s", done, (int)len, rest);
+                _cleanup_free_ char *cand =
+                        strnconcat(3, (const char *const[]){done, "/", rest}, (const size_t[]){(size_t)-1, 1, len});
                 if (!cand)
                         return -ENOMEM;
                 struct stat st;
                 int r = host_lstat(h, cand, &st);
                 if (r == -ENOENT && allow_missing) {
-                        char *full = xasprintf("%s/%s", done, rest);
+                        char *full = strjoin3(done, "/", rest);
                         if (!full)
                                 return -ENOMEM;
                         free(done);
@@ -187,7 +188,7 @@ static int host_resolve(const host_info *h, const char *path, bool allow_missing
                 _cleanup_free_ char *link = host_readlink(h, cand);
                 if (!link)
                         return -errno ? -errno : -ENOMEM;
-                char *next = xasprintf("%s/%s", link, end);
+                char *next = strjoin3(link, "/", end);
                 if (!next)
                         return -ENOMEM;
                 if (link[0] == '/')

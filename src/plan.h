@@ -114,7 +114,7 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
 typedef struct host_storage {
         char *user, *group, *home, *cwd;
 } host_storage;
-int host_info_read(host_info *h, host_storage *storage, char *const *environ, cordon_error **ret_error) HIDDEN;
+int host_info_read(host_info *h, host_storage *storage, char *const *env, cordon_error **ret_error) HIDDEN;
 void host_info_free(host_storage *storage) HIDDEN;
 
 const char *mount_type_name(mount_type t) HIDDEN;

@@ -16,9 +16,12 @@ typedef struct seccomp_prog {
         unsigned short len;
 } seccomp_prog;
 
-/* Build the filter for every architecture this host runs and export it as
- * classic BPF. Returns 0 or a negative errno (with |ret_error| set). */
+/* The filter for every architecture this host runs, as classic BPF: the copy
+ * compiled at build time when the host's architecture is the build's, else
+ * compiled now. Returns 0 or a negative errno (with |ret_error| set). */
 int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error) HIDDEN;
+/* Compile it with libseccomp (what the build-time generator runs). */
+int seccomp_compile(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error) HIDDEN;
 void seccomp_prog_free(seccomp_prog *p) HIDDEN;
 /* Install |p| on the calling thread (async-signal-safe). 0 or -errno. */
 int seccomp_install(const seccomp_prog *p) HIDDEN;

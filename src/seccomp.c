@@ -72,6 +72,8 @@ const seccomp_rule_info SECCOMP_DENIED[] = {
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
                   CLONE_NEWCGROUP)
 #define SETID_BITS (S_ISUID | S_ISGID)
+/* One argument comparison (libseccomp's SCMP_Ax macros leave datum_b out). */
+#define ARG(n, cmp, a, b) ((struct scmp_arg_cmp){.arg = (n), .op = (cmp), .datum_a = (a), .datum_b = (b)})
 
 /* A rule on an unknown name (old libseccomp) is skipped: the kernel then
  * has no such call either, or libc uses its older form. */
@@ -106,24 +108,24 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
 {
         /* clone with namespace flags (the flags are the first argument on
          * every architecture cordon runs on) */
-        struct scmp_arg_cmp ns = SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
+        struct scmp_arg_cmp ns = ARG(0, SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
         int r = 0;
         for (unsigned long bit = 1; !r && bit; bit <<= 1)
                 if (bit & NS_FLAGS) {
-                        ns = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, bit, bit);
+                        ns = ARG(0, SCMP_CMP_MASKED_EQ, bit, bit);
                         r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 1, &ns);
                 }
         /* personality: only the default (PER_LINUX); flags such as
          * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken exploit defences.
          * libseccomp cannot compare one argument twice, so the query
          * (0xffffffff) is denied too. */
-        struct scmp_arg_cmp pers = SCMP_A0(SCMP_CMP_NE, 0);
+        struct scmp_arg_cmp pers = ARG(0, SCMP_CMP_NE, 0, 0);
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &pers);
         /* TIOCSTI pushes input into a terminal (CVE-2017-5226), TIOCLINUX
          * can too on a VT; the request is an int: compare 32 bits only */
-        struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
-        struct scmp_arg_cmp vt = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
+        struct scmp_arg_cmp sti = ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
+        struct scmp_arg_cmp vt = ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &sti);
         if (!r)
@@ -140,7 +142,7 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "fchmodat2", 0, NULL);
         if (!r && opt->unix_sockets_only) {
-                struct scmp_arg_cmp dom = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+                struct scmp_arg_cmp dom = ARG(0, SCMP_CMP_NE, AF_UNIX, 0);
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &dom);
                 /* i386's socketcall hides the domain in memory */
                 if (!r)
@@ -191,7 +193,7 @@ static int export_bpf(scmp_filter_ctx ctx, seccomp_prog *ret)
         return 0;
 }
 
-int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
+int seccomp_compile(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
 {
         scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
         if (!ctx)
@@ -222,3 +224,26 @@ int seccomp_install(const seccomp_prog *p)
                 return -errno;
         return 0;
 }
+
+#ifndef CORDON_SECCOMP_GENERATOR
+/* The filters compiled at build time by tools/seccomp-gen.c (this file's
+ * seccomp_compile, run by meson): compiling with libseccomp costs about a
+ * millisecond per start, most of the launcher's CPU time. */
+extern const struct sock_filter seccomp_precompiled_default[], seccomp_precompiled_unix[];
+extern const unsigned short seccomp_precompiled_default_len, seccomp_precompiled_unix_len;
+extern const uint32_t seccomp_precompiled_arch;
+
+int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
+{
+        if (seccomp_precompiled_arch != seccomp_arch_native())
+                return seccomp_compile(opt, ret, ret_error);
+        const struct sock_filter *f = opt->unix_sockets_only ? seccomp_precompiled_unix : seccomp_precompiled_default;
+        unsigned short len = opt->unix_sockets_only ? seccomp_precompiled_unix_len : seccomp_precompiled_default_len;
+        ret->filter = malloc(len * sizeof(*f));
+        if (!ret->filter)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        memcpy(ret->filter, f, len * sizeof(*f));
+        ret->len = len;
+        return 0;
+}
+#endif

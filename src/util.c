@@ -23,6 +23,31 @@ char *xasprintf(const char *fmt, ...)
         return s;
 }
 
+char *strnconcat(size_t n, const char *const *parts, const size_t *lens)
+{
+        size_t total = 0, len[8];
+        if (n > ARRAY_SIZE(len))
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                len[i] = lens && lens[i] != (size_t)-1 ? lens[i] : strlen(parts[i]);
+                total += len[i];
+        }
+        char *s = malloc(total + 1), *o = s;
+        for (size_t i = 0; s && i < n; i++) {
+                memcpy(o, parts[i], len[i]);
+                o += len[i];
+        }
+        if (s)
+                *o = '\0';
+        return s;
+}
+
+char *strjoin2(const char *a, const char *b) { return strnconcat(2, (const char *const[]){a, b}, NULL); }
+char *strjoin3(const char *a, const char *b, const char *c)
+{
+        return strnconcat(3, (const char *const[]){a, b, c}, NULL);
+}
+
 char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
 
 size_t strv_len(char *const *v)
@@ -187,7 +212,7 @@ char *path_join(const char *a, const char *b)
                 la--;
         if (*b == '\0')
                 return la ? strndup(a, la) : strdup("/");
-        return xasprintf("%.*s/%s", (int)la, a, b);
+        return strnconcat(3, (const char *const[]){a, "/", b}, (const size_t[]){la, 1, (size_t)-1});
 }
 
 char *path_dirname(const char *path)

@@ -43,6 +43,12 @@ static inline bool streq_ptr(const char *a, const char *b) { return (!a && !b) |
 /* printf into a new string; NULL on ENOMEM. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2))) HIDDEN;
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0))) HIDDEN;
+/* Concatenate |n| strings (the first |len| bytes of each, or all of it when
+ * len is (size_t)-1) without printf; NULL on ENOMEM. For hot paths. */
+char *strnconcat(size_t n, const char *const *parts, const size_t *lens) HIDDEN;
+/* a + b, a + sep + b */
+char *strjoin2(const char *a, const char *b) HIDDEN;
+char *strjoin3(const char *a, const char *b, const char *c) HIDDEN;
 /* strdup that accepts NULL. */
 char *xstrdup(const char *s) HIDDEN;
 

@@ -37,6 +37,12 @@ static void test_build_and_arches(void)
         CHECK_INTEQ(seccomp_build(&o, &prog, NULL), 0);
         CHECK_INTEQ(seccomp_build(&u, &prog_unix, NULL), 0);
         CHECK(prog.len > 20);
+        /* the copy compiled at build time is what libseccomp gives now */
+        seccomp_prog fresh = {0};
+        CHECK_INTEQ(seccomp_compile(&o, &fresh, NULL), 0);
+        CHECK_INTEQ(fresh.len, prog.len);
+        CHECK(fresh.len == prog.len && memcmp(fresh.filter, prog.filter, prog.len * sizeof(*prog.filter)) == 0);
+        seccomp_prog_free(&fresh);
         CHECK(prog_unix.len > prog.len);
 #if defined(__x86_64__)
         /* native, i386 and (sharing x86_64's audit arch) x32 */
