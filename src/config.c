@@ -978,8 +978,7 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
                 writable = streq(last + 1, "rw");
                 *last = '\0';
         } else if (last && !strchr(last + 1, '/')) {
-                return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what,
-                                 last + 1);
+                return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what, last + 1);
         }
         char *sep = strchr(copy, ':');
         const char *target = NULL;

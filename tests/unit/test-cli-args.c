@@ -35,8 +35,8 @@ static void test_subcommands(void)
                 const char *word;
                 cli_command command;
         } T[] = {
-                {"--help", CLI_HELP}, {"-h", CLI_HELP}, {"help", CLI_HELP}, {"--version", CLI_VERSION},
-                {"version", CLI_VERSION},
+                {"--help", CLI_HELP},       {"-h", CLI_HELP},         {"help", CLI_HELP},
+                {"--version", CLI_VERSION}, {"version", CLI_VERSION},
         };
         for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
                 cli_args a;
@@ -225,10 +225,9 @@ static void test_repeatable_in_order(void)
                 int opt;
                 const char *value;
         } want[] = {
-                {OPT_EXPOSE, "/a"},      {OPT_SET, "X=1"},          {OPT_EXPOSE, "/b:rw"},
-                {OPT_NETWORK, "full"},   {OPT_SET, "X=2"},          {OPT_NETWORK, "none"},
-                {OPT_EXCLUDE, "A*"},     {OPT_INCLUDE_ONLY, "P*"},  {OPT_EXCLUDE, "B*"},
-                {OPT_PROTECT, "/p"},
+                {OPT_EXPOSE, "/a"},  {OPT_SET, "X=1"},      {OPT_EXPOSE, "/b:rw"}, {OPT_NETWORK, "full"},
+                {OPT_SET, "X=2"},    {OPT_NETWORK, "none"}, {OPT_EXCLUDE, "A*"},   {OPT_INCLUDE_ONLY, "P*"},
+                {OPT_EXCLUDE, "B*"}, {OPT_PROTECT, "/p"},
         };
         CHECK_INTEQ(a.n_flags, ARRAY_SIZE(want));
         for (size_t i = 0; i < a.n_flags && i < ARRAY_SIZE(want); i++) {

@@ -15,7 +15,7 @@
 #endif
 
 #define INVALID_DIR TEST_DATA "/config/invalid"
-#define LAYERS_DIR TEST_DATA "/config/layers"
+#define LAYERS_DIR  TEST_DATA "/config/layers"
 
 /* One fixture per file in tests/data/config/invalid, loaded by its bare name
  * from that directory, so the message starts with the name as given. */
@@ -26,9 +26,8 @@ static const struct {
         /* unknown keys: located at the key */
         {"unknown-key-isolation.json", "unknown-key-isolation.json:4:5: isolation.expose_path: unknown key",
          "isolation.expose_path", 4, 5},
-        {"unknown-key-auto-expose.json",
-         "unknown-key-auto-expose.json:3:34: isolation.auto_expose.argv: unknown key", "isolation.auto_expose.argv",
-         3, 34},
+        {"unknown-key-auto-expose.json", "unknown-key-auto-expose.json:3:34: isolation.auto_expose.argv: unknown key",
+         "isolation.auto_expose.argv", 3, 34},
         {"unknown-key-expose-entry.json",
          "unknown-key-expose-entry.json:4:26: isolation.expose_paths[0].readonly: unknown key (expected \"source\", "
          "\"target\" or \"mode\")",
@@ -53,8 +52,8 @@ static const struct {
          "type-exclude-string.json:3:16: shell_environment_policy.exclude: must be an array of strings, got string",
          "shell_environment_policy.exclude", 3, 16},
         {"type-limit-boolean.json",
-         "type-limit-boolean.json:3:24: isolation.limits.pids: must be a number, got boolean",
-         "isolation.limits.pids", 3, 24},
+         "type-limit-boolean.json:3:24: isolation.limits.pids: must be a number, got boolean", "isolation.limits.pids",
+         3, 24},
         {"type-isolation-array.json", "type-isolation-array.json:2:16: isolation: must be an object, got array",
          "isolation", 2, 16},
         {"type-ignore-default-excludes-number.json",
@@ -104,11 +103,9 @@ static const struct {
          "source-missing.json:5:18: isolation.expose_paths[1].source: does not exist: "
          "/nonexistent/cordon-test/missing",
          "isolation.expose_paths[1].source", 5, 18},
-        {"source-key-missing.json",
-         "source-key-missing.json:4:7: isolation.expose_paths[0]: \"source\" is required",
+        {"source-key-missing.json", "source-key-missing.json:4:7: isolation.expose_paths[0]: \"source\" is required",
          "isolation.expose_paths[0]", 4, 7},
-        {"mode-rwx.json",
-         "mode-rwx.json:7:15: isolation.expose_paths[1].mode: must be \"ro\" or \"rw\", got \"rwx\"",
+        {"mode-rwx.json", "mode-rwx.json:7:15: isolation.expose_paths[1].mode: must be \"ro\" or \"rw\", got \"rwx\"",
          "isolation.expose_paths[1].mode", 7, 15},
         /* duplicate keys: located at the second occurrence of the key */
         {"duplicate-key-isolation.json", "duplicate-key-isolation.json:5:5: isolation.network: duplicate key",
@@ -146,9 +143,8 @@ static const struct {
          "include-only-empty-glob.json:3:22: shell_environment_policy.include_only[0]: must not be empty",
          "shell_environment_policy.include_only[0]", 3, 22},
         /* other paths */
-        {"home-relative.json",
-         "home-relative.json:3:13: isolation.home: must be an absolute path, got \"cordon-home\"", "isolation.home",
-         3, 13},
+        {"home-relative.json", "home-relative.json:3:13: isolation.home: must be an absolute path, got \"cordon-home\"",
+         "isolation.home", 3, 13},
         {"workspace-dotdot.json",
          "workspace-dotdot.json:3:18: isolation.workspace: must not contain \"..\", got \"/srv/work/../other\"",
          "isolation.workspace", 3, 18},
@@ -162,8 +158,7 @@ static const struct {
         /* not a config at all: no key */
         {"syntax-trailing-comma.json", "syntax-trailing-comma.json:4:3: invalid JSON: string or '}' expected near '}'",
          NULL, 4, 3},
-        {"syntax-truncated.json", "syntax-truncated.json:4:1: invalid JSON: '}' expected near end of file", NULL, 4,
-         1},
+        {"syntax-truncated.json", "syntax-truncated.json:4:1: invalid JSON: '}' expected near end of file", NULL, 4, 1},
         {"top-level-array.json", "top-level-array.json:1:1: the config must be a JSON object", NULL, 1, 1},
 };
 
@@ -187,8 +182,8 @@ static char *config_dump(const cordon_config *c)
 {
         buf b = {0};
         buf_printf(&b, "enabled=%d disabled_by=%s backend=%s network=%s home=%s workspace=%s\n", c->enabled,
-                   c->disabled_by ? c->disabled_by : "-", c->backend, network_name(c->network),
-                   c->home ? c->home : "-", c->workspace ? c->workspace : "-");
+                   c->disabled_by ? c->disabled_by : "-", c->backend, network_name(c->network), c->home ? c->home : "-",
+                   c->workspace ? c->workspace : "-");
         buf_printf(&b, "auto_expose exe=%s cwd=%s args=%s\n", expose_mode_name(c->auto_expose[0]),
                    expose_mode_name(c->auto_expose[1]), expose_mode_name(c->auto_expose[2]));
         for (size_t i = 0; i < c->n_expose; i++)
@@ -352,8 +347,7 @@ static void test_load_string(void)
         /* an empty object and empty sections change nothing */
         _cleanup_free_ char *before = config_dump(c);
         CHECK_INTEQ(cordon_config_load_string(c, "{}", "x", &e), 0);
-        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {}, \"shell_environment_policy\": {}}", "x", &e),
-                    0);
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {}, \"shell_environment_policy\": {}}", "x", &e), 0);
         _cleanup_free_ char *after = config_dump(c);
         CHECK_STREQ(after, before);
         CHECK(e == NULL);
@@ -455,22 +449,22 @@ static void test_layering_three_files(void)
          * added by 2; protect replaced by 2; limits merged (pids from 2,
          * memory from 1, wall time from 3); exclude replaced by 2;
          * include_only emptied by 3; set merged key by key. */
-        _cleanup_free_ char *want = xasprintf(
-                "enabled=0 disabled_by=%s/2-team.json:3:16 backend=linux network=full home=- workspace=-\n"
-                "auto_expose exe=ro cwd=rw args=ro\n"
-                "expose /usr/sbin -> /opt/share rw\n"
-                "expose /usr/lib -> /usr/lib rw\n"
-                "expose /usr/bin -> /usr/bin ro\n"
-                "protect /srv/b\n"
-                "protect /srv/c\n"
-                "limits 1.5 0 536870912 128 0 0 0 0 2\n"
-                "limits_best_effort=0 log_plan=1 landlock=0\n"
-                "inherit=1 ignore_default_excludes=1\n"
-                "exclude GH_*\n"
-                "set A=1\n"
-                "set B=2\n"
-                "set C=2\n",
-                LAYERS_DIR);
+        _cleanup_free_ char *want =
+                xasprintf("enabled=0 disabled_by=%s/2-team.json:3:16 backend=linux network=full home=- workspace=-\n"
+                          "auto_expose exe=ro cwd=rw args=ro\n"
+                          "expose /usr/sbin -> /opt/share rw\n"
+                          "expose /usr/lib -> /usr/lib rw\n"
+                          "expose /usr/bin -> /usr/bin ro\n"
+                          "protect /srv/b\n"
+                          "protect /srv/c\n"
+                          "limits 1.5 0 536870912 128 0 0 0 0 2\n"
+                          "limits_best_effort=0 log_plan=1 landlock=0\n"
+                          "inherit=1 ignore_default_excludes=1\n"
+                          "exclude GH_*\n"
+                          "set A=1\n"
+                          "set B=2\n"
+                          "set C=2\n",
+                          LAYERS_DIR);
         CHECK_STREQ(got, want);
         CHECK(c->include_only != NULL && c->include_only[0] == NULL);
 
@@ -541,16 +535,16 @@ static void test_limits_json(void)
                     -EINVAL);
         CHECK_STREQ(cordon_error_message(e), "p.json:1:35: isolation.limits.pids: must be a number, got string");
         e = cordon_error_free(e);
-        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"memory_bytes\": null}}}", "m.json",
-                                              &e),
-                    -EINVAL);
+        CHECK_INTEQ(
+                cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"memory_bytes\": null}}}", "m.json", &e),
+                -EINVAL);
         CHECK_STREQ(cordon_error_message(e),
                     "m.json:1:43: isolation.limits.memory_bytes: must be a number or a size string, got null");
         e = cordon_error_free(e);
         /* fractions where they make sense, not in byte counts */
-        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"memory_bytes\": 0.5}}}", "f.json",
-                                              &e),
-                    -EINVAL);
+        CHECK_INTEQ(
+                cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"memory_bytes\": 0.5}}}", "f.json", &e),
+                -EINVAL);
         CHECK_STREQ(cordon_error_message(e),
                     "f.json:1:43: isolation.limits.memory_bytes: must be a whole number, got 0.5");
         cordon_error_free(e);
@@ -595,8 +589,9 @@ static void test_setters_expose_spec(void)
                 {"/usr/share:/", "--expose /usr/share:/: target must not be \"/\", got \"/\"", EINVAL},
                 {"/usr/share:opt:rw", "--expose /usr/share:opt:rw: target must be an absolute path, got \"opt\"",
                  EINVAL},
-                {"/usr/share:/proc/x", "--expose /usr/share:/proc/x: target must not be under /proc (the sandbox has "
-                                       "its own), got \"/proc/x\"",
+                {"/usr/share:/proc/x",
+                 "--expose /usr/share:/proc/x: target must not be under /proc (the sandbox has "
+                 "its own), got \"/proc/x\"",
                  EINVAL},
                 {"/usr/share:/a/../b", "--expose /usr/share:/a/../b: target must not contain \"..\", got \"/a/../b\"",
                  EINVAL},
@@ -789,8 +784,7 @@ static void test_setters_env(void)
         CHECK_STREQ(cordon_error_message(e), "include_only: the pattern must not be empty");
         e = cordon_error_free(e);
         /* command-line lists add to the files' lists */
-        CHECK_INTEQ(cordon_config_load_string(c, "{\"shell_environment_policy\": {\"exclude\": [\"GH_*\"]}}", "x",
-                                              &e),
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"shell_environment_policy\": {\"exclude\": [\"GH_*\"]}}", "x", &e),
                     0);
         CHECK_INTEQ(cordon_config_env_exclude(c, "NPM_*", &e), 0);
         CHECK_INTEQ(strv_len(c->exclude), 2);

@@ -15,20 +15,20 @@
 #define MAX_VARS 24
 
 /* A realistic parent environment of an agent. */
-#define AGENT_ENV                                                                                               \
-        "HOME=/home/ada", "LOGNAME=ada", "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "USER=ada",     \
-                "USERNAME=ada", "TMPDIR=/tmp/ada", "TEMP=/tmp/t", "TMP=/tmp/t2", "LANG=en_US.UTF-8",            \
-                "LC_ALL=C.UTF-8", "EDITOR=vi", "OPENAI_API_KEY=sk-test", "aws_secret_access_key=wJalr",         \
-                "GH_TOKEN=ghp_x", "AWS_REGION=eu-west-1", "NODE_ENV=development", "TERM=xterm"
+#define AGENT_ENV                                                                                                      \
+        "HOME=/home/ada", "LOGNAME=ada", "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "USER=ada",           \
+                "USERNAME=ada", "TMPDIR=/tmp/ada", "TEMP=/tmp/t", "TMP=/tmp/t2", "LANG=en_US.UTF-8", "LC_ALL=C.UTF-8", \
+                "EDITOR=vi", "OPENAI_API_KEY=sk-test", "aws_secret_access_key=wJalr", "GH_TOKEN=ghp_x",                \
+                "AWS_REGION=eu-west-1", "NODE_ENV=development", "TERM=xterm"
 
 typedef struct env_case {
         const char *name;
-        const char *policy;            /* a JSON config layer, or NULL for the defaults */
-        const char *base[MAX_VARS];    /* NULL-terminated */
-        const char *extra[4];          /* the command's own "NAME", "VALUE" pairs */
-        const char *root;              /* redirect into <root>/runtime-user-env, or NULL */
-        const char *backend;           /* markers, or NULL */
-        const char *want;              /* the result, one NAME=VALUE per line */
+        const char *policy;         /* a JSON config layer, or NULL for the defaults */
+        const char *base[MAX_VARS]; /* NULL-terminated */
+        const char *extra[4];       /* the command's own "NAME", "VALUE" pairs */
+        const char *root;           /* redirect into <root>/runtime-user-env, or NULL */
+        const char *backend;        /* markers, or NULL */
+        const char *want;           /* the result, one NAME=VALUE per line */
 } env_case;
 
 static const env_case CASES[] = {
@@ -80,8 +80,8 @@ static const env_case CASES[] = {
         {.name = "exclude globs: case-insensitive, * and ?",
          .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\", \"exclude\": [\"aws_*\", \"?ITHUB*\", "
                    "\"*_pass\"]}}",
-         .base = {"AWS_REGION=1", "aws_profile=1", "Aws_Cli=1", "AWSX=1", "GITHUB_USER=1", "XGITHUB=1",
-                  "github=1", "DB_PASS=1", "DB_PASSWORD=1", "PATH=/bin"},
+         .base = {"AWS_REGION=1", "aws_profile=1", "Aws_Cli=1", "AWSX=1", "GITHUB_USER=1", "XGITHUB=1", "github=1",
+                  "DB_PASS=1", "DB_PASSWORD=1", "PATH=/bin"},
          .want = "AWSX=1\nDB_PASSWORD=1\nPATH=/bin\nXGITHUB=1\n"},
         {.name = "exclude applies to the inherited names only, before set",
          .policy = "{\"shell_environment_policy\": {\"exclude\": [\"PATH\"], \"set\": {\"PATH\": \"/opt/bin\"}}}",
@@ -177,12 +177,8 @@ static const env_case CASES[] = {
          .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\"}}",
          .base = {"PATH=/first", "X=1", "PATH=/second", "X=2"},
          .want = "PATH=/first\nX=1\n"},
-        {.name = "duplicates with core",
-         .base = {"HOME=/a", "HOME=/b"},
-         .want = "HOME=/a\n"},
-        {.name = "no base environment at all",
-         .base = {NULL},
-         .want = ""},
+        {.name = "duplicates with core", .base = {"HOME=/a", "HOME=/b"}, .want = "HOME=/a\n"},
+        {.name = "no base environment at all", .base = {NULL}, .want = ""},
 };
 
 static char *join(char *const *env)
@@ -249,8 +245,8 @@ static void test_env_null_base(void)
 
 static void test_env_core_names(void)
 {
-        static const char *const want[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER",
-                                           "USERNAME", "TMPDIR", "TEMP", "TMP"};
+        static const char *const want[] = {"HOME",     "LOGNAME", "PATH", "SHELL", "USER",
+                                           "USERNAME", "TMPDIR",  "TEMP", "TMP"};
         CHECK_INTEQ(strv_len((char *const *)ENV_CORE_NAMES), ARRAY_SIZE(want));
         for (size_t i = 0; i < ARRAY_SIZE(want) && ENV_CORE_NAMES[i]; i++)
                 CHECK_STREQ(ENV_CORE_NAMES[i], want[i]);
@@ -297,8 +293,14 @@ static cordon_plan *env_plan(const char *json, const char *const *environ)
                 cordon_config_free(c);
                 return NULL;
         }
-        host_info h = {.root = "/nonexistent/cordon-test-root", .uid = 1000, .gid = 1000, .user = "ada",
-                       .group = "ada", .home = "/home/ada", .cwd = "/", .environ = (char *const *)environ};
+        host_info h = {.root = "/nonexistent/cordon-test-root",
+                       .uid = 1000,
+                       .gid = 1000,
+                       .user = "ada",
+                       .group = "ada",
+                       .home = "/home/ada",
+                       .cwd = "/",
+                       .environ = (char *const *)environ};
         cordon_plan *p = NULL;
         int r = plan_build(c, NULL, &h, &p, &e);
         if (r < 0)

@@ -76,7 +76,7 @@ static bool fx_link(const char *root, const char *path, const char *target)
         return dir && mkdir_p(dir) == 0 && symlink(target, p) == 0;
 }
 
-#define EXE 0755
+#define EXE  0755
 #define DATA 0644
 
 /* What both layouts share. */
@@ -89,7 +89,8 @@ static bool fx_common(const char *r)
                fx_file(r, "/usr/lib64/ld-linux-x86-64.so.2", "ELF", EXE) &&
                fx_file(r, "/usr/share/zoneinfo/Europe/Paris", "TZif", DATA) &&
                /* PATH: a plain tool, a symlink into /opt, one without the x bit */
-               fx_file(r, "/usr/local/bin/tool", "ELF", EXE) && fx_link(r, "/usr/local/bin/node", "/opt/node/bin/node") &&
+               fx_file(r, "/usr/local/bin/tool", "ELF", EXE) &&
+               fx_link(r, "/usr/local/bin/node", "/opt/node/bin/node") &&
                fx_file(r, "/opt/node/bin/node", "ELF", EXE) && fx_file(r, "/opt/node/lib/node.so", "ELF", DATA) &&
                fx_file(r, "/usr/local/bin/noexec", "not executable", DATA) &&
                /* /etc: what the sandbox gets, some of it through symlinks, and what it must not get */
@@ -109,9 +110,9 @@ static bool fx_common(const char *r)
                fx_file(r, "/home/ada/project/src/main.c", "int main;", DATA) &&
                fx_file(r, "/home/ada/project/Makefile", "all:", DATA) &&
                fx_file(r, "/home/ada/direct-tool", "ELF", EXE) && fx_file(r, "/home/ada/bin/mytool", "ELF", EXE) &&
-               fx_dir(r, "/home/ada/.cordon/workspace") && fx_file(r, "/home/ada/.cordon/logs/cordon.log", "audit", DATA) &&
-               fx_dir(r, "/home/ada/.cordon/logs/old") &&
-               fx_dir(r, "/home/bob") &&
+               fx_dir(r, "/home/ada/.cordon/workspace") &&
+               fx_file(r, "/home/ada/.cordon/logs/cordon.log", "audit", DATA) &&
+               fx_dir(r, "/home/ada/.cordon/logs/old") && fx_dir(r, "/home/bob") &&
                /* elsewhere on the host */
                fx_file(r, "/opt/tools/bin/gotool", "ELF", EXE) && fx_file(r, "/opt/data/file", "data", DATA) &&
                fx_dir(r, "/opt/data/sub") && fx_file(r, "/opt/py/bin/python3", "ELF", EXE) &&
@@ -164,17 +165,17 @@ static void fixtures_remove(void)
 /* ---- building plans ------------------------------------------------------------------- */
 
 static const char *const HOST_ENV[] = {
-        "HOME=/home/ada", "PATH=/usr/local/bin:/usr/bin:/bin", "USER=ada", "LOGNAME=ada", "SHELL=/bin/bash",
-        "LANG=C.UTF-8", "OPENAI_API_KEY=sk-secret", "TERM=xterm", NULL,
+        "HOME=/home/ada", "PATH=/usr/local/bin:/usr/bin:/bin", "USER=ada",   "LOGNAME=ada", "SHELL=/bin/bash",
+        "LANG=C.UTF-8",   "OPENAI_API_KEY=sk-secret",          "TERM=xterm", NULL,
 };
 
 typedef struct plan_case {
-        const char *root;                /* merged_root or split_root */
-        const char *json;                /* a config layer, or NULL */
-        const char *expose[4][3];        /* source, target, "rw"/"ro": config rules in the fixture */
-        const char *argv[10];            /* empty: an environment-only plan */
-        const char *cwd;                 /* default /home/ada/project */
-        const char *home;                /* the user's home directory, default /home/ada */
+        const char *root;         /* merged_root or split_root */
+        const char *json;         /* a config layer, or NULL */
+        const char *expose[4][3]; /* source, target, "rw"/"ro": config rules in the fixture */
+        const char *argv[10];     /* empty: an environment-only plan */
+        const char *cwd;          /* default /home/ada/project */
+        const char *home;         /* the user's home directory, default /home/ada */
 } plan_case;
 
 /* Adds a rule directly: the public setters check the source on the real host,
@@ -437,8 +438,7 @@ static void test_precedence(void)
                                        {"/home/ada/project", NULL, "rw"}},
                             .argv = {"node", "main.js"}},
                false);
-        golden("merged-expose-etc", &(plan_case){.root = M, .expose = {{"/etc", NULL, "ro"}}, .argv = {"ls"}},
-               false);
+        golden("merged-expose-etc", &(plan_case){.root = M, .expose = {{"/etc", NULL, "ro"}}, .argv = {"ls"}}, false);
 
         cordon_plan *p = plan_ok(&(plan_case){.root = M, .expose = {{"/etc", NULL, "ro"}}, .argv = {"ls"}});
         const plan_mount *m = mount_at(p, "/etc");
@@ -447,9 +447,8 @@ static void test_precedence(void)
         CHECK(!mount_at(p, "/etc/resolv.conf"));
         cordon_plan_free(p);
 
-        p = plan_ok(&(plan_case){.root = M,
-                                 .expose = {{"/opt/node", NULL, "rw"}, {"/home/ada/project", NULL, "rw"}},
-                                 .argv = {"node"}});
+        p = plan_ok(&(plan_case){
+                .root = M, .expose = {{"/opt/node", NULL, "rw"}, {"/home/ada/project", NULL, "rw"}}, .argv = {"node"}});
         CHECK_INTEQ(count_origin(p, ORIGIN_EXE), 0);
         CHECK_INTEQ(count_origin(p, ORIGIN_CWD), 0);
         m = mount_at(p, "/opt/node");
@@ -465,9 +464,10 @@ static void test_auto_expose_exe(void)
 {
         /* an executable found in PATH: its directory */
         golden("merged-exe-dir",
-               &(plan_case){.root = M,
-                            .json = "{\"shell_environment_policy\": {\"set\": {\"PATH\": \"/opt/tools/bin:/usr/bin\"}}}",
-                            .argv = {"gotool", "version"}},
+               &(plan_case){
+                       .root = M,
+                       .json = "{\"shell_environment_policy\": {\"set\": {\"PATH\": \"/opt/tools/bin:/usr/bin\"}}}",
+                       .argv = {"gotool", "version"}},
                false);
         /* a symlink: the link's directory is visible (/usr), its target's is exposed */
         golden("merged-exe-symlink", &(plan_case){.root = M, .argv = {"node", "-e", "1"}}, false);
@@ -490,7 +490,8 @@ static void test_auto_expose_exe(void)
         cordon_plan_free(p);
 
         /* auto_expose.exe rw */
-        p = plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"exe\": \"rw\"}}}",
+        p = plan_ok(&(plan_case){.root = M,
+                                 .json = "{\"isolation\": {\"auto_expose\": {\"exe\": \"rw\"}}}",
                                  .argv = {"/srv/scripts/run.py"}});
         m = mount_at(p, "/opt/py/bin");
         CHECK(m && m->writable && m->origin == ORIGIN_EXE);
@@ -517,7 +518,8 @@ static void test_auto_expose_exe_errors(void)
               "/srv/data/notes.txt: permission denied (not an executable file)");
         fails(&(plan_case){.root = M, .argv = {"/srv/data"}}, EACCES, 126,
               "/srv/data: permission denied (not an executable file)");
-        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"exe\": \"off\"}}}",
+        fails(&(plan_case){.root = M,
+                           .json = "{\"isolation\": {\"auto_expose\": {\"exe\": \"off\"}}}",
                            .argv = {"/opt/tools/bin/gotool"}},
               EACCES, 125,
               "/opt/tools/bin/gotool is not visible in the sandbox (auto_expose.exe is \"off\" or it lies in your "
@@ -526,8 +528,8 @@ static void test_auto_expose_exe_errors(void)
 
 /* ---- the working directory -------------------------------------------------------------------- */
 
-#define CWD_HINT                                                                                        \
-        "run from the workspace, set the working directory to a path inside it, or expose a directory " \
+#define CWD_HINT                                                                                                       \
+        "run from the workspace, set the working directory to a path inside it, or expose a directory "                \
         "that holds it (--expose DIR or isolation.expose_paths)"
 
 static void test_cwd(void)
@@ -539,8 +541,10 @@ static void test_cwd(void)
                             .argv = {"ls"},
                             .cwd = "/home/ada/project/src"},
                false);
-        cordon_plan *p = plan_ok(&(plan_case){
-                .root = M, .expose = {{"/home/ada/project", "/work", "rw"}}, .argv = {"ls"}, .cwd = "/home/ada/project/src"});
+        cordon_plan *p = plan_ok(&(plan_case){.root = M,
+                                              .expose = {{"/home/ada/project", "/work", "rw"}},
+                                              .argv = {"ls"},
+                                              .cwd = "/home/ada/project/src"});
         CHECK_STREQ(p ? p->cwd : NULL, "/work/src");
         CHECK_STREQ(p ? p->host_cwd : NULL, "/home/ada/project/src");
         CHECK_INTEQ(count_origin(p, ORIGIN_CWD), 0);
@@ -559,8 +563,10 @@ static void test_cwd(void)
         cordon_plan_free(p);
 
         /* auto_expose.cwd rw */
-        p = plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"rw\"}}}",
-                                 .argv = {"ls"}, .cwd = "/srv/scratch"});
+        p = plan_ok(&(plan_case){.root = M,
+                                 .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"rw\"}}}",
+                                 .argv = {"ls"},
+                                 .cwd = "/srv/scratch"});
         const plan_mount *m = mount_at(p, "/srv/scratch");
         CHECK(m && m->writable && m->origin == ORIGIN_CWD);
         cordon_plan_free(p);
@@ -585,8 +591,7 @@ static void test_cwd(void)
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/ada/.cordon/logs"}, EACCES, 125,
               "the working directory /home/ada/.cordon/logs is inside cordon's logs/ (its audit trail stays "
               "hidden), which cordon never exposes automatically: " CWD_HINT);
-        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}",
-                           .argv = {"ls"}},
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}", .argv = {"ls"}},
               EACCES, 125,
               "the working directory /home/ada/project is not visible in the sandbox and auto_expose.cwd is "
               "\"off\": " CWD_HINT);
@@ -629,13 +634,14 @@ static void test_args(void)
                false);
         p = plan_ok(&(plan_case){.root = M,
                                  .json = ON,
-                                 .argv = {"cat", "/srv/missing/file", "--out=/srv/ws/missing", "/home/ada", "/", "/home",
-                                          "/proc/cpuinfo", "-x/opt/data", "/opt/data/../data/file"}});
+                                 .argv = {"cat", "/srv/missing/file", "--out=/srv/ws/missing", "/home/ada", "/",
+                                          "/home", "/proc/cpuinfo", "-x/opt/data", "/opt/data/../data/file"}});
         CHECK_INTEQ(count_origin(p, ORIGIN_ARG), 0);
         cordon_plan_free(p);
 
         /* cordon's logs stay hidden, whatever the command line names */
-        p = plan_ok(&(plan_case){.root = M, .json = ON,
+        p = plan_ok(&(plan_case){.root = M,
+                                 .json = ON,
                                  .argv = {"cat", "/home/ada/.cordon/logs/cordon.log", "--f=/home/ada/.cordon/logs"}});
         CHECK_INTEQ(count_origin(p, ORIGIN_ARG), 0);
         CHECK(!mount_at(p, "/home/ada/.cordon/logs/cordon.log"));
@@ -647,7 +653,8 @@ static void test_args(void)
         cordon_plan_free(p);
 
         /* rw */
-        p = plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"args\": \"rw\"}}}",
+        p = plan_ok(&(plan_case){.root = M,
+                                 .json = "{\"isolation\": {\"auto_expose\": {\"args\": \"rw\"}}}",
                                  .argv = {"cat", "/srv/conf/app.toml"}});
         const plan_mount *m = mount_at(p, "/srv/conf/app.toml");
         CHECK(m && m->writable && m->origin == ORIGIN_ARG && !m->is_dir);
@@ -695,9 +702,10 @@ static void test_mountpoint_missing_in_ro_bind(void)
               "cannot mount /data/new/dir: it lies inside /data (from /opt/data), where /opt/data/new/dir does not "
               "exist, and cordon does not create mount points on the host; choose another target");
         /* an existing directory is fine */
-        cordon_plan *p = plan_ok(&(plan_case){.root = M,
-                                              .expose = {{"/opt/data", "/data", "ro"}, {"/srv/scratch", "/data/sub", "rw"}},
-                                              .argv = {"ls"}});
+        cordon_plan *p =
+                plan_ok(&(plan_case){.root = M,
+                                     .expose = {{"/opt/data", "/data", "ro"}, {"/srv/scratch", "/data/sub", "rw"}},
+                                     .argv = {"ls"}});
         const plan_mount *m = mount_at(p, "/data/sub");
         CHECK(m && m->writable);
         cordon_plan_free(p);
@@ -707,7 +715,8 @@ static void test_mountpoint_missing_in_ro_bind(void)
                            .argv = {"ls"}},
               EINVAL, 125, "cannot mount /data/sub: /opt/data/sub is a directory, the source is not");
         /* inside the instance root, mount points may be created */
-        p = plan_ok(&(plan_case){.root = M, .expose = {{"/srv/scratch", "/home/ada/.cordon/new", "rw"}}, .argv = {"ls"}});
+        p = plan_ok(
+                &(plan_case){.root = M, .expose = {{"/srv/scratch", "/home/ada/.cordon/new", "rw"}}, .argv = {"ls"}});
         CHECK(mount_at(p, "/home/ada/.cordon/new") != NULL);
         cordon_plan_free(p);
         /* the instance root and the workspace inside an exposure need not
@@ -723,7 +732,10 @@ static void test_mountpoint_missing_in_ro_bind(void)
         CHECK(m && m->origin == ORIGIN_WORKSPACE && m->writable);
         cordon_plan_free(p);
         /* ... but not when the exposure shows another host directory there */
-        fails(&(plan_case){.root = M, .expose = {{"/srv/scratch", "/home/bob", "rw"}}, .argv = {"ls"}, .home = "/home/bob"},
+        fails(&(plan_case){.root = M,
+                           .expose = {{"/srv/scratch", "/home/bob", "rw"}},
+                           .argv = {"ls"},
+                           .home = "/home/bob"},
               ENOENT, 125,
               "cannot mount /home/bob/.cordon: it lies inside /home/bob (from /srv/scratch), where "
               "/srv/scratch/.cordon does not exist, and cordon does not create mount points on the host; choose "
@@ -741,8 +753,8 @@ static void test_disabled(void)
                             .expose = {{"/opt/data", NULL, "ro"}},
                             .argv = {"cat", "/home/ada/.ssh/id_rsa"}},
                true);
-        cordon_plan *p = plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"enabled\": false}}",
-                                              .argv = {"ls"}, .cwd = "/home/ada"});
+        cordon_plan *p = plan_ok(&(plan_case){
+                .root = M, .json = "{\"isolation\": {\"enabled\": false}}", .argv = {"ls"}, .cwd = "/home/ada"});
         CHECK_STREQ(p ? cordon_plan_backend(p) : NULL, "none");
         CHECK_INTEQ(p ? p->n_mounts : 99, 0);
         CHECK_INTEQ(p ? p->namespaces : 99, 0);
@@ -785,8 +797,8 @@ static void test_instance_root(void)
 
 static void test_network_and_namespaces(void)
 {
-        cordon_plan *p = plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"network\": \"full\"}}",
-                                              .argv = {"ls"}});
+        cordon_plan *p =
+                plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"network\": \"full\"}}", .argv = {"ls"}});
         _cleanup_free_ char *text = p ? cordon_plan_to_text(p) : NULL;
         CHECK(text && strstr(text, "\nnamespaces: user mount pid ipc uts cgroup\nnetwork: full\n"));
         CHECK(p && env_get(p->env, "CORDON_SANDBOX_NETWORK_DISABLED") == NULL);
