@@ -162,12 +162,22 @@ int cli_parse(int argc, char **argv, cli_args *a)
         int c, r = 0;
         int sub_argc = argc - 1;
         char **sub_argv = argv + 1;
-        while (r == 0 && (c = getopt_long(sub_argc, sub_argv, "+:hC:", opts, NULL)) != -1) {
+        /* -C is --cwd: only where --cwd is accepted */
+        const char *shortopts = mask & (F_RUN | F_PLAN) ? "+:hC:" : "+:h";
+        while (r == 0 && (c = getopt_long(sub_argc, sub_argv, shortopts, opts, NULL)) != -1) {
                 if (c == 'h')
                         c = OPT_HELP;
                 if (c == 'C')
                         c = OPT_CWD;
-                if (c == '?')
+                /* getopt sets optopt to the unknown short option ("-xy":
+                 * optind has not moved past the word yet), to the id of a
+                 * long option given a value it does not take, and to 0 for
+                 * an unknown long option */
+                if (c == '?' && optopt > 0 && optopt < 256)
+                        r = fail(a, "%s: unknown option \"-%c\" (see cordon %s --help)", sub, optopt, sub);
+                else if (c == '?' && optopt >= OPT_CONFIG)
+                        r = fail(a, "%s: option \"%s\" takes no value", sub, sub_argv[optind - 1]);
+                else if (c == '?')
                         r = fail(a, "%s: unknown option \"%s\" (see cordon %s --help)", sub,
                                  sub_argv[optind - 1], sub);
                 else if (c == ':')

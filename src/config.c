@@ -462,11 +462,19 @@ static int m_enabled(layer *L, json_t *v)
         return 0;
 }
 
+/* The first three can be chosen; the others are reserved names, accepted
+ * here so that plan_build can say they are not available in this version. */
 static const char *const BACKENDS[] = {"auto", "linux", "landlock", "bwrap", "seatbelt", "windows", NULL};
+static const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", NULL};
 
 static int m_backend(layer *L, json_t *v)
 {
-        int i = get_enum(L, v, BACKENDS);
+        int i = -1;
+        for (size_t k = 0; json_is_string(v) && BACKENDS[k]; k++)
+                if (streq(json_string_value(v), BACKENDS[k]))
+                        i = (int)k;
+        if (i < 0) /* the message lists only what can be chosen */
+                i = get_enum(L, v, USABLE_BACKENDS);
         if (i < 0)
                 return i;
         char *s = strdup(BACKENDS[i]);
@@ -634,6 +642,25 @@ static bool limit_is_size(cordon_limit l)
                l == CORDON_LIMIT_TMP_SIZE_BYTES;
 }
 
+/* 2^53: every whole number up to it is exact in a double, and it converts
+ * to rlim_t, uint64_t and long long without overflow (beyond it those
+ * conversions are undefined behaviour). */
+#define LIMIT_MAX 9007199254740992.0
+
+/* Why |d| is not a valid value for limit |which|, or NULL. */
+static const char *limit_problem(cordon_limit which, double d)
+{
+        if (!isfinite(d))
+                return "must be a finite number";
+        if (d < 0)
+                return "must not be negative";
+        if (d > LIMIT_MAX)
+                return "must be at most 9007199254740992";
+        if (!limit_is_fractional(which) && d != floor(d))
+                return "must be a whole number";
+        return NULL;
+}
+
 static int limit_value(layer *L, json_t *v, cordon_limit which)
 {
         double d;
@@ -644,14 +671,13 @@ static int limit_value(layer *L, json_t *v, cordon_limit which)
                 d = (double)n;
         } else if (json_is_number(v)) {
                 d = json_number_value(v);
-                if (!isfinite(d) || d < 0)
-                        return layer_fail(L, "must not be negative");
-                if (!limit_is_fractional(which) && d != floor(d))
-                        return layer_fail(L, "must be a whole number, got %g", d);
         } else {
                 return layer_fail(L, "must be a number%s, got %s", limit_is_size(which) ? " or a size string" : "",
                                   json_type_name(v));
         }
+        const char *why = limit_problem(which, d);
+        if (why)
+                return layer_fail(L, "%s, got %g", why, d);
         L->c->limits[which] = d;
         return 0;
 }
@@ -907,32 +933,44 @@ int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error 
         return set_dir(&c->workspace, "workspace", dir, ret_error);
 }
 
-int cordon_config_add_expose(cordon_config *c, const char *source, const char *target, bool writable,
-                             cordon_error **ret_error)
+/* Adds a rule; |what| ("expose SRC", "--expose SPEC") starts the messages. */
+static int expose_add(cordon_config *c, const char *what, const char *source, const char *target, bool writable,
+                      cordon_error **ret_error)
 {
-        if (!source)
-                return error_set(ret_error, EINVAL, "expose: a source is required");
         const char *why = source_problem(source);
         if (why)
-                return error_set(ret_error, EINVAL, "expose %s: source %s", source, why);
+                return error_set(ret_error, EINVAL, "%s: source %s", what, why);
         const char *t = target ? target : source;
         why = target_problem(t);
         if (why)
-                return error_set(ret_error, EINVAL, "expose %s: target %s, got \"%s\"", source, why, t);
+                return error_set(ret_error, EINVAL, "%s: target %s, got \"%s\"", what, why, t);
         _cleanup_free_ char *s = NULL, *tn = NULL;
         if (path_normalize(source, false, &s) < 0 || path_normalize(t, false, &tn) < 0)
                 return error_set(ret_error, ENOMEM, "out of memory");
         struct stat st;
         if (stat(s, &st) < 0)
-                return error_set(ret_error, errno, "expose %s: source does not exist", source);
+                return error_set(ret_error, errno, "%s: source does not exist", what);
         int r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable);
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
+int cordon_config_add_expose(cordon_config *c, const char *source, const char *target, bool writable,
+                             cordon_error **ret_error)
+{
+        if (!source)
+                return error_set(ret_error, EINVAL, "expose: a source is required");
+        _cleanup_free_ char *what = xasprintf("expose %s", source);
+        if (!what)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        return expose_add(c, what, source, target, writable, ret_error);
+}
+
 int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_error **ret_error)
 {
-        _cleanup_free_ char *copy = xstrdup(spec);
-        if (!copy)
+        _cleanup_free_ char *copy = xstrdup(spec), *what = xasprintf("--expose %s", spec ? spec : "");
+        if (!spec)
+                return error_set(ret_error, EINVAL, "--expose: a spec is required");
+        if (!copy || !what)
                 return error_set(ret_error, ENOMEM, "out of memory");
         bool writable = false;
         char *last = strrchr(copy, ':');
@@ -940,8 +978,7 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
                 writable = streq(last + 1, "rw");
                 *last = '\0';
         } else if (last && !strchr(last + 1, '/')) {
-                return error_set(ret_error, EINVAL, "--expose %s: mode must be \"ro\" or \"rw\", got \"%s\"", spec,
-                                 last + 1);
+                return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what, last + 1);
         }
         char *sep = strchr(copy, ':');
         const char *target = NULL;
@@ -949,10 +986,7 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
                 *sep = '\0';
                 target = sep + 1;
         }
-        int r = cordon_config_add_expose(c, copy, target, writable, ret_error);
-        if (r < 0 && ret_error)
-                error_prefix(*ret_error, "--expose %s", spec);
-        return r;
+        return expose_add(c, what, copy, target, writable, ret_error);
 }
 
 int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error)
@@ -986,10 +1020,9 @@ int cordon_config_set_limit(cordon_config *c, cordon_limit which, double value, 
 {
         if (which < 0 || which >= CORDON_LIMIT__MAX)
                 return error_set(ret_error, EINVAL, "unknown limit %d", (int)which);
-        if (!isfinite(value) || value < 0)
-                return error_set(ret_error, EINVAL, "%s must not be negative", LIMIT_NAMES[which]);
-        if (!limit_is_fractional(which) && value != floor(value))
-                return error_set(ret_error, EINVAL, "%s must be a whole number, got %g", LIMIT_NAMES[which], value);
+        const char *why = limit_problem(which, value);
+        if (why)
+                return error_set(ret_error, EINVAL, "%s %s, got %g", LIMIT_NAMES[which], why, value);
         c->limits[which] = value;
         return 0;
 }

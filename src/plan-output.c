@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The plan as text (the "linux isolation mount plan" log) and as JSON. */
 #include <jansson.h>
+#include <math.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan.h"
@@ -57,13 +60,32 @@ static void text_mount(buf *b, const plan_mount *m)
         }
 }
 
+/* A limit for people: sizes as "512M" when exact, whole numbers in full
+ * (not 1.07374e+09), fractions in the fewest digits that read back exactly. */
+static void format_limit(int which, double v, char out[32])
+{
+        bool size = which == CORDON_LIMIT_MEMORY_BYTES || which == CORDON_LIMIT_FILE_SIZE_BYTES ||
+                    which == CORDON_LIMIT_TMP_SIZE_BYTES;
+        if (size && v == floor(v) && v < 18446744073709551616.0)
+                format_size((uint64_t)v, out);
+        else if (v == floor(v) && fabs(v) < 1e18)
+                snprintf(out, 32, "%.0f", v);
+        else {
+                snprintf(out, 32, "%.15g", v);
+                if (strtod(out, NULL) != v)
+                        snprintf(out, 32, "%.17g", v);
+        }
+}
+
 static void text_limits(buf *b, const cordon_plan *p)
 {
         bool any = false;
         for (int i = 0; i < CORDON_LIMIT__MAX; i++) {
                 if (i == CORDON_LIMIT_KILL_AFTER_S || p->limits[i] == 0)
                         continue;
-                buf_printf(b, "%s %s=%g", any ? "" : "limits:", LIMIT_KEYS[i], p->limits[i]);
+                char v[32];
+                format_limit(i, p->limits[i], v);
+                buf_printf(b, "%s %s=%s", any ? "" : "limits:", LIMIT_KEYS[i], v);
                 any = true;
         }
         buf_printf(b, "%s\n", any ? "" : "limits: none");

@@ -110,6 +110,7 @@ typedef struct builder {
         const host_info *h;
         cordon_plan *p;
         cordon_error **err;
+        char *home_real; /* the home directory with its symlinks resolved, or NULL */
 } builder;
 
 static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
@@ -347,18 +348,33 @@ static bool sandbox_visible(builder *b, const char *path)
         return hp && host_stat(b->h, hp, &st) == 0;
 }
 
-/* May |path| be exposed automatically? Never "/", the home directory or an
+/* Why |path| may not be exposed automatically (to follow "the working
+ * directory X is ..."), or NULL. Never "/", the home directory or an
  * ancestor of it, nor kernel interfaces. */
-static bool auto_exposable(const builder *b, const char *path)
+static const char *auto_expose_problem(const builder *b, const char *path)
 {
         if (streq(path, "/"))
-                return false;
-        if (b->h->home && path_startswith(b->h->home, path))
-                return false;
+                return "the root directory";
+        if ((b->h->home && path_startswith(b->h->home, path)) || (b->home_real && path_startswith(b->home_real, path)))
+                return "your home directory or above it";
         for (size_t i = 0; NEVER_AUTO[i]; i++)
                 if (path_startswith(path, NEVER_AUTO[i]))
-                        return false;
-        return true;
+                        return "a kernel interface (the sandbox has its own /proc, /sys and /dev)";
+        _cleanup_free_ char *logs = b->p->instance_root ? path_join(b->p->instance_root, "logs") : NULL;
+        if (b->p->instance_root && (!logs || path_startswith(path, logs)))
+                return "inside cordon's logs/ (its audit trail stays hidden)";
+        return NULL;
+}
+
+static bool auto_exposable(const builder *b, const char *path) { return !auto_expose_problem(b, path); }
+
+/* The same, judged both by the name and by what it resolves to on the host:
+ * a symlink to the home directory or to "/" is no more exposable than they
+ * are. False for a missing path or a dangling link. */
+static bool auto_exposable_resolved(const builder *b, const char *path)
+{
+        _cleanup_free_ char *real = NULL;
+        return auto_exposable(b, path) && host_resolve(b->h, path, false, &real) == 0 && auto_exposable(b, real);
 }
 
 /* ---- the fixed part of the view ----------------------------------------------------- */
@@ -522,11 +538,11 @@ static int expose_auto(builder *b, const char *path, cordon_expose_mode mode, mo
                 return -ENOMEM;
         struct stat st;
         bool is_dir = host_stat(b->h, path, &st) == 0 && S_ISDIR(st.st_mode);
-        bool dir_ok = auto_exposable(b, dir);
+        bool dir_ok = auto_exposable_resolved(b, dir);
         for (size_t i = 0; NEVER_AUTO_DIR[i]; i++)
                 dir_ok = dir_ok && !streq(dir, NEVER_AUTO_DIR[i]);
         const char *what = !is_dir && dir_ok ? dir : path;
-        if (!auto_exposable(b, what))
+        if (!auto_exposable_resolved(b, what))
                 return 0;
         return add_bind(b, what, what, mode == CORDON_EXPOSE_RW, o, false);
 }
@@ -582,7 +598,8 @@ static char *shebang_interpreter(const host_info *h, const char *path)
 
 static int not_found(builder *b, const char *name)
 {
-        int r = error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH", name);
+        int r = name[0] ? error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH", name)
+                        : error_set(b->err, ENOENT, "the command name is empty");
         if (b->err && *b->err)
                 (*b->err)->exit_status = 127;
         return r;
@@ -601,6 +618,8 @@ static int not_executable(builder *b, const char *name)
  * |*ret_path| to the path to execute. */
 static int find_exe(builder *b, const char *name, char **ret_path)
 {
+        if (!name[0]) /* as execvp: ENOENT, not a search that finds the PATH directories */
+                return not_found(b, name);
         if (strchr(name, '/')) {
                 _cleanup_free_ char *joined = name[0] == '/' ? strdup(name) : path_join(b->p->cwd, name);
                 char *norm = NULL;
@@ -671,10 +690,11 @@ static int plan_cwd(builder *b)
                                  "the working directory %s is not visible in the sandbox and auto_expose.cwd is "
                                  "\"off\": %s",
                                  real, hint);
-        if (!auto_exposable(b, real))
+        const char *why = auto_expose_problem(b, real);
+        if (why)
                 return error_set(b->err, EACCES,
                                  "the working directory %s is %s, which cordon never exposes automatically: %s", real,
-                                 streq(real, "/") ? "the root directory" : "your home directory or above it", hint);
+                                 why, hint);
         const plan_mount *taken = find_target(b->p, real);
         if (taken)
                 return error_set(b->err, EACCES,
@@ -701,10 +721,11 @@ static int plan_args(builder *b)
         for (size_t i = 1; mode != CORDON_EXPOSE_OFF && b->p->argv[i]; i++) {
                 const char *a = arg_path(b->p->argv[i]);
                 _cleanup_free_ char *norm = NULL;
-                struct stat st;
-                if (!a || path_normalize(a, false, &norm) < 0 || host_lstat(b->h, norm, &st) < 0)
-                        continue; /* missing paths are never exposed, nor their parents */
-                if (sandbox_visible(b, norm) || !auto_exposable(b, norm))
+                if (!a || path_normalize(a, false, &norm) < 0)
+                        continue;
+                /* missing paths (dangling links too) are never exposed, nor
+                 * their parents; links count as what they point to */
+                if (sandbox_visible(b, norm) || !auto_exposable_resolved(b, norm))
                         continue;
                 int r = add_bind(b, norm, norm, mode == CORDON_EXPOSE_RW, ORIGIN_ARG, false);
                 if (r < 0)
@@ -859,24 +880,31 @@ static int cmp_mounts(const void *a, const void *b)
 /* A system or automatic rule inside an explicit (stronger) bind is
  * redundant: the bind already shows the host's file there. Dropping it also
  * avoids mounting over what the user chose to show. */
-static void drop_shadowed(cordon_plan *p)
+static int drop_shadowed(cordon_plan *p)
 {
+        /* Decide for every mount first, then compact: compacting while
+         * deciding would compare against entries already freed or moved. */
+        _cleanup_free_ bool *drop = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(bool));
+        if (!drop)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                for (size_t k = 0; !drop[i] && k < p->n_mounts; k++) {
+                        const plan_mount *b = &p->mounts[k];
+                        drop[i] = b->type == MOUNT_BIND && origin_rank(m->origin) <= 2 &&
+                                  origin_rank(b->origin) > origin_rank(m->origin) &&
+                                  path_startswith(m->target, b->target) && !streq(m->target, b->target);
+                }
+        }
         size_t o = 0;
         for (size_t i = 0; i < p->n_mounts; i++) {
-                plan_mount *m = &p->mounts[i];
-                bool shadowed = false;
-                for (size_t k = 0; !shadowed && k < p->n_mounts; k++) {
-                        const plan_mount *b = &p->mounts[k];
-                        shadowed = b->type == MOUNT_BIND && origin_rank(m->origin) <= 2 &&
-                                   origin_rank(b->origin) > origin_rank(m->origin) &&
-                                   path_startswith(m->target, b->target) && !streq(m->target, b->target);
-                }
-                if (shadowed)
-                        mount_clear(m);
+                if (drop[i])
+                        mount_clear(&p->mounts[i]);
                 else
-                        p->mounts[o++] = *m;
+                        p->mounts[o++] = p->mounts[i];
         }
         p->n_mounts = o;
+        return 0;
 }
 
 /* Every mount point inside a host bind must already exist there: cordon
@@ -906,7 +934,15 @@ static int check_mountpoints(builder *b)
                 struct stat st;
                 if (!hp)
                         return -ENOMEM;
-                if (host_lstat(b->h, hp, &st) < 0)
+                /* The instance root and the workspace need not exist yet:
+                 * cordon_start creates them, and so their own mount point,
+                 * when that is the very path the rule binds. */
+                bool created_by_cordon = m->type == MOUNT_BIND && streq(hp, m->source) &&
+                                         (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE);
+                bool missing = host_lstat(b->h, hp, &st) < 0;
+                if (missing && created_by_cordon)
+                        continue;
+                if (missing)
                         return error_set(b->err, ENOENT,
                                          "cannot mount %s: it lies inside %s (from %s), where %s does not exist, "
                                          "and cordon does not create mount points on the host; choose another "
@@ -1009,10 +1045,15 @@ static int plan_init(builder *b)
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
                cordon_error **ret_error)
 {
+        /* Paths are compared after resolving their symlinks: so must the
+         * home directory be ($HOME=/home/me with /home -> var/home). */
+        _cleanup_free_ char *home_real = NULL;
+        if (h->home && h->home[0] == '/' && host_resolve(h, h->home, true, &home_real) == -ENOMEM)
+                return error_set(ret_error, ENOMEM, "out of memory");
         cordon_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        builder b = {.c = c, .cmd = cmd, .h = h, .p = p, .err = ret_error};
+        builder b = {.c = c, .cmd = cmd, .h = h, .p = p, .err = ret_error, .home_real = home_real};
         int r = plan_init(&b);
         if (r == 0)
                 r = plan_environment(&b);
@@ -1029,9 +1070,11 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                 r = plan_command(&b);
         if (r == 0 && p->backend != BACKEND_NONE)
                 r = plan_protect(&b);
+        if (r == 0)
+                r = drop_shadowed(p);
         if (r == 0) {
-                drop_shadowed(p);
-                qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
+                if (p->n_mounts > 1) /* qsort(NULL, 0, ...) is undefined (nonnull) */
+                        qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
                 r = check_mountpoints(&b);
         }
         if (r < 0) {

@@ -1,0 +1,245 @@
+#!/bin/bash
+# The CLI surface: plan (text and --json), env, check, --help, --version, and
+# exit status 125 with one "cordon: ..." line for cordon's own failures.
+. "$(dirname "$0")/lib.sh"
+
+# A secret in the launcher's environment: the child environment must not
+# carry it unless asked.
+export OPENAI_API_KEY=sk-cli-test GH_TOKEN=ghp_cli aws_secret_access_key=wJal
+
+# JSON checks run unsandboxed, with node (a test dependency) or python3.
+json_js() { # FILE JS-EXPRESSION-ON-o: ok when it is true
+    if command -v node >/dev/null 2>&1; then
+        node -e 'const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                 if (!(eval(process.argv[2]))) { console.log(JSON.stringify(o, null, 1)); process.exit(1); }' "$1" "$2"
+    else
+        echo "node is missing (scripts/deps.sh test installs it)"; return 1
+    fi
+}
+json_parses() { # FILE
+    if command -v node >/dev/null 2>&1; then
+        node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1"
+    elif command -v python3 >/dev/null 2>&1; then
+        python3 -m json.tool "$1" >/dev/null
+    else
+        echo "neither node nor python3"; return 1
+    fi
+}
+
+# Runs cordon ARGS..., stores stdout in $T/out, stderr in $T/err, status in $st.
+run_cli() { cordon "$@" >"$T/out" 2>"$T/err"; st=$?; }
+
+# cordon's own failure: exit 125, and exactly one "cordon: " line on stderr,
+# the first, equal to (or, with a trailing *, starting with) WANT.
+check_fails_125() { # DESC WANT ARGS...
+    local d=$1 want=$2; shift 2
+    run_cli "$@"
+    local first n
+    first=$(head -1 "$T/err")
+    n=$(grep -c '^cordon: ' "$T/err")
+    local match=no
+    case $want in
+    *'*') [[ $first == "${want%\*}"* ]] && match=yes ;;
+    *) [ "$first" = "$want" ] && match=yes ;;
+    esac
+    if [ "$st" -eq 125 ] && [ "$n" -eq 1 ] && [ $match = yes ] && [ ! -s "$T/out" ]; then
+        ok "$d"
+    else
+        not_ok "$d (status $st, $n \"cordon:\" lines)"
+        { echo "want: $want"; cat "$T/err" "$T/out"; } | diag
+    fi
+}
+
+# -- --version, --help
+run_cli --version
+if [ "$st" -eq 0 ] && grep -qxE 'cordon [0-9]+\.[0-9]+\.[0-9]+' "$T/out" && [ ! -s "$T/err" ]; then
+    ok "--version prints \"cordon X.Y.Z\" and exits 0"
+else not_ok "--version (status $st)"; diag <"$T/out"; fi
+check_out "version prints the same" "$(cat "$T/out")" cordon version
+for h in --help -h help; do
+    run_cli $h
+    if [ "$st" -eq 0 ] && [ "$(head -1 "$T/out")" = "usage: cordon COMMAND [flags] ..." ] && grep -q '^  run ' "$T/out"; then
+        ok "cordon $h: the overview, exit 0"
+    else not_ok "cordon $h (status $st)"; diag <"$T/out"; fi
+done
+for sub in run plan env check; do
+    for h in --help -h; do
+        run_cli $sub $h
+        if [ "$st" -eq 0 ] && [[ $(head -1 "$T/out") == "usage: cordon $sub "* ]] && [ ! -s "$T/err" ]; then
+            ok "cordon $sub $h: its usage on stdout, exit 0"
+        else not_ok "cordon $sub $h (status $st)"; cat "$T/out" "$T/err" | diag; fi
+    done
+done
+check_contains "run --help lists the limits" "--memory SIZE" cordon run --help
+check_contains "plan --help lists --json" "--json" cordon plan --help
+
+# -- plan: text
+run_cli plan -- true
+if [ "$st" -eq 0 ] && [ "$(head -1 "$T/out")" = "linux isolation mount plan" ]; then
+    ok "plan: the first line is \"linux isolation mount plan\""
+else not_ok "plan: first line (status $st)"; cat "$T/out" "$T/err" | diag; fi
+check "plan: /usr is read-only (system)" grep -qxE 'ro  (/usr -> /usr|symlink .* -> /usr)  \(system\)' "$T/out"
+check "plan: the project directory is the cwd, read-only" grep -qxF "ro  $W -> $W  (cwd)" "$T/out"
+check "plan: the instance root is read-write" grep -qxF "rw  $H/.cordon -> $H/.cordon  (instance)" "$T/out"
+check "plan: logs/ is hidden" grep -qxF "ro  tmpfs -> $H/.cordon/logs  (instance)" "$T/out"
+check "plan: namespaces" grep -qxF "namespaces: user mount pid ipc uts cgroup net" "$T/out"
+check "plan: network none" grep -qxF "network: none" "$T/out"
+check "plan: argv" grep -qxF 'argv: ["true"]' "$T/out"
+check "plan: cwd" grep -qxF "cwd: $W" "$T/out"
+check_fails "plan: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
+run_cli plan --memory 512M --pids 64 --timeout 1.5 -- true
+check "plan: limits are shown exactly" grep -qxF "limits: wall_time_s=1.5 memory_bytes=512M pids=64" "$T/out"
+run_cli plan --backend landlock -- true
+check "plan --backend landlock: the first line names the rules" test "$(head -1 "$T/out")" = "landlock isolation access rules"
+
+# -- plan: JSON
+export W H T  # for the checks in node
+run_cli plan --json -- true
+check "plan --json exits 0" test "$st" -eq 0
+check "plan --json parses" json_parses "$T/out"
+check "plan --json has the documented keys with their types" json_js "$T/out" '
+    typeof o.backend === "string" && o.enabled === true && !("disabled_by" in o) && o.network === "none" &&
+    Array.isArray(o.namespaces) && o.namespaces.join(" ") === "user mount pid ipc uts cgroup net" &&
+    Array.isArray(o.argv) && o.argv[0] === "true" && typeof o.exe === "string" && o.exe.endsWith("/true") &&
+    o.cwd === process.env.W && typeof o.env === "object" && !Array.isArray(o.env) &&
+    Array.isArray(o.mounts) && o.mounts.length > 5 &&
+    typeof o.proc === "object" && Array.isArray(o.proc.read_only) && Array.isArray(o.proc.masked) &&
+    typeof o.limits === "object" && o.limits.memory_bytes === 0 && o.limits.kill_after_s === 2 &&
+    o.instance_root === process.env.H + "/.cordon" && o.workspace === process.env.H + "/.cordon/workspace" &&
+    Number.isInteger(o.uid) && Number.isInteger(o.gid) && o.hostname === "cordon"'
+check "plan --json: every mount has type, source, target, mode, origin" json_js "$T/out" '
+    o.mounts.every(m => ["bind", "tmpfs", "proc", "dev", "symlink", "file"].includes(m.type) &&
+        (m.source === null || typeof m.source === "string") && m.target.startsWith("/") &&
+        ["ro", "rw"].includes(m.mode) &&
+        ["system", "instance", "workspace", "expose", "protect", "exe", "cwd", "arg", "generated"].includes(m.origin)) &&
+    o.mounts.some(m => m.target === "/proc" && m.type === "proc") &&
+    o.mounts.some(m => m.target === "/etc/passwd" && m.type === "file" && m.source === null)'
+check "plan --json: mounts are ordered parents first" json_js "$T/out" '
+    o.mounts.every((m, i) => i === 0 || !o.mounts[i - 1].target.startsWith(m.target + "/"))'
+check "plan --json: uid is the caller's" json_js "$T/out" "o.uid === $( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0)"
+check "plan --json: the env drops OPENAI_API_KEY, GH_TOKEN, aws_secret_access_key" json_js "$T/out" '
+    !("OPENAI_API_KEY" in o.env) && !("GH_TOKEN" in o.env) && !("aws_secret_access_key" in o.env) &&
+    o.env.CORDON_SANDBOX === "linux" && o.env.CORDON_SANDBOX_NETWORK_DISABLED === "1" &&
+    o.env.HOME === process.env.H + "/.cordon/runtime-user-env/home"'
+run_cli plan --json --network full --expose "$T/bin:/opt/bin:ro" -C "$T/bin" -- ./probe --x
+check "plan --json: network full, no net namespace, the expose, -C inside it" json_js "$T/out" '
+    o.network === "full" && !o.namespaces.includes("net") && !("CORDON_SANDBOX_NETWORK_DISABLED" in o.env) &&
+    o.mounts.some(m => m.type === "bind" && m.target === "/opt/bin" && m.source === process.env.T + "/bin" &&
+                       m.mode === "ro" && m.origin === "expose") &&
+    o.exe === "/opt/bin/probe" && o.cwd === "/opt/bin" && o.argv.join(" ") === "./probe --x" &&
+    !o.mounts.some(m => m.origin === "cwd" || m.origin === "exe")'
+echo '{"isolation": {"enabled": false}}' >"$W/off.json"; chmod 644 "$W/off.json"
+run_cli plan --json --config off.json -- true
+check "plan --json with isolation disabled: backend none, disabled_by, no mounts" json_js "$T/out" '
+    o.backend === "none" && o.enabled === false && o.disabled_by === "off.json:1:27" && o.mounts.length === 0 &&
+    o.namespaces.length === 0 && !("CORDON_SANDBOX" in o.env)'
+run_cli plan --config off.json -- true
+check "plan with isolation disabled says so on its first line" \
+    test "$(head -1 "$T/out")" = "isolation disabled by off.json:1:27: the command runs on the host, unisolated"
+
+# -- env
+run_cli env
+check "env exits 0" test "$st" -eq 0
+check "env prints NAME=VALUE lines" test -z "$(grep -vE '^[A-Za-z_][A-Za-z0-9_]*=' "$T/out")"
+check "env is sorted by name" sh -c "cut -d= -f1 '$T/out' | LC_ALL=C sort -c"
+check_fails "env drops OPENAI_API_KEY" grep -q '^OPENAI_API_KEY=' "$T/out"
+check_fails "env drops GH_TOKEN" grep -q '^GH_TOKEN=' "$T/out"
+check "env redirects HOME into the instance" grep -qxF "HOME=$H/.cordon/runtime-user-env/home" "$T/out"
+check "env sets CORDON_SANDBOX" grep -qxF "CORDON_SANDBOX=linux" "$T/out"
+run_cli env --inherit all
+check_fails "env --inherit all drops OPENAI_API_KEY" grep -q '^OPENAI_API_KEY=' "$T/out"
+run_cli env --inherit all --ignore-default-excludes
+check "env --ignore-default-excludes keeps OPENAI_API_KEY" grep -qxF "OPENAI_API_KEY=sk-cli-test" "$T/out"
+check "env --ignore-default-excludes keeps aws_secret_access_key" grep -qxF "aws_secret_access_key=wJal" "$T/out"
+run_cli env --inherit all --ignore-default-excludes --keep-default-excludes
+check_fails "env --keep-default-excludes (later) drops it again" grep -q '^OPENAI_API_KEY=' "$T/out"
+run_cli env --inherit none --set B=2 --set A=1 --set A0=x --include-only 'a*' --include-only HOME
+want="A=1
+A0=x
+CORDON_SANDBOX=linux
+CORDON_SANDBOX_NETWORK_DISABLED=1
+HOME=$H/.cordon/runtime-user-env/home
+TMPDIR=$H/.cordon/runtime-user-env/tmp
+XDG_CACHE_HOME=$H/.cordon/runtime-user-env/cache
+XDG_CONFIG_HOME=$H/.cordon/runtime-user-env/config
+XDG_STATE_HOME=$H/.cordon/runtime-user-env/state"
+if [ "$st" -eq 0 ] && [ "$(cat "$T/out")" = "$want" ]; then ok "env: set, include_only, then redirection and markers"
+else not_ok "env: set, include_only, then redirection and markers"; { echo "want: $want"; cat "$T/out" "$T/err"; } | diag; fi
+run_cli env --config off.json --inherit none --set X=1
+check_out "env with isolation disabled: no redirection, no markers" "X=1" cat "$T/out"
+
+# -- check
+run_cli check
+if [ "$st" -eq 0 ] && grep -qxF "backend linux: can run" "$T/out"; then ok "check exits 0 on this host"
+else not_ok "check (status $st)"; cat "$T/out" "$T/err" | diag; fi
+run_cli check --json
+check "check --json parses" json_parses "$T/out"
+check "check --json has the backend verdict" json_js "$T/out" 'o.backend === "linux" && o.backend_ok === true'
+run_cli check --backend bwrap
+if [ "$st" -eq 1 ] && grep -qxF "backend bwrap: cannot run" "$T/out" && grep -q "fix: " "$T/out"; then
+    ok "check --backend bwrap (unavailable) exits 1 with the fix"
+else not_ok "check --backend bwrap (status $st)"; cat "$T/out" "$T/err" | diag; fi
+
+# -- exit status 125 and one "cordon: ..." line
+cat >"$W/bad.json" <<'EOF'
+{
+  "isolation": {
+    "network": "wifi"
+  }
+}
+EOF
+chmod 644 "$W/bad.json"
+bad_msg='cordon: bad.json:3:16: isolation.network: must be one of "none", "loopback" or "full", got "wifi"'
+for sub in run plan env; do
+    args=(--config bad.json); [ $sub = env ] || args+=(-- true)
+    run_cli $sub "${args[@]}"
+    if [ "$st" -eq 125 ] && [ "$(cat "$T/err")" = "$bad_msg" ] && [ ! -s "$T/out" ]; then
+        ok "$sub: a bad config is exit 125 and one line with file:line:col"
+    else not_ok "$sub: bad config (status $st)"; cat "$T/err" "$T/out" | diag; fi
+done
+run_cli check --config bad.json
+check "check: a bad config is exit 125" test "$st" -eq 125
+check_fails_125 "a missing config file" 'cordon: nope.json: cannot read config: No such file or directory' \
+    plan --config nope.json -- true
+check_fails_125 "an unknown subcommand" 'cordon: unknown command "frob" (run, plan, env, check)' frob
+check_fails_125 "no subcommand" 'cordon: missing command (run, plan, env, check)'
+check_fails_125 "run without a command" 'cordon: run: missing the command to run (cordon run [flags] -- CMD [ARGS...])' run
+check_fails_125 "an unknown flag" 'cordon: run: unknown option "--bogus" (see cordon run --help)' run --bogus -- true
+check_fails_125 "a flag without its value" 'cordon: plan: option "--network" needs a value' plan --network
+check_fails_125 "env takes no command" 'cordon: env: unexpected argument "ls"' env ls
+check_fails_125 "--network wifi" 'cordon: network must be "none", "loopback" or "full", got "wifi"' \
+    plan --network wifi -- true
+check_fails_125 "--memory 12Q" 'cordon: memory_bytes: invalid value "12Q" (a size such as 512M)' \
+    run --memory 12Q -- true
+check_fails_125 "--pids -1" 'cordon: pids: invalid value "-1" (a non-negative whole number)' run --pids -1 -- true
+check_fails_125 "--expose of a missing path" 'cordon: --expose /nonexistent/x: source does not exist' \
+    run --expose /nonexistent/x -- true
+check_fails_125 "--expose with a bad mode" 'cordon: --expose /usr:rwx: mode must be "ro" or "rw", got "rwx"' \
+    plan --expose /usr:rwx -- true
+check_fails_125 "--expose onto /" 'cordon: --expose /usr:/: target must not be "/", got "/"' plan --expose /usr:/ -- true
+check_fails_125 "--backend docker" 'cordon: backend must be "auto", "linux" or "landlock", got "docker"' \
+    plan --backend docker -- true
+check_fails_125 "--home relative" 'cordon: home must be an absolute path, got "rel"' env --home rel
+check_fails_125 "--set without =" 'cordon: --set FOO: expected NAME=VALUE' env --set FOO
+check_fails_125 "--include-only ''" 'cordon: include_only: the pattern must not be empty' env --include-only ''
+check_fails_125 "the cwd is the home directory" "cordon: the working directory $H is your home directory or above it*" \
+    plan -C "$H" -- true
+
+# -- 126 / 127 from plan as well as run
+echo data >"$W/notexec"; chmod 644 "$W/notexec"
+run_cli plan -- cordon-no-such-command
+check "plan: a missing command is 127" test "$st" -eq 127
+check_out "plan: ... with one line" "cordon: cordon-no-such-command: command not found in the sandbox's PATH" cat "$T/err"
+run_cli plan -- ./notexec
+check "plan: a non-executable file is 126" test "$st" -eq 126
+check_out "plan: ... with one line" "cordon: ./notexec: permission denied (not an executable file)" cat "$T/err"
+run_cli run -- cordon-no-such-command
+check "run: a missing command is 127" test "$st" -eq 127
+
+# -- the first run with the whole home directory exposed (the instance root
+# does not exist yet; cordon creates it inside the exposure)
+check "control: no instance root yet" test ! -e "$H/.cordon"
+run_cli run --expose "$H" -- sh -c 'test -d "$HOME" && test -w "$HOME" && echo ok'
+if [ "$st" -eq 0 ] && [ "$(cat "$T/out")" = ok ]; then ok "run --expose \$HOME on a fresh instance root"
+else not_ok "run --expose \$HOME on a fresh instance root (status $st)"; cat "$T/out" "$T/err" | diag; fi
+done_testing

@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: MIT */
+/* The config layer: every invalid fixture with its exact message, layering
+ * across three files, and the programmatic setters. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tap.h"
+
+#ifndef TEST_DATA
+#error "TEST_DATA must name tests/data (set in tests/meson.build)"
+#endif
+
+#define INVALID_DIR TEST_DATA "/config/invalid"
+#define LAYERS_DIR  TEST_DATA "/config/layers"
+
+/* One fixture per file in tests/data/config/invalid, loaded by its bare name
+ * from that directory, so the message starts with the name as given. */
+static const struct {
+        const char *file, *message, *key;
+        int line, column;
+} INVALID[] = {
+        /* unknown keys: located at the key */
+        {"unknown-key-isolation.json", "unknown-key-isolation.json:4:5: isolation.expose_path: unknown key",
+         "isolation.expose_path", 4, 5},
+        {"unknown-key-auto-expose.json", "unknown-key-auto-expose.json:3:34: isolation.auto_expose.argv: unknown key",
+         "isolation.auto_expose.argv", 3, 34},
+        {"unknown-key-expose-entry.json",
+         "unknown-key-expose-entry.json:4:26: isolation.expose_paths[0].readonly: unknown key (expected \"source\", "
+         "\"target\" or \"mode\")",
+         "isolation.expose_paths[0].readonly", 4, 26},
+        {"unknown-key-limits.json", "unknown-key-limits.json:5:7: isolation.limits.memory: unknown key",
+         "isolation.limits.memory", 5, 7},
+        {"unknown-key-env-policy.json",
+         "unknown-key-env-policy.json:4:5: shell_environment_policy.includes: unknown key",
+         "shell_environment_policy.includes", 4, 5},
+        /* wrong types: located at the value */
+        {"type-enabled-string.json", "type-enabled-string.json:3:16: isolation.enabled: must be a boolean, got string",
+         "isolation.enabled", 3, 16},
+        {"type-network-number.json", "type-network-number.json:3:16: isolation.network: must be a string, got number",
+         "isolation.network", 3, 16},
+        {"type-expose-paths-object.json",
+         "type-expose-paths-object.json:3:21: isolation.expose_paths: must be an array, got object",
+         "isolation.expose_paths", 3, 21},
+        {"type-auto-expose-array.json",
+         "type-auto-expose-array.json:3:20: isolation.auto_expose: must be an object, got array",
+         "isolation.auto_expose", 3, 20},
+        {"type-exclude-string.json",
+         "type-exclude-string.json:3:16: shell_environment_policy.exclude: must be an array of strings, got string",
+         "shell_environment_policy.exclude", 3, 16},
+        {"type-limit-boolean.json",
+         "type-limit-boolean.json:3:24: isolation.limits.pids: must be a number, got boolean", "isolation.limits.pids",
+         3, 24},
+        {"type-isolation-array.json", "type-isolation-array.json:2:16: isolation: must be an object, got array",
+         "isolation", 2, 16},
+        {"type-ignore-default-excludes-number.json",
+         "type-ignore-default-excludes-number.json:2:59: shell_environment_policy.ignore_default_excludes: must be "
+         "a boolean, got number",
+         "shell_environment_policy.ignore_default_excludes", 2, 59},
+        {"type-expose-entry-string.json",
+         "type-expose-entry-string.json:3:22: isolation.expose_paths[0]: must be an object, got string",
+         "isolation.expose_paths[0]", 3, 22},
+        /* invalid enums */
+        {"enum-network.json",
+         "enum-network.json:3:16: isolation.network: must be one of \"none\", \"loopback\" or \"full\", got \"host\"",
+         "isolation.network", 3, 16},
+        {"enum-backend.json",
+         "enum-backend.json:3:16: isolation.backend: must be one of \"auto\", \"linux\" or \"landlock\", got "
+         "\"docker\"",
+         "isolation.backend", 3, 16},
+        {"enum-inherit.json",
+         "enum-inherit.json:3:16: shell_environment_policy.inherit: must be one of \"core\", \"all\" or \"none\", "
+         "got \"some\"",
+         "shell_environment_policy.inherit", 3, 16},
+        {"enum-auto-expose-mode.json",
+         "enum-auto-expose-mode.json:3:41: isolation.auto_expose.cwd: must be one of \"off\", \"ro\" or \"rw\", got "
+         "\"yes\"",
+         "isolation.auto_expose.cwd", 3, 41},
+        {"enum-landlock.json",
+         "enum-landlock.json:3:17: isolation.landlock: must be one of \"best_effort\", \"required\" or \"off\", got "
+         "\"maybe\"",
+         "isolation.landlock", 3, 17},
+        /* expose_paths */
+        {"source-relative.json",
+         "source-relative.json:4:18: isolation.expose_paths[0].source: must be an absolute path, got \"usr/share\"",
+         "isolation.expose_paths[0].source", 4, 18},
+        {"target-relative.json",
+         "target-relative.json:4:42: isolation.expose_paths[0].target: must be an absolute path, got \"opt/share\"",
+         "isolation.expose_paths[0].target", 4, 42},
+        {"target-dotdot.json",
+         "target-dotdot.json:4:42: isolation.expose_paths[0].target: must not contain \"..\", got \"/opt/../etc\"",
+         "isolation.expose_paths[0].target", 4, 42},
+        {"target-root.json", "target-root.json:4:42: isolation.expose_paths[0].target: must not be \"/\", got \"/\"",
+         "isolation.expose_paths[0].target", 4, 42},
+        {"target-proc.json",
+         "target-proc.json:4:42: isolation.expose_paths[0].target: must not be under /proc (the sandbox has its "
+         "own), got \"/proc/sys/kernel\"",
+         "isolation.expose_paths[0].target", 4, 42},
+        {"source-missing.json",
+         "source-missing.json:5:18: isolation.expose_paths[1].source: does not exist: "
+         "/nonexistent/cordon-test/missing",
+         "isolation.expose_paths[1].source", 5, 18},
+        {"source-key-missing.json", "source-key-missing.json:4:7: isolation.expose_paths[0]: \"source\" is required",
+         "isolation.expose_paths[0]", 4, 7},
+        {"mode-rwx.json", "mode-rwx.json:7:15: isolation.expose_paths[1].mode: must be \"ro\" or \"rw\", got \"rwx\"",
+         "isolation.expose_paths[1].mode", 7, 15},
+        /* duplicate keys: located at the second occurrence of the key */
+        {"duplicate-key-isolation.json", "duplicate-key-isolation.json:5:5: isolation.network: duplicate key",
+         "isolation.network", 5, 5},
+        {"duplicate-key-nested.json", "duplicate-key-nested.json:6:7: isolation.limits.pids: duplicate key",
+         "isolation.limits.pids", 6, 7},
+        {"duplicate-section.json", "duplicate-section.json:4:3: isolation: duplicate key", "isolation", 4, 3},
+        {"expose-duplicate-field.json",
+         "expose-duplicate-field.json:4:40: isolation.expose_paths[0].mode: duplicate key",
+         "isolation.expose_paths[0].mode", 4, 40},
+        /* limits */
+        {"limit-negative.json", "limit-negative.json:3:31: isolation.limits.wall_time_s: must not be negative, got -1",
+         "isolation.limits.wall_time_s", 3, 31},
+        {"limit-fractional.json", "limit-fractional.json:3:24: isolation.limits.pids: must be a whole number, got 2.5",
+         "isolation.limits.pids", 3, 24},
+        {"limit-too-large.json",
+         "limit-too-large.json:3:32: isolation.limits.memory_bytes: must be at most 9007199254740992, got 1e+30",
+         "isolation.limits.memory_bytes", 3, 32},
+        {"limit-bad-size.json",
+         "limit-bad-size.json:3:32: isolation.limits.memory_bytes: must be a size such as 512M, got \"512Q\"",
+         "isolation.limits.memory_bytes", 3, 32},
+        /* shell_environment_policy */
+        {"set-name-with-equals.json",
+         "set-name-with-equals.json:3:26: shell_environment_policy.set.BAD=NAME: not a valid variable name",
+         "shell_environment_policy.set.BAD=NAME", 3, 26},
+        {"set-name-empty.json", "set-name-empty.json:3:13: shell_environment_policy.set.: not a valid variable name",
+         "shell_environment_policy.set.", 3, 13},
+        {"set-value-number.json",
+         "set-value-number.json:3:24: shell_environment_policy.set.RETRIES: must be a string, got number",
+         "shell_environment_policy.set.RETRIES", 3, 24},
+        {"exclude-empty-glob.json",
+         "exclude-empty-glob.json:3:26: shell_environment_policy.exclude[1]: must not be empty",
+         "shell_environment_policy.exclude[1]", 3, 26},
+        {"include-only-empty-glob.json",
+         "include-only-empty-glob.json:3:22: shell_environment_policy.include_only[0]: must not be empty",
+         "shell_environment_policy.include_only[0]", 3, 22},
+        /* other paths */
+        {"home-relative.json", "home-relative.json:3:13: isolation.home: must be an absolute path, got \"cordon-home\"",
+         "isolation.home", 3, 13},
+        {"workspace-dotdot.json",
+         "workspace-dotdot.json:3:18: isolation.workspace: must not contain \"..\", got \"/srv/work/../other\"",
+         "isolation.workspace", 3, 18},
+        {"protect-relative.json",
+         "protect-relative.json:3:37: isolation.protect[1]: must be an absolute path, got \".env\"",
+         "isolation.protect[1]", 3, 37},
+        /* columns count characters, not bytes ("é" is one column) */
+        {"utf8-column.json",
+         "utf8-column.json:3:46: isolation.network: must be one of \"none\", \"loopback\" or \"full\", got \"wifi\"",
+         "isolation.network", 3, 46},
+        /* not a config at all: no key */
+        {"syntax-trailing-comma.json", "syntax-trailing-comma.json:4:3: invalid JSON: string or '}' expected near '}'",
+         NULL, 4, 3},
+        {"syntax-truncated.json", "syntax-truncated.json:4:1: invalid JSON: '}' expected near end of file", NULL, 4, 1},
+        {"top-level-array.json", "top-level-array.json:1:1: the config must be a JSON object", NULL, 1, 1},
+};
+
+static char *read_text(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        buf b = {0};
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                buf_put(&b, chunk, n);
+        fclose(f);
+        return buf_steal(&b);
+}
+
+/* The fields of a config that layers can change, as text, so that "left
+ * unchanged" and "merged" can be compared in one go. */
+static char *config_dump(const cordon_config *c)
+{
+        buf b = {0};
+        buf_printf(&b, "enabled=%d disabled_by=%s backend=%s network=%s home=%s workspace=%s\n", c->enabled,
+                   c->disabled_by ? c->disabled_by : "-", c->backend, network_name(c->network), c->home ? c->home : "-",
+                   c->workspace ? c->workspace : "-");
+        buf_printf(&b, "auto_expose exe=%s cwd=%s args=%s\n", expose_mode_name(c->auto_expose[0]),
+                   expose_mode_name(c->auto_expose[1]), expose_mode_name(c->auto_expose[2]));
+        for (size_t i = 0; i < c->n_expose; i++)
+                buf_printf(&b, "expose %s -> %s %s\n", c->expose[i].source, c->expose[i].target,
+                           c->expose[i].writable ? "rw" : "ro");
+        for (size_t i = 0; c->protect && c->protect[i]; i++)
+                buf_printf(&b, "protect %s\n", c->protect[i]);
+        buf_printf(&b, "limits");
+        for (int i = 0; i < CORDON_LIMIT__MAX; i++)
+                buf_printf(&b, " %.17g", c->limits[i]);
+        buf_printf(&b, "\nlimits_best_effort=%d log_plan=%d landlock=%d\n", c->limits_best_effort, c->log_plan,
+                   (int)c->landlock);
+        buf_printf(&b, "inherit=%d ignore_default_excludes=%d\n", (int)c->inherit, c->ignore_default_excludes);
+        for (size_t i = 0; c->exclude && c->exclude[i]; i++)
+                buf_printf(&b, "exclude %s\n", c->exclude[i]);
+        for (size_t i = 0; c->include_only && c->include_only[i]; i++)
+                buf_printf(&b, "include_only %s\n", c->include_only[i]);
+        for (size_t i = 0; i < c->n_set; i++)
+                buf_printf(&b, "set %s=%s\n", c->set[i].name, c->set[i].value);
+        return buf_steal(&b);
+}
+
+static void test_invalid_fixtures(void)
+{
+        char here[PATH_MAX];
+        CHECK(getcwd(here, sizeof(here)) != NULL);
+        if (chdir(INVALID_DIR) < 0) {
+                CHECK(!"cannot enter " INVALID_DIR);
+                return;
+        }
+        CHECK(ARRAY_SIZE(INVALID) >= 25);
+        for (size_t i = 0; i < ARRAY_SIZE(INVALID); i++) {
+                cordon_config *c = cordon_config_new();
+                _cleanup_free_ char *before = config_dump(c);
+                cordon_error *e = NULL;
+                int r = cordon_config_load_file(c, INVALID[i].file, &e);
+                CHECK_INTEQ(r, -EINVAL);
+                CHECK_STREQ(cordon_error_message(e), INVALID[i].message);
+                CHECK_INTEQ(cordon_error_errno(e), EINVAL);
+                CHECK_STREQ(cordon_error_file(e), INVALID[i].file);
+                CHECK_INTEQ(cordon_error_line(e), INVALID[i].line);
+                CHECK_INTEQ(cordon_error_column(e), INVALID[i].column);
+                if (INVALID[i].key)
+                        CHECK_STREQ(cordon_error_key(e), INVALID[i].key);
+                else
+                        CHECK(cordon_error_key(e) == NULL);
+                CHECK_INTEQ(cordon_error_exit_status(e), 125);
+                _cleanup_free_ char *after = config_dump(c);
+                CHECK_STREQ(after, before);
+                cordon_error_free(e);
+
+                /* the same text through cordon_config_load_string, same message */
+                _cleanup_free_ char *text = read_text(INVALID[i].file);
+                CHECK(text != NULL);
+                e = NULL;
+                r = text ? cordon_config_load_string(c, text, INVALID[i].file, &e) : -1;
+                CHECK_INTEQ(r, -EINVAL);
+                CHECK_STREQ(cordon_error_message(e), INVALID[i].message);
+                cordon_error_free(e);
+
+                /* without an error object: the same return code */
+                CHECK_INTEQ(cordon_config_load_file(c, INVALID[i].file, NULL), -EINVAL);
+                cordon_config_free(c);
+        }
+        CHECK(chdir(here) == 0);
+}
+
+/* Every file in the fixture directory has a row, and every row a file. */
+static void test_invalid_fixtures_complete(void)
+{
+        _cleanup_free_ char *cmd = xasprintf("ls %s", INVALID_DIR);
+        FILE *p = popen(cmd, "re");
+        CHECK(p != NULL);
+        char line[256];
+        size_t files = 0;
+        while (p && fgets(line, sizeof(line), p)) {
+                line[strcspn(line, "\n")] = '\0';
+                bool found = false;
+                for (size_t i = 0; i < ARRAY_SIZE(INVALID); i++)
+                        found = found || streq(INVALID[i].file, line);
+                if (!found)
+                        printf("# %s has no expected message\n", line);
+                CHECK(found);
+                files++;
+        }
+        if (p)
+                pclose(p);
+        CHECK_INTEQ(files, ARRAY_SIZE(INVALID));
+}
+
+/* The file name appears as given, with its directories. */
+static void test_error_names_file_as_given(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        const char *path = INVALID_DIR "/../invalid/mode-rwx.json";
+        CHECK_INTEQ(cordon_config_load_file(c, path, &e), -EINVAL);
+        _cleanup_free_ char *want =
+                xasprintf("%s:7:15: isolation.expose_paths[1].mode: must be \"ro\" or \"rw\", got \"rwx\"", path);
+        CHECK_STREQ(cordon_error_message(e), want);
+        CHECK_STREQ(cordon_error_file(e), path);
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_load_file_errors(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_file(c, "/nonexistent/cordon.json", &e), -ENOENT);
+        CHECK_STREQ(cordon_error_message(e), "/nonexistent/cordon.json: cannot read config: No such file or directory");
+        CHECK_INTEQ(cordon_error_errno(e), ENOENT);
+        CHECK(cordon_error_file(e) == NULL);
+        CHECK_INTEQ(cordon_error_line(e), 0);
+        e = cordon_error_free(e);
+
+        char tmpl[] = "/tmp/cordon-test-config.XXXXXX";
+        int fd = mkstemp(tmpl);
+        CHECK(fd >= 0);
+        CHECK(write(fd, "{\"isolation\": {}}\0{}", 20) == 20);
+        close(fd);
+        CHECK_INTEQ(cordon_config_load_file(c, tmpl, &e), -EINVAL);
+        _cleanup_free_ char *want = xasprintf("%s: contains a NUL byte", tmpl);
+        CHECK_STREQ(cordon_error_message(e), want);
+        e = cordon_error_free(e);
+        unlink(tmpl);
+
+        /* a directory is not a config */
+        CHECK(cordon_config_load_file(c, "/", &e) < 0);
+        CHECK(e != NULL && strstr(cordon_error_message(e), "/: cannot read config: ") == cordon_error_message(e));
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_load_string(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"network\": \"loopback\"}}", NULL, &e), 0);
+        CHECK(e == NULL);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
+
+        /* NULL name: "<string>" */
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"network\": 1}}", NULL, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "<string>:1:27: isolation.network: must be a string, got number");
+        CHECK_STREQ(cordon_error_file(e), "<string>");
+        e = cordon_error_free(e);
+
+        CHECK_INTEQ(cordon_config_load_string(c, "", "empty", &e), -EINVAL);
+        CHECK(e && strncmp(cordon_error_message(e), "empty:1:", 8) == 0);
+        CHECK(e && strstr(cordon_error_message(e), "invalid JSON: ") != NULL);
+        e = cordon_error_free(e);
+
+        CHECK_INTEQ(cordon_config_load_string(c, "\"isolation\"", "str", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "str:1:11: invalid JSON: '[' or '{' expected near '\"isolation\"'");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_load_string(c, "[]", "arr", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "arr:1:1: the config must be a JSON object");
+        e = cordon_error_free(e);
+
+        /* an empty object and empty sections change nothing */
+        _cleanup_free_ char *before = config_dump(c);
+        CHECK_INTEQ(cordon_config_load_string(c, "{}", "x", &e), 0);
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {}, \"shell_environment_policy\": {}}", "x", &e), 0);
+        _cleanup_free_ char *after = config_dump(c);
+        CHECK_STREQ(after, before);
+        CHECK(e == NULL);
+        cordon_config_free(c);
+}
+
+/* Only "isolation" and "shell_environment_policy" are read: an agent's whole
+ * config can be passed, even with its own odd keys and duplicates. */
+static void test_other_top_level_keys_ignored(void)
+{
+        static const char *const json =
+                "{\n"
+                "  \"model\": \"gpt-5\",\n"
+                "  \"model\": \"a duplicate outside the sections\",\n"
+                "  \"mcp_servers\": {\"fs\": {\"isolation\": \"not ours\", \"x\": 1, \"x\": 2}},\n"
+                "  \"sandbox\": [1, 2, {\"enabled\": \"no\"}],\n"
+                "  \"isolation\": {\"network\": \"full\"},\n"
+                "  \"shell_environment_policy\": {\"inherit\": \"none\"},\n"
+                "  \"isolation_extra\": {\"unknown\": true}\n"
+                "}\n";
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_string(c, json, "agent.json", &e), 0);
+        if (e)
+                printf("# %s\n", cordon_error_message(e));
+        CHECK(e == NULL);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_FULL);
+        CHECK_INTEQ(c->inherit, CORDON_INHERIT_NONE);
+        CHECK(c->enabled);
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_defaults(void)
+{
+        cordon_config *c = cordon_config_new();
+        CHECK(c->enabled);
+        CHECK(c->disabled_by == NULL);
+        CHECK_STREQ(c->backend, "auto");
+        CHECK_INTEQ(c->network, CORDON_NETWORK_NONE);
+        CHECK_INTEQ(c->auto_expose[CORDON_AUTO_EXPOSE_EXE], CORDON_EXPOSE_RO);
+        CHECK_INTEQ(c->auto_expose[CORDON_AUTO_EXPOSE_CWD], CORDON_EXPOSE_RO);
+        CHECK_INTEQ(c->auto_expose[CORDON_AUTO_EXPOSE_ARGS], CORDON_EXPOSE_OFF);
+        CHECK_INTEQ(c->n_expose, 0);
+        for (int i = 0; i < CORDON_LIMIT__MAX; i++)
+                CHECK(c->limits[i] == (i == CORDON_LIMIT_KILL_AFTER_S ? 2 : 0));
+        CHECK_INTEQ(c->landlock, LANDLOCK_BEST_EFFORT);
+        CHECK_INTEQ(c->inherit, CORDON_INHERIT_CORE);
+        CHECK(!c->ignore_default_excludes);
+        CHECK(c->exclude == NULL && c->include_only == NULL && c->n_set == 0);
+        cordon_config_free(c);
+}
+
+/* A layer that fails half-way leaves no trace, even of the keys before the
+ * bad one. */
+static void test_failing_layer_leaves_config_unchanged(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_file(c, LAYERS_DIR "/1-base.json", &e), 0);
+        _cleanup_free_ char *before = config_dump(c);
+        static const char *const bad =
+                "{\"isolation\": {\"enabled\": false, \"network\": \"full\", \"home\": \"/srv/h\",\n"
+                " \"expose_paths\": [{\"source\": \"/usr/bin\", \"target\": \"/opt/share\", \"mode\": \"rw\"},\n"
+                "                  {\"source\": \"/usr\", \"mode\": \"rwx\"}],\n"
+                " \"limits\": {\"pids\": 1}},\n"
+                " \"shell_environment_policy\": {\"set\": {\"A\": \"changed\", \"Z\": \"new\"}, \"exclude\": []}}\n";
+        CHECK_INTEQ(cordon_config_load_string(c, bad, "bad.json", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "bad.json:3:46: isolation.expose_paths[1].mode: must be \"ro\" or "
+                                             "\"rw\", got \"rwx\"");
+        e = cordon_error_free(e);
+        _cleanup_free_ char *after = config_dump(c);
+        CHECK_STREQ(after, before);
+
+        /* the same for an error in the second section, after the first applied */
+        CHECK_INTEQ(cordon_config_load_string(c,
+                                              "{\"isolation\": {\"network\": \"full\"}, \"shell_environment_policy\": "
+                                              "{\"inherit\": \"everything\"}}",
+                                              "bad2.json", &e),
+                    -EINVAL);
+        cordon_error_free(e);
+        _cleanup_free_ char *after2 = config_dump(c);
+        CHECK_STREQ(after2, before);
+        cordon_config_free(c);
+}
+
+static void test_layering_three_files(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_file(c, LAYERS_DIR "/1-base.json", &e), 0);
+        CHECK_INTEQ(cordon_config_load_file(c, LAYERS_DIR "/2-team.json", &e), 0);
+        CHECK_INTEQ(cordon_config_load_file(c, LAYERS_DIR "/3-user.json", &e), 0);
+        CHECK(e == NULL);
+        _cleanup_free_ char *got = config_dump(c);
+        /* enabled=false from file 2 at its value; backend (1) kept; network
+         * from 3; auto_expose merged key by key (exe, cwd from 1, args from
+         * 2); /opt/share replaced in place by 2, /usr/lib by 3, /usr/bin
+         * added by 2; protect replaced by 2; limits merged (pids from 2,
+         * memory from 1, wall time from 3); exclude replaced by 2;
+         * include_only emptied by 3; set merged key by key. */
+        _cleanup_free_ char *want =
+                xasprintf("enabled=0 disabled_by=%s/2-team.json:3:16 backend=linux network=full home=- workspace=-\n"
+                          "auto_expose exe=ro cwd=rw args=ro\n"
+                          "expose /usr/sbin -> /opt/share rw\n"
+                          "expose /usr/lib -> /usr/lib rw\n"
+                          "expose /usr/bin -> /usr/bin ro\n"
+                          "protect /srv/b\n"
+                          "protect /srv/c\n"
+                          "limits 1.5 0 536870912 128 0 0 0 0 2\n"
+                          "limits_best_effort=0 log_plan=1 landlock=0\n"
+                          "inherit=1 ignore_default_excludes=1\n"
+                          "exclude GH_*\n"
+                          "set A=1\n"
+                          "set B=2\n"
+                          "set C=2\n",
+                          LAYERS_DIR);
+        CHECK_STREQ(got, want);
+        CHECK(c->include_only != NULL && c->include_only[0] == NULL);
+
+        /* a later layer that enables isolation again forgets who disabled it */
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"enabled\": true}}", "4.json", &e), 0);
+        CHECK(c->enabled);
+        CHECK(c->disabled_by == NULL);
+        /* and one that disables it names itself */
+        CHECK_INTEQ(cordon_config_load_string(c, "{\n\n  \"isolation\": {\"enabled\":false}}", "5.json", &e), 0);
+        CHECK_STREQ(c->disabled_by, "5.json:3:27");
+        /* the command line as the last layer */
+        CHECK_INTEQ(cordon_config_set_enabled(c, true), 0);
+        CHECK(c->disabled_by == NULL);
+        CHECK_INTEQ(cordon_config_set_enabled(c, false), 0);
+        CHECK_STREQ(c->disabled_by, "command line");
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+/* Within one layer a later expose rule for the same target replaces the
+ * earlier one; target defaults to source and both are normalised. */
+static void test_expose_merge_in_one_layer(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        static const char *const json = "{\"isolation\": {\"expose_paths\": [\n"
+                                        "  {\"source\": \"/usr//share/\", \"target\": \"/opt/x/\"},\n"
+                                        "  {\"source\": \"/usr/lib\", \"target\": null},\n"
+                                        "  {\"source\": \"/usr/./bin\", \"target\": \"/opt/x\", \"mode\": \"rw\"}\n"
+                                        "]}}";
+        CHECK_INTEQ(cordon_config_load_string(c, json, "m.json", &e), 0);
+        CHECK(e == NULL);
+        CHECK_INTEQ(c->n_expose, 2);
+        if (c->n_expose == 2) {
+                CHECK_STREQ(c->expose[0].source, "/usr/bin");
+                CHECK_STREQ(c->expose[0].target, "/opt/x");
+                CHECK(c->expose[0].writable);
+                CHECK_STREQ(c->expose[1].source, "/usr/lib");
+                CHECK_STREQ(c->expose[1].target, "/usr/lib");
+                CHECK(!c->expose[1].writable);
+        }
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_limits_json(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        static const char *const json =
+                "{\"isolation\": {\"limits\": {\"wall_time_s\": 2.5, \"cpu_time_s\": 3, \"memory_bytes\": \"1G\",\n"
+                " \"pids\": 100, \"open_files\": 64, \"file_size_bytes\": 1048576, \"tmp_size_bytes\": \"64M\",\n"
+                " \"cpu_quota\": 1.5, \"kill_after_s\": 0.5}, \"limits_best_effort\": true}}";
+        CHECK_INTEQ(cordon_config_load_string(c, json, "l.json", &e), 0);
+        CHECK(e == NULL);
+        CHECK(c->limits[CORDON_LIMIT_WALL_TIME_S] == 2.5);
+        CHECK(c->limits[CORDON_LIMIT_CPU_TIME_S] == 3);
+        CHECK(c->limits[CORDON_LIMIT_MEMORY_BYTES] == 1073741824.0);
+        CHECK(c->limits[CORDON_LIMIT_PIDS] == 100);
+        CHECK(c->limits[CORDON_LIMIT_OPEN_FILES] == 64);
+        CHECK(c->limits[CORDON_LIMIT_FILE_SIZE_BYTES] == 1048576);
+        CHECK(c->limits[CORDON_LIMIT_TMP_SIZE_BYTES] == 67108864.0);
+        CHECK(c->limits[CORDON_LIMIT_CPU_QUOTA] == 1.5);
+        CHECK(c->limits[CORDON_LIMIT_KILL_AFTER_S] == 0.5);
+        CHECK(c->limits_best_effort);
+        /* sizes as strings only where the limit is a size */
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"pids\": \"10\"}}}", "p.json", &e),
+                    -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "p.json:1:35: isolation.limits.pids: must be a number, got string");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(
+                cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"memory_bytes\": null}}}", "m.json", &e),
+                -EINVAL);
+        CHECK_STREQ(cordon_error_message(e),
+                    "m.json:1:43: isolation.limits.memory_bytes: must be a number or a size string, got null");
+        e = cordon_error_free(e);
+        /* fractions where they make sense, not in byte counts */
+        CHECK_INTEQ(
+                cordon_config_load_string(c, "{\"isolation\": {\"limits\": {\"memory_bytes\": 0.5}}}", "f.json", &e),
+                -EINVAL);
+        CHECK_STREQ(cordon_error_message(e),
+                    "f.json:1:43: isolation.limits.memory_bytes: must be a whole number, got 0.5");
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_setters_expose_spec(void)
+{
+        static const struct {
+                const char *spec, *source, *target;
+                bool writable;
+        } OK[] = {
+                {"/usr/share", "/usr/share", "/usr/share", false},
+                {"/usr/share:rw", "/usr/share", "/usr/share", true},
+                {"/usr/share:ro", "/usr/share", "/usr/share", false},
+                {"/usr/share:/opt/share", "/usr/share", "/opt/share", false},
+                {"/usr/share:/opt/share:rw", "/usr/share", "/opt/share", true},
+                {"/usr//share/:/opt/./s/", "/usr/share", "/opt/s", false},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(OK); i++) {
+                cordon_config *c = cordon_config_new();
+                cordon_error *e = NULL;
+                CHECK_INTEQ(cordon_config_add_expose_spec(c, OK[i].spec, &e), 0);
+                CHECK(e == NULL);
+                CHECK_INTEQ(c->n_expose, 1);
+                if (c->n_expose == 1) {
+                        CHECK_STREQ(c->expose[0].source, OK[i].source);
+                        CHECK_STREQ(c->expose[0].target, OK[i].target);
+                        CHECK(c->expose[0].writable == OK[i].writable);
+                }
+                cordon_error_free(e);
+                cordon_config_free(c);
+        }
+        static const struct {
+                const char *spec, *message;
+                int err;
+        } BAD[] = {
+                {"/usr/share:rwx", "--expose /usr/share:rwx: mode must be \"ro\" or \"rw\", got \"rwx\"", EINVAL},
+                {"/usr/share:", "--expose /usr/share:: mode must be \"ro\" or \"rw\", got \"\"", EINVAL},
+                {"usr/share", "--expose usr/share: source must be an absolute path", EINVAL},
+                {"/usr/../etc", "--expose /usr/../etc: source must not contain \"..\"", EINVAL},
+                {"/usr/share:/", "--expose /usr/share:/: target must not be \"/\", got \"/\"", EINVAL},
+                {"/usr/share:opt:rw", "--expose /usr/share:opt:rw: target must be an absolute path, got \"opt\"",
+                 EINVAL},
+                {"/usr/share:/proc/x",
+                 "--expose /usr/share:/proc/x: target must not be under /proc (the sandbox has "
+                 "its own), got \"/proc/x\"",
+                 EINVAL},
+                {"/usr/share:/a/../b", "--expose /usr/share:/a/../b: target must not contain \"..\", got \"/a/../b\"",
+                 EINVAL},
+                {"/nonexistent/cordon", "--expose /nonexistent/cordon: source does not exist", ENOENT},
+                {"/nonexistent/cordon:/x:rw", "--expose /nonexistent/cordon:/x:rw: source does not exist", ENOENT},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
+                cordon_config *c = cordon_config_new();
+                cordon_error *e = NULL;
+                CHECK_INTEQ(cordon_config_add_expose_spec(c, BAD[i].spec, &e), -BAD[i].err);
+                CHECK_STREQ(cordon_error_message(e), BAD[i].message);
+                CHECK_INTEQ(cordon_error_errno(e), BAD[i].err);
+                CHECK(cordon_error_file(e) == NULL);
+                CHECK_INTEQ(c->n_expose, 0);
+                cordon_error_free(e);
+                cordon_config_free(c);
+        }
+}
+
+static void test_setters_expose(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_add_expose(c, "/usr/share", NULL, false, &e), 0);
+        CHECK_INTEQ(cordon_config_add_expose(c, "/usr/lib", "/usr/share", true, &e), 0); /* same target: replaces */
+        CHECK_INTEQ(c->n_expose, 1);
+        CHECK(c->n_expose == 1 && streq(c->expose[0].source, "/usr/lib") && c->expose[0].writable);
+        CHECK_INTEQ(cordon_config_add_expose(c, NULL, "/x", false, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "expose: a source is required");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_add_expose(c, "/nonexistent/x", NULL, false, &e), -ENOENT);
+        CHECK_STREQ(cordon_error_message(e), "expose /nonexistent/x: source does not exist");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_add_expose(c, "/usr/share", "/proc", false, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e),
+                    "expose /usr/share: target must not be under /proc (the sandbox has its own), got \"/proc\"");
+        e = cordon_error_free(e);
+        /* "/procfs" is not under /proc */
+        CHECK_INTEQ(cordon_config_add_expose(c, "/usr/share", "/procfs", false, &e), 0);
+        CHECK_INTEQ(c->n_expose, 2);
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_setters_limits(void)
+{
+        static const struct {
+                cordon_limit which;
+                const char *text;
+                double value;
+        } OK[] = {
+                {CORDON_LIMIT_MEMORY_BYTES, "512M", 536870912.0},
+                {CORDON_LIMIT_MEMORY_BYTES, "2G", 2147483648.0},
+                {CORDON_LIMIT_MEMORY_BYTES, "1024", 1024},
+                {CORDON_LIMIT_FILE_SIZE_BYTES, "1.5K", 1536},
+                {CORDON_LIMIT_TMP_SIZE_BYTES, "64MiB", 67108864.0},
+                {CORDON_LIMIT_WALL_TIME_S, "1.5", 1.5},
+                {CORDON_LIMIT_WALL_TIME_S, "0", 0},
+                {CORDON_LIMIT_CPU_QUOTA, "0.5", 0.5},
+                {CORDON_LIMIT_KILL_AFTER_S, "10", 10},
+                {CORDON_LIMIT_PIDS, "64", 64},
+                {CORDON_LIMIT_OPEN_FILES, "1024", 1024},
+                {CORDON_LIMIT_CPU_TIME_S, "30", 30},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(OK); i++) {
+                cordon_config *c = cordon_config_new();
+                cordon_error *e = NULL;
+                CHECK_INTEQ(cordon_config_set_limit_text(c, OK[i].which, OK[i].text, &e), 0);
+                CHECK(e == NULL);
+                if (c->limits[OK[i].which] != OK[i].value)
+                        printf("# %s: got %g, want %g\n", OK[i].text, c->limits[OK[i].which], OK[i].value);
+                CHECK(c->limits[OK[i].which] == OK[i].value);
+                cordon_error_free(e);
+                cordon_config_free(c);
+        }
+        static const struct {
+                cordon_limit which;
+                const char *text, *message;
+        } BAD[] = {
+                {CORDON_LIMIT_MEMORY_BYTES, "512Q", "memory_bytes: invalid value \"512Q\" (a size such as 512M)"},
+                {CORDON_LIMIT_MEMORY_BYTES, "-1", "memory_bytes: invalid value \"-1\" (a size such as 512M)"},
+                {CORDON_LIMIT_MEMORY_BYTES, "", "memory_bytes: invalid value \"\" (a size such as 512M)"},
+                {CORDON_LIMIT_WALL_TIME_S, "-1", "wall_time_s: invalid value \"-1\" (a non-negative number)"},
+                {CORDON_LIMIT_WALL_TIME_S, "1m", "wall_time_s: invalid value \"1m\" (a non-negative number)"},
+                {CORDON_LIMIT_WALL_TIME_S, "nan", "wall_time_s: invalid value \"nan\" (a non-negative number)"},
+                {CORDON_LIMIT_PIDS, "2.5", "pids: invalid value \"2.5\" (a non-negative whole number)"},
+                {CORDON_LIMIT_PIDS, "ten", "pids: invalid value \"ten\" (a non-negative whole number)"},
+                {CORDON_LIMIT_OPEN_FILES, "-5", "open_files: invalid value \"-5\" (a non-negative whole number)"},
+                {CORDON_LIMIT_CPU_QUOTA, "x", "cpu_quota: invalid value \"x\" (a non-negative number)"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
+                cordon_config *c = cordon_config_new();
+                cordon_error *e = NULL;
+                CHECK_INTEQ(cordon_config_set_limit_text(c, BAD[i].which, BAD[i].text, &e), -EINVAL);
+                CHECK_STREQ(cordon_error_message(e), BAD[i].message);
+                CHECK(c->limits[BAD[i].which] == (BAD[i].which == CORDON_LIMIT_KILL_AFTER_S ? 2 : 0));
+                cordon_error_free(e);
+                cordon_config_free(c);
+        }
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT_CPU_TIME_S, 1.5, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "cpu_time_s must be a whole number, got 1.5");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT_PIDS, -1, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "pids must not be negative, got -1");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT__MAX, 1, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "unknown limit 9");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT_WALL_TIME_S, 0.25, &e), 0);
+        CHECK(c->limits[CORDON_LIMIT_WALL_TIME_S] == 0.25);
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+static void test_setters_enums(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_set_network_name(c, "loopback", &e), 0);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
+        CHECK_INTEQ(cordon_config_set_network_name(c, "host", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "network must be \"none\", \"loopback\" or \"full\", got \"host\"");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
+        CHECK_INTEQ(cordon_config_set_network(c, (cordon_network)7), -EINVAL);
+
+        CHECK_INTEQ(cordon_config_set_backend(c, "landlock", &e), 0);
+        CHECK_STREQ(c->backend, "landlock");
+        CHECK_INTEQ(cordon_config_set_backend(c, "docker", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "backend must be \"auto\", \"linux\" or \"landlock\", got \"docker\"");
+        e = cordon_error_free(e);
+        CHECK_STREQ(c->backend, "landlock");
+
+        CHECK_INTEQ(cordon_config_set_inherit_name(c, "all", &e), 0);
+        CHECK_INTEQ(c->inherit, CORDON_INHERIT_ALL);
+        CHECK_INTEQ(cordon_config_set_inherit_name(c, "most", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "inherit must be \"core\", \"all\" or \"none\", got \"most\"");
+        e = cordon_error_free(e);
+
+        CHECK_INTEQ(cordon_config_set_landlock(c, "required", &e), 0);
+        CHECK_INTEQ(c->landlock, LANDLOCK_REQUIRED);
+        CHECK_INTEQ(cordon_config_set_landlock(c, "yes", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "landlock must be \"required\", \"best_effort\" or \"off\", got \"yes\"");
+        e = cordon_error_free(e);
+
+        CHECK_INTEQ(cordon_config_set_auto_expose(c, CORDON_AUTO_EXPOSE_ARGS, CORDON_EXPOSE_RW), 0);
+        CHECK_INTEQ(c->auto_expose[CORDON_AUTO_EXPOSE_ARGS], CORDON_EXPOSE_RW);
+        CHECK_INTEQ(cordon_config_set_auto_expose(c, (cordon_auto_expose)3, CORDON_EXPOSE_RW), -EINVAL);
+        CHECK_INTEQ(cordon_config_set_auto_expose(c, CORDON_AUTO_EXPOSE_EXE, (cordon_expose_mode)3), -EINVAL);
+
+        CHECK_INTEQ(cordon_config_set_home(c, "/srv//home/", &e), 0);
+        CHECK_STREQ(c->home, "/srv/home");
+        CHECK_INTEQ(cordon_config_set_home(c, "rel", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "home must be an absolute path, got \"rel\"");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_set_workspace(c, "/a/../b", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "workspace must not contain \"..\", got \"/a/../b\"");
+        e = cordon_error_free(e);
+
+        CHECK_INTEQ(cordon_config_add_protect(c, "/w/.env", &e), 0);
+        CHECK_INTEQ(cordon_config_add_protect(c, ".env", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "protect: must be an absolute path without \"..\", got \".env\"");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(strv_len(c->protect), 1);
+        cordon_config_free(c);
+}
+
+static void test_setters_env(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_env_set(c, "A", "1", &e), 0);
+        CHECK_INTEQ(cordon_config_env_set(c, "A", "2", &e), 0); /* replaces */
+        CHECK_INTEQ(cordon_config_env_set(c, "B", "", &e), 0);
+        CHECK_INTEQ(c->n_set, 2);
+        CHECK(c->n_set == 2 && streq(c->set[0].value, "2") && streq(c->set[1].value, ""));
+        CHECK_INTEQ(cordon_config_env_set(c, "A=B", "1", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "set: \"A=B\" is not a valid variable name");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_env_set(c, "", "1", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "set: \"\" is not a valid variable name");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_env_exclude(c, "AWS_*", &e), 0);
+        CHECK_INTEQ(cordon_config_env_exclude(c, "", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "exclude: the pattern must not be empty");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(cordon_config_env_include_only(c, NULL, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "include_only: the pattern must not be empty");
+        e = cordon_error_free(e);
+        /* command-line lists add to the files' lists */
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"shell_environment_policy\": {\"exclude\": [\"GH_*\"]}}", "x", &e),
+                    0);
+        CHECK_INTEQ(cordon_config_env_exclude(c, "NPM_*", &e), 0);
+        CHECK_INTEQ(strv_len(c->exclude), 2);
+        CHECK(strv_len(c->exclude) == 2 && streq(c->exclude[0], "GH_*") && streq(c->exclude[1], "NPM_*"));
+        cordon_config_free(c);
+}
+
+/* json_locate directly: keys and values, arrays, escapes. */
+static void test_json_locate(void)
+{
+        static const char *const text = "{\"a\": {\"b\\u0020c\": [1, {\"d\": true}]},\n \"e\": \"x\"}";
+        const char *p1[] = {"a", "b c", "[1]", "d"};
+        int line = 0, col = 0;
+        CHECK(json_locate(text, p1, 4, false, &line, &col));
+        CHECK(line == 1 && col == 30);
+        CHECK(json_locate(text, p1, 4, true, &line, &col));
+        CHECK(line == 1 && col == 25);
+        const char *p2[] = {"e"};
+        CHECK(json_locate(text, p2, 1, false, &line, &col));
+        CHECK(line == 2 && col == 7);
+        const char *p3[] = {"a", "zz"};
+        CHECK(!json_locate(text, p3, 2, false, &line, &col));
+}
+
+int main(void)
+{
+        RUN(test_invalid_fixtures);
+        RUN(test_invalid_fixtures_complete);
+        RUN(test_error_names_file_as_given);
+        RUN(test_load_file_errors);
+        RUN(test_load_string);
+        RUN(test_other_top_level_keys_ignored);
+        RUN(test_defaults);
+        RUN(test_failing_layer_leaves_config_unchanged);
+        RUN(test_layering_three_files);
+        RUN(test_expose_merge_in_one_layer);
+        RUN(test_limits_json);
+        RUN(test_setters_expose_spec);
+        RUN(test_setters_expose);
+        RUN(test_setters_limits);
+        RUN(test_setters_enums);
+        RUN(test_setters_env);
+        RUN(test_json_locate);
+        return TAP_DONE();
+}
