@@ -31,10 +31,18 @@ static int fail_with(cordon_error *err)
         return status;
 }
 
+/* One line, as every cordon error, with where to read more. */
 static int usage_error(const char *message, cli_command command)
 {
-        fprintf(stderr, "cordon: %s\n", message ? message : "invalid arguments");
-        (void)command;
+        static const char *const NAMES[] = {[CLI_RUN] = "run ", [CLI_PLAN] = "plan ", [CLI_ENV] = "env ",
+                                            [CLI_CHECK] = "check "};
+        const char *sub = command >= CLI_RUN && command <= CLI_CHECK ? NAMES[command] : "";
+        if (!message)
+                message = "invalid arguments";
+        if (strstr(message, "--help"))
+                fprintf(stderr, "cordon: %s\n", message);
+        else
+                fprintf(stderr, "cordon: %s (see cordon %s--help)\n", message, sub);
         return EXIT_CORDON;
 }
 
@@ -248,7 +256,6 @@ int main(int argc, char **argv)
         cli_args a;
         if (cli_parse(argc, argv, &a) < 0) {
                 int r = usage_error(a.error, a.command);
-                fprintf(stderr, "%s", cli_usage(a.command));
                 cli_args_free(&a);
                 return r;
         }
