@@ -48,7 +48,7 @@ struct cordon_process {
         int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
         int broadcast_signal;
         struct timespec started;
-        double wall_limit, kill_after;
+        double wall_limit, kill_after, cpu_limit;
         bool reaped, term_sent, killed;
         struct timespec term_at;
         cordon_result result;
@@ -524,6 +524,7 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->broadcast_signal = SIGRTMIN;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
+        proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
         return proc;
 }
 
@@ -654,7 +655,10 @@ static void fill_result(cordon_process *p, int ws, const struct rusage *ru, int6
         }
         if (p->cg)
                 cgroup_collect(p->cg, res);
-        if (res->signal == SIGXCPU || (res->signal == SIGKILL && res->cpu_limited))
+        /* RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one
+         * (soft + 1 s) when SIGXCPU is caught or ignored. */
+        if (p->cpu_limit > 0 && !res->timed_out && !res->oom_killed &&
+            (res->signal == SIGXCPU || (res->signal == SIGKILL && res->user_s + res->sys_s >= p->cpu_limit)))
                 res->cpu_limited = true;
         if (res->timed_out)
                 res->status = 124;
