@@ -80,6 +80,11 @@ int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_pla
         return r;
 }
 
+double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
+{
+        return (unsigned)which < CORDON_LIMIT__MAX ? plan->limits[which] : NAN;
+}
+
 /* ---- building the launch ----------------------------------------------------------- */
 
 typedef struct launch_storage {
