@@ -249,17 +249,41 @@ static void set_keep_fds(launch *l)
                 l->keep_fds[i] = -1;
 }
 
-static void set_rlimits(const cordon_plan *p, launch *l)
+/* The command's rlimits. A sandbox cannot raise a hard limit above the
+ * launcher's: CAP_SYS_RESOURCE counts only in the initial user namespace,
+ * so even a root launcher's sandbox gets EPERM. Say so here, naming the
+ * limit, rather than fail in the child. */
+static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error)
 {
-        double cpu = p->limits[CORDON_LIMIT_CPU_TIME_S];
-        if (cpu > 0) /* SIGXCPU at the soft limit, SIGKILL one second later */
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_CPU, {(rlim_t)cpu, (rlim_t)cpu + 1}};
-        double nofile = p->limits[CORDON_LIMIT_OPEN_FILES];
-        if (nofile > 0)
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_NOFILE, {(rlim_t)nofile, (rlim_t)nofile}};
-        double fsize = p->limits[CORDON_LIMIT_FILE_SIZE_BYTES];
-        if (fsize > 0)
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_FSIZE, {(rlim_t)fsize, (rlim_t)fsize}};
+        static const struct {
+                cordon_limit limit;
+                int resource;
+                const char *name, *flag;
+                rlim_t grace; /* hard = soft + grace */
+        } R[] = {
+                /* SIGXCPU at the soft limit, SIGKILL one second later */
+                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1},
+                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0},
+                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
+                double v = p->limits[R[i].limit];
+                if (v <= 0)
+                        continue;
+                struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
+                if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
+                        if (want.rlim_cur > cur.rlim_max)
+                                return error_set(ret_error, EPERM,
+                                                 "the %s limit %.0f (%s) is above this process's hard limit %llu, "
+                                                 "which a sandbox cannot raise (not even as root): raise the hard "
+                                                 "limit first (ulimit -H) or ask for at most that",
+                                                 R[i].name, v, R[i].flag, (unsigned long long)cur.rlim_max);
+                        if (want.rlim_max > cur.rlim_max)
+                                want.rlim_max = cur.rlim_max;
+                }
+                l->rlimits[l->n_rlimits++] = (child_rlimit){R[i].resource, want};
+        }
+        return 0;
 }
 
 static int setup_landlock(const cordon_plan *p, landlock_rights *ll, launch *l, cordon_error **ret_error)
@@ -318,14 +342,16 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
                 sigaddset(&l->forward, FWD[i]);
-        set_rlimits(p, l);
+        int r = set_rlimits(p, l, ret_error);
+        if (r < 0)
+                return r;
         for (int i = 0; i < 3; i++)
                 if (pipe2(s->pipes[i], O_CLOEXEC) < 0)
                         return error_set(ret_error, errno, "cannot create a pipe: %s", strerror(errno));
         l->report_fd = s->pipes[0][1];
         l->go_fd = s->pipes[1][0];
         l->status_fd = s->pipes[2][1];
-        int r = setup_stdio(p, s, ret_error);
+        r = setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
         if (p->backend == BACKEND_NONE) {
