@@ -191,6 +191,11 @@ check_status "a process catching SIGXCPU is killed at the hard limit (137)" 137 
 
 check_out "control: 100 files can be open" "100 OK" cordon run -- "$PROBE" open-many 100
 check_out "--nofile 16 caps open files (13 besides stdio)" "13 EMFILE" cordon run --nofile 16 -- "$PROBE" open-many 100
+hard=$(ulimit -Hn)
+check_status "control: --nofile at the hard limit ($hard) runs" 0 cordon run --nofile "$hard" -- true
+check_status "--nofile above the hard limit fails closed: 125" 125 cordon run --nofile $((hard + 1)) -- true
+check_contains "... naming the limit and the fix" "the open files limit $((hard + 1)) (--nofile) is above this process's hard limit $hard" \
+    cordon run --nofile $((hard + 1)) -- true
 check_out "control: a 200 kB file can be written" "OK" cordon run -- "$PROBE" write-bytes /tmp/f 200000
 check_out "--fsize 100K: writing past it fails with EFBIG" "EFBIG" cordon run --fsize 100K -- "$PROBE" write-bytes /tmp/f 200000
 check_out "--fsize 100K: a smaller file is fine" "OK" cordon run --fsize 100K -- "$PROBE" write-bytes /tmp/f 100000
