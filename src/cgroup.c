@@ -29,20 +29,20 @@ enum { C_MEMORY, C_PIDS, C_CPU, C__MAX };
 static const char *const CTRL[C__MAX] = {"memory", "pids", "cpu"};
 
 #define CPU_PERIOD_US 100000
-#define STALE_AGE_S 60
+#define STALE_AGE_S   60
 
 typedef struct hier {
-        int version;           /* 1 or 2 */
-        unsigned ctrls;        /* 1 << C_* */
-        char *mount;           /* mount point (prefixed) */
-        char *own;             /* the caller's cgroup in it (prefixed) */
+        int version;    /* 1 or 2 */
+        unsigned ctrls; /* 1 << C_* */
+        char *mount;    /* mount point (prefixed) */
+        char *own;      /* the caller's cgroup in it (prefixed) */
         /* the plan: */
         char *enable_first;    /* v2: enable ctrls in this dir's subtree_control first */
         char *parent;          /* where ours is created */
         bool mkdir_parent;     /* parent is a "cordon" directory created on demand */
         bool enable_in_parent; /* v2: enable ctrls in parent's subtree_control */
         /* the result: */
-        char *dir;             /* ours, once created */
+        char *dir; /* ours, once created */
 } hier;
 
 struct cgroup {
@@ -54,11 +54,11 @@ struct cgroup {
 
 /* What the host offers, per controller. */
 typedef struct probe {
-        int version[C__MAX];   /* 0: none */
+        int version[C__MAX]; /* 0: none */
         char *mount[C__MAX];
-        char *own[C__MAX];     /* NULL: the caller's cgroup is not visible there */
+        char *own[C__MAX]; /* NULL: the caller's cgroup is not visible there */
         bool ro[C__MAX];
-        char *v2_mount;        /* the cgroup2 mount, with or without controllers */
+        char *v2_mount; /* the cgroup2 mount, with or without controllers */
         char *v2_own;
         bool v2_ro;
 } probe;
@@ -117,7 +117,10 @@ static pid_t next_pid(const char **p)
         return 0;
 }
 
-static bool is_fixture(const cgroup_env *env) { return env->root && env->root[0]; }
+static bool is_fixture(const cgroup_env *env)
+{
+        return env->root && env->root[0];
+}
 
 /* |root| + |path|. */
 static char *at_root(const cgroup_env *env, const char *path)
@@ -409,8 +412,10 @@ static int plan_v1(const cgroup_env *env, hier *h, char **why)
                 return -ENOMEM;
         const char *need = at_top ? h->mount : h->own;
         if (!may_write(env, need))
-                return fail_why(why, -EPERM, "the cgroup v1 hierarchy %s is not writable by uid %u (v1 cgroups "
-                                "are normally root's)", need, (unsigned)env->uid);
+                return fail_why(why, -EPERM,
+                                "the cgroup v1 hierarchy %s is not writable by uid %u (v1 cgroups "
+                                "are normally root's)",
+                                need, (unsigned)env->uid);
         return 0;
 }
 
@@ -430,8 +435,7 @@ static int plan_v2(const cgroup_env *env, hier *h, char **why)
                     !may_write2(env, h->mount, "cgroup.procs"))
                         return fail_why(why, -EPERM, "the cgroup v2 root %s is not writable by uid %u", h->mount,
                                         (unsigned)env->uid);
-                if (missing_in(h->mount, "cgroup.subtree_control", h->ctrls) &&
-                    !(h->enable_first = strdup(h->mount)))
+                if (missing_in(h->mount, "cgroup.subtree_control", h->ctrls) && !(h->enable_first = strdup(h->mount)))
                         return -ENOMEM;
                 h->parent = path_join(h->mount, "cordon");
                 h->mkdir_parent = true;
@@ -452,15 +456,19 @@ static int plan_v2(const cgroup_env *env, hier *h, char **why)
         if (!path_startswith(up, h->mount))
                 return fail_why(why, -ENOTSUP, "this process's cgroup %s has no parent under %s", h->own, h->mount);
         if (!may_write(env, up) || !may_write2(env, up, "cgroup.procs"))
-                return fail_why(why, -EPERM, "this process's cgroup %s holds processes, so cgroup v2 lets no "
+                return fail_why(why, -EPERM,
+                                "this process's cgroup %s holds processes, so cgroup v2 lets no "
                                 "controller below it, and its parent %s is not writable by uid %u (not a delegated "
-                                "subtree)", h->own, up, (unsigned)env->uid);
+                                "subtree)",
+                                h->own, up, (unsigned)env->uid);
         unsigned miss = missing_in(up, "cgroup.subtree_control", h->ctrls);
         if (miss) {
                 _cleanup_free_ char *m = ctrl_list(miss, "");
                 if (missing_in(up, "cgroup.controllers", miss))
-                        return fail_why(why, -ENOTSUP, "%s is not delegated the %s controller (see its "
-                                        "cgroup.controllers)", up, m ? m : "");
+                        return fail_why(why, -ENOTSUP,
+                                        "%s is not delegated the %s controller (see its "
+                                        "cgroup.controllers)",
+                                        up, m ? m : "");
                 if (!may_write2(env, up, "cgroup.subtree_control"))
                         return fail_why(why, -EPERM, "%s/cgroup.subtree_control is not writable by uid %u", up,
                                         (unsigned)env->uid);
@@ -482,8 +490,7 @@ static int enable_controllers(bool fixture, const char *dir, unsigned ctrls, cha
                 return -ENOMEM;
         int r = write_file2(fixture, dir, "cgroup.subtree_control", text);
         if (r < 0)
-                return fail_why(why, r, "cannot enable %s in %s/cgroup.subtree_control: %s%s", text, dir,
-                                strerror(-r),
+                return fail_why(why, r, "cannot enable %s in %s/cgroup.subtree_control: %s%s", text, dir, strerror(-r),
                                 r == -EBUSY ? " (that cgroup holds processes: cgroup v2 then lets no controller "
                                               "below it)"
                                             : "");
@@ -520,7 +527,7 @@ static void sweep_stale(const char *parent)
 typedef struct limit_file {
         int ctrl;
         const char *file;
-        bool optional;  /* absent when the kernel lacks it (swap accounting) */
+        bool optional; /* absent when the kernel lacks it (swap accounting) */
         char value[48];
 } limit_file;
 
@@ -603,8 +610,8 @@ static int create_hier(const cgroup_env *env, hier *h, const cgroup_request *req
                         return fail_why(why, -e, "cannot create a cgroup in %s: %s", h->parent, strerror(e));
         }
         if (!h->dir)
-                return fail_why(why, -EEXIST, "cannot create a cgroup in %s: too many cordon-%d-* entries",
-                                h->parent, (int)env->pid);
+                return fail_why(why, -EEXIST, "cannot create a cgroup in %s: too many cordon-%d-* entries", h->parent,
+                                (int)env->pid);
         return write_limits(fixture, h, req, why);
 }
 
@@ -720,8 +727,7 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                                 h = &cg->h[i];
                 if (!h) {
                         h = &cg->h[cg->n++];
-                        *h = (hier){.version = pr.version[c], .mount = strdup(pr.mount[c]),
-                                    .own = xstrdup(pr.own[c])};
+                        *h = (hier){.version = pr.version[c], .mount = strdup(pr.mount[c]), .own = xstrdup(pr.own[c])};
                 }
                 h->ctrls |= 1u << c;
         }
@@ -771,15 +777,14 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                 for (int c = 0; c <= C__MAX; c++)
                         free(why[c]);
                 if (req->best_effort) {
-                        _cleanup_free_ char *m = xasprintf("limits_best_effort: running without %s",
-                                                           list ? list : "some limits");
+                        _cleanup_free_ char *m =
+                                xasprintf("limits_best_effort: running without %s", list ? list : "some limits");
                         if (req->log_fn && m)
                                 req->log_fn(CORDON_LOG_WARNING, m, req->log_userdata);
                 } else {
                         cgroup_free(cg);
                         return error_set(ret_error, err, "cannot enforce %s. %s%s%s", list ? list : "the limits",
-                                         cgroup_reason ? HINT_CGROUP : "", cgroup_reason ? "; " : "",
-                                         HINT_BEST_EFFORT);
+                                         cgroup_reason ? HINT_CGROUP : "", cgroup_reason ? "; " : "", HINT_BEST_EFFORT);
                 }
         }
         if (cg->n == 0)
@@ -909,11 +914,13 @@ char *cgroup_summary(const cgroup_env *env)
                                 buf_printf(&b, "missing");
                                 continue;
                         }
-                        hier h = {.version = pr.version[c], .ctrls = 1u << c, .mount = xstrdup(pr.mount[c]),
+                        hier h = {.version = pr.version[c],
+                                  .ctrls = 1u << c,
+                                  .mount = xstrdup(pr.mount[c]),
                                   .own = xstrdup(pr.own[c])};
                         char *w = NULL;
-                        int r = pr.ro[c] ? (w = xasprintf("%s is read-only", pr.mount[c]), -EROFS)
-                                : !h.mount ? -ENOMEM
+                        int r = pr.ro[c]         ? (w = xasprintf("%s is read-only", pr.mount[c]), -EROFS)
+                                : !h.mount       ? -ENOMEM
                                 : h.version == 1 ? plan_v1(env, &h, &w)
                                                  : plan_v2(env, &h, &w);
                         if (r == 0)

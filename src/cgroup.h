@@ -35,7 +35,7 @@ typedef struct cgroup_env {
         const char *root; /* prefixed to every path ("" for the real host) */
         uid_t uid;        /* whose write access counts (the effective uid) */
         gid_t gid;
-        pid_t pid;        /* names the cgroup: cordon-<pid>-<n> */
+        pid_t pid; /* names the cgroup: cordon-<pid>-<n> */
 } cgroup_env;
 
 /* What to enforce; 0 = no limit. */

@@ -98,7 +98,10 @@ static const char *rooted(const char *rel)
         return path[k];
 }
 
-static cgroup_env env_as(uid_t uid) { return (cgroup_env){.root = root, .uid = uid, .gid = uid, .pid = PID}; }
+static cgroup_env env_as(uid_t uid)
+{
+        return (cgroup_env){.root = root, .uid = uid, .gid = uid, .pid = PID};
+}
 
 static int n_logs;
 static char last_log[2048];
@@ -114,8 +117,12 @@ static cgroup_request request(double mem, double pids, double cpus)
 {
         n_logs = 0;
         last_log[0] = '\0';
-        return (cgroup_request){.memory_bytes = mem, .pids = pids, .cpu_quota = cpus, .private_tmp = true,
-                                .count_init = true, .log_fn = on_log};
+        return (cgroup_request){.memory_bytes = mem,
+                                .pids = pids,
+                                .cpu_quota = cpus,
+                                .private_tmp = true,
+                                .count_init = true,
+                                .log_fn = on_log};
 }
 
 /* A hybrid v1 host like Debian 10 / this test machine: v1 memory, pids and
@@ -131,8 +138,7 @@ static void v1_host(mode_t mode)
             "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
             "39 30 0:36 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd\n"
             "40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
-        put("/proc/self/cgroup", 0644,
-            "9:name=systemd:/\n8:pids:/\n4:memory:/sess/a\n1:cpu,cpuacct:/\n0::/\n");
+        put("/proc/self/cgroup", 0644, "9:name=systemd:/\n8:pids:/\n4:memory:/sess/a\n1:cpu,cpuacct:/\n0::/\n");
         mkdirs("/sys/fs/cgroup/memory", 0755);
         mkdirs("/sys/fs/cgroup/memory/sess/a", mode);
         mkdirs("/sys/fs/cgroup/pids", mode);
@@ -568,8 +574,7 @@ static void test_summary(void)
         fixture_new();
         v2_user_host(0777, "cpu memory pids\n", "memory pids\n");
         s = cgroup_summary(&env);
-        CHECK_STREQ(s, "memory: v2, usable (in " APP "); pids: v2, usable (in " APP "); cpu: v2, usable (in " APP
-                       ")");
+        CHECK_STREQ(s, "memory: v2, usable (in " APP "); pids: v2, usable (in " APP "); cpu: v2, usable (in " APP ")");
         free(s);
 
         fixture_new();
