@@ -164,9 +164,15 @@ fi
 
 ratio() { awk -v w="$(field "$1" wall_s)" -v u="$(field "$1" user_s)" -v s="$(field "$1" sys_s)" 'BEGIN { printf "%.2f", (u + s) / w }'; }
 if [ $CG = yes ]; then
-    cordon run --quiet --timeout 2 --stats "$W/spin.json" -- "$PROBE" spin >/dev/null 2>&1
-    r=$(ratio "$W/spin.json")
-    in_range "$r" 0.7 1.1 && ok "control: a busy loop uses a whole CPU ($r)" || not_ok "control: a busy loop uses a whole CPU ($r)"
+    # The machine may be busy with other work: up to three tries for the
+    # control to get a whole CPU.
+    rs=""
+    for _ in 1 2 3; do
+        cordon run --quiet --timeout 2 --stats "$W/spin.json" -- "$PROBE" spin >/dev/null 2>&1
+        r=$(ratio "$W/spin.json"); rs="$rs $r"
+        in_range "$r" 0.7 1.1 && break
+    done
+    in_range "$r" 0.7 1.1 && ok "control: a busy loop uses a whole CPU ($rs)" || not_ok "control: a busy loop uses a whole CPU ($rs; host too busy?)"
     cordon run --quiet --cpus 0.5 --timeout 3 --stats "$W/half.json" -- "$PROBE" spin >/dev/null 2>&1
     r=$(ratio "$W/half.json")
     in_range "$r" 0.3 0.65 && ok "--cpus 0.5: a busy loop uses about half a CPU ($r)" || not_ok "--cpus 0.5: a busy loop uses about half a CPU ($r)"
