@@ -2,6 +2,7 @@
 /* cordon: the CLI. Uses only the public API (cordon.h). */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,14 +181,40 @@ static void write_stats(const cli_args *a, const cordon_result *res)
         free(json);
 }
 
-static void explain_limit(const cordon_result *res)
+/* 536870912 -> "512M": exact binary multiples, else bytes. */
+static void format_bytes(double v, char out[32])
 {
-        if (res->timed_out)
-                fprintf(stderr, "cordon: command exceeded the time limit\n");
-        else if (res->oom_killed)
-                fprintf(stderr, "cordon: command exceeded the memory limit\n");
-        else if (res->cpu_limited)
-                fprintf(stderr, "cordon: command exceeded the CPU time limit\n");
+        static const char units[] = "KMGT";
+        unsigned long long b = (unsigned long long)v;
+        int u = -1;
+        while (b >= 1024 && b % 1024 == 0 && u < 3) {
+                b /= 1024;
+                u++;
+        }
+        if (u < 0)
+                snprintf(out, 32, "%llu", b);
+        else
+                snprintf(out, 32, "%llu%c", b, units[u]);
+}
+
+/* One line naming the limit that ended the command, with its value. */
+static void explain_limit(const cordon_result *res, const double *limits)
+{
+        char size[32];
+        bool failed = res->signal != 0 || res->exit_code != 0;
+        if (res->timed_out) {
+                fprintf(stderr, "cordon: command exceeded time limit %gs\n", limits[CORDON_LIMIT_WALL_TIME_S]);
+        } else if (res->oom_killed && failed) {
+                format_bytes(limits[CORDON_LIMIT_MEMORY_BYTES], size);
+                fprintf(stderr, "cordon: command exceeded memory limit %s\n", size);
+        } else if (res->cpu_limited) {
+                fprintf(stderr, "cordon: command exceeded CPU time limit %gs\n", limits[CORDON_LIMIT_CPU_TIME_S]);
+        } else if (res->signal == SIGXFSZ && limits[CORDON_LIMIT_FILE_SIZE_BYTES] > 0) {
+                format_bytes(limits[CORDON_LIMIT_FILE_SIZE_BYTES], size);
+                fprintf(stderr, "cordon: command exceeded file size limit %s\n", size);
+        } else if (res->pids_limited && failed) {
+                fprintf(stderr, "cordon: command reached process limit %g\n", limits[CORDON_LIMIT_PIDS]);
+        }
 }
 
 static int cmd_run(const cli_args *a, cordon_config *c)
@@ -196,6 +223,9 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         cordon_plan *plan = NULL;
         if (prepare(a, c, true, &plan, &err) < 0)
                 return err ? fail_with(err) : EXIT_CORDON;
+        double limits[CORDON_LIMIT__MAX];
+        for (int i = 0; i < CORDON_LIMIT__MAX; i++)
+                limits[i] = cordon_plan_limit(plan, (cordon_limit)i);
         cordon_process *p = NULL;
         int r = cordon_start(plan, &p, &err);
         cordon_plan_free(plan);
@@ -211,7 +241,7 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                 return err ? fail_with(err) : EXIT_CORDON;
         write_stats(a, &res);
         if (!a->quiet)
-                explain_limit(&res);
+                explain_limit(&res, limits);
         return res.status;
 }
 

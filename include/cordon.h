@@ -229,6 +229,9 @@ CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);
 /* The backend the plan runs on ("linux", "landlock", or "none" when
  * isolation is disabled). Owned by the plan. */
 CORDON_API const char *cordon_plan_backend(const cordon_plan *plan);
+/* The value of limit |which| in the plan (0: none; a NaN for an unknown
+ * |which|), e.g. to name the limit that ended a command. */
+CORDON_API double cordon_plan_limit(const cordon_plan *plan, cordon_limit which);
 
 /* ---- running -------------------------------------------------------------- */
 
@@ -245,8 +248,11 @@ typedef struct cordon_result {
         double wall_s;       /* wall-clock time from start to exit */
         double user_s;       /* user CPU time of the sandbox */
         double sys_s;        /* system CPU time of the sandbox */
-        uint64_t max_rss_bytes; /* largest RSS of one process, 0 if unknown */
-        uint64_t pids_peak;     /* peak number of processes, 0 if unknown */
+        uint64_t max_rss_bytes; /* peak memory: the memory cgroup's peak usage (page cache and
+                                   /tmp included) when memory_bytes is set, else the largest
+                                   RSS of one process; 0 if unknown */
+        uint64_t pids_peak;     /* peak number of the command's processes (and threads), known
+                                   when a pids limit is set; else 0 */
 } cordon_result;
 
 /* Start the planned command: the process is running inside the boundary when

@@ -48,7 +48,7 @@ struct cordon_process {
         int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
         int broadcast_signal;
         struct timespec started;
-        double wall_limit, kill_after;
+        double wall_limit, kill_after, cpu_limit;
         bool reaped, term_sent, killed;
         struct timespec term_at;
         cordon_result result;
@@ -81,6 +81,11 @@ int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_pla
         if (r == 0)
                 (*ret_plan)->prepare_s = now_s() - t0;
         return r;
+}
+
+double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
+{
+        return (unsigned)which < CORDON_LIMIT__MAX ? plan->limits[which] : NAN;
 }
 
 /* ---- building the launch ----------------------------------------------------------- */
@@ -260,17 +265,41 @@ static void set_keep_fds(launch *l)
                 l->keep_fds[i] = -1;
 }
 
-static void set_rlimits(const cordon_plan *p, launch *l)
+/* The command's rlimits. A sandbox cannot raise a hard limit above the
+ * launcher's: CAP_SYS_RESOURCE counts only in the initial user namespace,
+ * so even a root launcher's sandbox gets EPERM. Say so here, naming the
+ * limit, rather than fail in the child. */
+static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error)
 {
-        double cpu = p->limits[CORDON_LIMIT_CPU_TIME_S];
-        if (cpu > 0) /* SIGXCPU at the soft limit, SIGKILL one second later */
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_CPU, {(rlim_t)cpu, (rlim_t)cpu + 1}};
-        double nofile = p->limits[CORDON_LIMIT_OPEN_FILES];
-        if (nofile > 0)
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_NOFILE, {(rlim_t)nofile, (rlim_t)nofile}};
-        double fsize = p->limits[CORDON_LIMIT_FILE_SIZE_BYTES];
-        if (fsize > 0)
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_FSIZE, {(rlim_t)fsize, (rlim_t)fsize}};
+        static const struct {
+                cordon_limit limit;
+                int resource;
+                const char *name, *flag;
+                rlim_t grace; /* hard = soft + grace */
+        } R[] = {
+                /* SIGXCPU at the soft limit, SIGKILL one second later */
+                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1},
+                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0},
+                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
+                double v = p->limits[R[i].limit];
+                if (v <= 0)
+                        continue;
+                struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
+                if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
+                        if (want.rlim_cur > cur.rlim_max)
+                                return error_set(ret_error, EPERM,
+                                                 "the %s limit %.0f (%s) is above this process's hard limit %llu, "
+                                                 "which a sandbox cannot raise (not even as root): raise the hard "
+                                                 "limit first (ulimit -H) or ask for at most that",
+                                                 R[i].name, v, R[i].flag, (unsigned long long)cur.rlim_max);
+                        if (want.rlim_max > cur.rlim_max)
+                                want.rlim_max = cur.rlim_max;
+                }
+                l->rlimits[l->n_rlimits++] = (child_rlimit){R[i].resource, want};
+        }
+        return 0;
 }
 
 static int setup_landlock(const cordon_plan *p, landlock_rights *ll, int *ret_abi, launch *l,
@@ -332,7 +361,9 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
                 sigaddset(&l->forward, FWD[i]);
-        set_rlimits(p, l);
+        int r = set_rlimits(p, l, ret_error);
+        if (r < 0)
+                return r;
         if (p->debug_timing) {
                 void *page = mmap(NULL, sizeof(double) * MARK__MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                                   -1, 0);
@@ -344,7 +375,7 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         l->report_fd = s->pipes[0][1];
         l->go_fd = s->pipes[1][0];
         l->status_fd = s->pipes[2][1];
-        int r = setup_stdio(p, s, ret_error);
+        r = setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
         if (p->backend == BACKEND_NONE) {
@@ -608,6 +639,7 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->broadcast_signal = SIGRTMIN;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
+        proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
         return proc;
 }
 
@@ -750,7 +782,10 @@ static void fill_result(cordon_process *p, int ws, const struct rusage *ru, int6
         }
         if (p->cg)
                 cgroup_collect(p->cg, res);
-        if (res->signal == SIGXCPU || (res->signal == SIGKILL && res->cpu_limited))
+        /* RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one
+         * (soft + 1 s) when SIGXCPU is caught or ignored. */
+        if (p->cpu_limit > 0 && !res->timed_out && !res->oom_killed &&
+            (res->signal == SIGXCPU || (res->signal == SIGKILL && res->user_s + res->sys_s >= p->cpu_limit)))
                 res->cpu_limited = true;
         if (res->timed_out)
                 res->status = 124;

@@ -248,9 +248,15 @@ static int do_alloc(long mib)
         return result(0);
 }
 
+/* Fork up to |n| children that wait, print how many forks succeeded, then
+ * kill and reap them (only them: the probe may share a process group with
+ * the test runner). */
 static int do_fork_many(int n)
 {
+        pid_t *kids = calloc((size_t)(n > 0 ? n : 1), sizeof(pid_t));
         int made = 0;
+        if (!kids)
+                return result(-1);
         for (int i = 0; i < n; i++) {
                 pid_t p = fork();
                 if (p < 0)
@@ -259,11 +265,15 @@ static int do_fork_many(int n)
                         pause();
                         _exit(0);
                 }
-                made++;
+                kids[made++] = p;
         }
         printf("%d\n", made);
         fflush(stdout);
-        kill(0, SIGTERM);
+        for (int i = 0; i < made; i++)
+                kill(kids[i], SIGKILL);
+        for (int i = 0; i < made; i++)
+                waitpid(kids[i], NULL, 0);
+        free(kids);
         return 0;
 }
 
