@@ -32,18 +32,10 @@ static int fail_with(cordon_error *err)
         return status;
 }
 
-/* One line, as every cordon error, with where to read more. */
-static int usage_error(const char *message, cli_command command)
+/* One line, as every cordon error. */
+static int usage_error(const char *message)
 {
-        static const char *const NAMES[] = {[CLI_RUN] = "run ", [CLI_PLAN] = "plan ", [CLI_ENV] = "env ",
-                                            [CLI_CHECK] = "check "};
-        const char *sub = command >= CLI_RUN && command <= CLI_CHECK ? NAMES[command] : "";
-        if (!message)
-                message = "invalid arguments";
-        if (strstr(message, "--help"))
-                fprintf(stderr, "cordon: %s\n", message);
-        else
-                fprintf(stderr, "cordon: %s (see cordon %s--help)\n", message, sub);
+        fprintf(stderr, "cordon: %s\n", message ? message : "invalid arguments");
         return EXIT_CORDON;
 }
 
@@ -285,7 +277,7 @@ int main(int argc, char **argv)
 {
         cli_args a;
         if (cli_parse(argc, argv, &a) < 0) {
-                int r = usage_error(a.error, a.command);
+                int r = usage_error(a.error);
                 cli_args_free(&a);
                 return r;
         }
