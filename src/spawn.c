@@ -299,6 +299,11 @@ static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error
                 }
                 l->rlimits[l->n_rlimits++] = (child_rlimit){R[i].resource, want};
         }
+        /* No core dumps: they would land in the writable workspace, and on
+         * hosts that pipe core_pattern to a handler, the crash would start a
+         * host program as root on the sandbox's behalf. */
+        if (p->backend != BACKEND_NONE)
+                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_CORE, {0, 0}};
         return 0;
 }
 
