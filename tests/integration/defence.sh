@@ -106,5 +106,9 @@ check_out "landlock: a host process cannot be signalled" "EPERM" cordon run --ba
 check_out "landlock: the launcher's /proc/PID/environ is denied" "EACCES" cordon run --backend landlock --expose "$T/bin" -- sh -c "\"$PROBE\" read /proc/\$PPID/environ"
 check_out "landlock: remapping is refused" "125" sh -c "cd '$W' && $(declare -f as_user); TEST_AS=$TEST_AS TEST_UID=$TEST_UID TEST_GID=$TEST_GID H='$H' as_user '$CORDON' run --backend landlock --expose '$T/data:/elsewhere' -- true >/dev/null 2>&1; echo \$?"
 check_out "landlock: capabilities are cleared" "0000000000000000" cordon run --backend landlock -- sh -c 'grep CapEff /proc/self/status | cut -f2'
+check_out "control: core dumps are allowed unsandboxed" "unlimited" as_user sh -c 'ulimit -c unlimited 2>/dev/null; ulimit -c'
+for backend in linux landlock; do
+    check_out "$backend: no core dumps (RLIMIT_CORE 0, hard)" "0 0" cordon run --backend $backend -- sh -c 'ulimit -c unlimited 2>/dev/null; echo $(ulimit -c) $(ulimit -Hc)'
+done
 check_contains "check names the Landlock ABI" "landlock: ABI" cordon check
 done_testing
