@@ -619,6 +619,8 @@ static void loopback_up(const launch *l)
 
 /* ---- the command ------------------------------------------------------------------ */
 
+static void reset_signals(void);
+
 static void install_stdio(const launch *l)
 {
         int tmp[3];
@@ -649,9 +651,14 @@ static void close_on_exec_above_2(const launch *l)
 static void drop_capabilities(const launch *l)
 {
         bool privileged = l->backend == BACKEND_LINUX || l->uid == 0;
+        /* capabilities are numbered densely: EINVAL marks the end */
         for (int c = 0; c <= l->cap_last; c++)
-                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL && privileged)
-                        fail(l, STEP_CAPS, errno, "bounding set");
+                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
+                        if (errno == EINVAL)
+                                break;
+                        if (privileged)
+                                fail(l, STEP_CAPS, errno, "bounding set");
+                }
         if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
                 fail(l, STEP_CAPS, errno, "ambient set");
         /* uid 0 must not regain capabilities on execve */
@@ -668,6 +675,8 @@ static void drop_capabilities(const launch *l)
 
 _Noreturn static void exec_command(const launch *l)
 {
+        /* handlers die at execve, but ignored signals stay ignored */
+        reset_signals();
         if (l->backend == BACKEND_LINUX || l->backend == BACKEND_LANDLOCK)
                 if (setsid() < 0)
                         fail(l, STEP_STDIO, errno, "setsid");
@@ -801,7 +810,9 @@ _Noreturn static void init_loop(const launch *l, pid_t cmd)
 
 _Noreturn void child_linux_main(const launch *l)
 {
-        reset_signals();
+        /* Every signal stays blocked in the init (it reads them from a
+         * signalfd), so none of the launcher's handlers can run here; the
+         * command resets dispositions before exec. */
         wait_for_launcher(l);
         stamp(l, MARK_GO);
         scrub_launcher_memory(l);
@@ -844,7 +855,6 @@ _Noreturn void child_linux_main(const launch *l)
 
 _Noreturn void child_exec_main(const launch *l)
 {
-        reset_signals();
         wait_for_launcher(l);
         stamp(l, MARK_GO);
         exec_command(l);
