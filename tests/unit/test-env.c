@@ -283,7 +283,7 @@ static void test_env_setters(void)
 
 /* Through plan_build: the markers and the redirection follow the plan's
  * backend, and disappear when isolation is disabled. */
-static cordon_plan *env_plan(const char *json, const char *const *environ)
+static cordon_plan *env_plan(const char *json, const char *const *base_env)
 {
         cordon_config *c = cordon_config_new();
         cordon_error *e = NULL;
