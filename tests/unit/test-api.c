@@ -211,6 +211,8 @@ static void test_config_missing_file(void)
         CHECK_INTEQ(cordon_error_errno(err), ENOENT);
         CHECK(contains(cordon_error_message(err), "/nonexistent/cordon.json"));
         CHECK_INTEQ(cordon_error_exit_status(err), 125);
+        CHECK(cordon_error_file(err) == NULL); /* not a config location */
+        CHECK_INTEQ(cordon_error_line(err), 0);
         cordon_error_free(err);
         /* a NULL ret_error is allowed: only the return value then */
         CHECK_INTEQ(cordon_config_load_file(c, "/nonexistent/cordon.json", NULL), -ENOENT);
@@ -701,6 +703,10 @@ static void test_run_exit_status(void)
         CHECK(o && json_integer_value(json_object_get(o, "status")) == 3);
         json_decref(o);
         free(json);
+        /* a plan can be started again: a new sandbox each time */
+        cordon_result again = {0};
+        CHECK_INTEQ(cordon_run(plan, &again, NULL), 0);
+        CHECK_INTEQ(again.status, 3);
         cordon_plan_free(plan);
 }
 
