@@ -41,40 +41,19 @@ pc=$(find "$T/dest" -name cordon.pc | head -1)
 export PKG_CONFIG_PATH=$(dirname "${pc:-/nonexistent/x}") PKG_CONFIG_SYSROOT_DIR=$T/dest
 check_contains "pkg-config finds the installed cordon.pc" "-lcordon" pkg-config --cflags --libs cordon
 libdir=$(pkg-config --variable=libdir cordon)
+# The program is the README's "Embedding cordon" example, as printed there.
 mkdir -p "$T/tiny"
-cat >"$T/tiny/tiny.c" <<'EOF'
-#include <cordon.h>
-#include <stdio.h>
-/* A complete embedder: config, command, prepare, run, free. */
-int main(void)
-{
-        const char *argv[] = {"sh", "-c", "exit 7", NULL};
-        cordon_error *err = NULL;
-        cordon_config *cfg = cordon_config_new();
-        cordon_command *cmd = cordon_command_new(argv);
-        cordon_plan *plan = NULL;
-        cordon_result res;
-        int r = cordon_prepare(cfg, cmd, &plan, &err);
-        if (r == 0)
-                r = cordon_run(plan, &res, &err);
-        if (r < 0)
-                fprintf(stderr, "tiny: %s\n", cordon_error_message(err));
-        else
-                printf("cordon %s: status %d\n", cordon_version(), res.status);
-        cordon_error_free(err);
-        cordon_plan_free(plan);
-        cordon_command_free(cmd);
-        cordon_config_free(cfg);
-        return r < 0 ? cordon_error_exit_status(err) : 0;
-}
-EOF
+awk '/^## Embedding cordon/ {f = 1} f && /^```c$/ {p = 1; next} p && /^```$/ {exit} p' "$TOP/README.md" >"$T/tiny/tiny.c"
+check_contains "the README has a complete C example" "int main(void)" cat "$T/tiny/tiny.c"
 [ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$T/tiny"
 # shellcheck disable=SC2046
 check "a program compiles against the installed header (C11, -pedantic -Werror)" \
     as_user cc -std=c11 -pedantic -Wall -Wextra -Werror $SANFLAGS -o "$T/tiny/tiny" "$T/tiny/tiny.c" \
     $(pkg-config --cflags --libs cordon) -Wl,-rpath,"$libdir"
 check_contains "... and links the installed libcordon.so.0" "$libdir/libcordon.so.0" ldd "$T/tiny/tiny"
-check_out "... and runs a sandbox with it" "cordon 0.1.0: status 7" as_user "$T/tiny/tiny"
+TINY_OUT=$(printf 'sandbox said: hello from the sandbox\nstatus 3')
+inw() { (cd "$W" && as_user "$@"); }
+check_out "... and runs a sandbox with it, capturing its output" "$TINY_OUT" inw "$T/tiny/tiny"
 # shellcheck disable=SC2046
 check "the header compiles as C++ too" as_user g++ -Wall -Wextra -Werror -x c++ -c -o /dev/null "$T/tiny/tiny.c" \
     $(pkg-config --cflags cordon)
@@ -82,7 +61,7 @@ static_libs=$(pkg-config --static --libs cordon | sed "s#-lcordon#$libdir/libcor
 # shellcheck disable=SC2086
 check "the static library links with pkg-config --static" \
     as_user cc $SANFLAGS -o "$T/tiny/tiny-static" "$T/tiny/tiny.c" $(pkg-config --cflags cordon) $static_libs
-check_out "... and runs a sandbox" "cordon 0.1.0: status 7" as_user "$T/tiny/tiny-static"
+check_out "... and runs a sandbox" "$TINY_OUT" inw "$T/tiny/tiny-static"
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 # -- the examples (copied with the library, like lib.sh copies the CLI)
