@@ -192,10 +192,11 @@ int main(int argc, char **argv)
         const char *cwd = NULL;
         double timeout = 10;
         size_t max_bytes = 65536;
+        char *end = NULL;
         int r = 0, opt;
         if (!cfg)
                 return 125;
-        /* Options are applied in order: files, then the setters on top. */
+        /* Options apply in command-line order, as config layers: a later one wins. */
         while (r == 0 && (opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
                 switch (opt) {
                 case 'c': r = cordon_config_load_file(cfg, optarg, &err); break;
@@ -204,9 +205,13 @@ int main(int argc, char **argv)
                 case 'e': r = cordon_config_add_expose_spec(cfg, optarg, &err); break;
                 case 'n': r = cordon_config_set_network_name(cfg, optarg, &err); break;
                 case 'C': cwd = optarg; break;
-                case 't': timeout = atof(optarg); break;
-                case 'm': max_bytes = strtoull(optarg, NULL, 10); break;
+                case 't': timeout = strtod(optarg, &end); break;
+                case 'm': max_bytes = strtoull(optarg, &end, 10); break;
                 default: cordon_config_free(cfg); return usage();
+                }
+                if ((opt == 't' || opt == 'm') && (*end || end == optarg || (opt == 't' && !(timeout > 0)))) {
+                        cordon_config_free(cfg);
+                        return usage();
                 }
         }
         if (r < 0) {

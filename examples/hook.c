@@ -30,7 +30,7 @@
 
 #include <cordon.h>
 
-#define MAX_ANSWER (1024 * 1024)
+#define MAX_ANSWER ((size_t)1 << 20)
 
 static double now_s(void)
 {
@@ -116,10 +116,8 @@ static bool converse(cordon_process *proc, const char *payload, char **answer, s
                         ssize_t k = read(out, chunk, sizeof(chunk));
                         if (k < 0 && (errno == EINTR || errno == EAGAIN))
                                 continue;
-                        if (k <= 0) {
-                                out = -1;
-                                break;
-                        }
+                        if (k <= 0)
+                                break; /* EOF: the sandbox ended or closed stdout */
                         size_t keep = len + (size_t)k > MAX_ANSWER ? MAX_ANSWER - len : (size_t)k;
                         *too_long |= keep < (size_t)k;
                         memcpy(buf + len, chunk, keep);
@@ -174,6 +172,7 @@ int main(int argc, char **argv)
         };
         /* A hook never needs the network, and should be quick. */
         double timeout = 30;
+        char *end = NULL;
         const char *payload = NULL;
         char *payload_buf = NULL;
         cordon_error *err = NULL;
@@ -186,7 +185,13 @@ int main(int argc, char **argv)
                 case 'c': r = cordon_config_load_file(cfg, optarg, &err); break;
                 case 'h': r = cordon_config_set_home(cfg, optarg, &err); break;
                 case 'e': r = cordon_config_add_expose_spec(cfg, optarg, &err); break;
-                case 't': timeout = atof(optarg); break;
+                case 't':
+                        timeout = strtod(optarg, &end);
+                        if (*end || end == optarg || !(timeout > 0)) {
+                                cordon_config_free(cfg);
+                                return usage();
+                        }
+                        break;
                 case 'p': payload = optarg; break;
                 case 'f':
                         free(payload_buf);
@@ -251,7 +256,7 @@ int main(int argc, char **argv)
         else if (res.status != 0)
                 snprintf(why, sizeof(why), "the hook failed with status %d", res.status);
         else if (too_long)
-                snprintf(why, sizeof(why), "the hook's answer is longer than %d bytes", MAX_ANSWER);
+                snprintf(why, sizeof(why), "the hook's answer is longer than %zu bytes", MAX_ANSWER);
         else if (!text || !(answer = json_loadb(text, len, 0, &jerr)))
                 snprintf(why, sizeof(why), "the hook's answer is not JSON: %s", text ? jerr.text : "out of memory");
         else if (!json_is_object(answer))
