@@ -32,6 +32,15 @@ check_out "libcordon.so exports only cordon_* symbols" "" grep -v '^cordon_' "$T
 grep -o '^CORDON_API [^(]*(' "$TOP/include/cordon.h" | sed 's/.*[ *]\(cordon_[a-z0-9_]*\)(/\1/' | sort >"$T/declared"
 sort "$T/syms" >"$T/exported"
 check_out "the exported symbols are exactly the functions cordon.h declares" "" diff "$T/declared" "$T/exported"
+# No global mutable state: nothing of the library's own in .data or .bss
+# (constant tables are in .rodata/.data.rel.ro; what is left there belongs
+# to the toolchain or to ASan).
+own_rw() { objdump -t "$1" | grep -E '[[:space:]]\.(data|bss|tdata|tbss)[[:space:]]' | awk '{print $NF}' |
+    grep -v -E '^(\.|completed\.0$|__dso_handle$|__TMC_END__$|__odr_asan\.)' | sort; }
+printf 'int counter;\nstatic int hidden = 3;\nint get(void) { return counter + hidden++; }\n' >"$T/mutable.c"
+cc -shared -fPIC -o "$T/mutable.so" "$T/mutable.c"
+check_out "control: a library with mutable globals shows them" "$(printf 'counter\nhidden')" own_rw "$T/mutable.so"
+check_out "libcordon has no mutable global of its own" "" own_rw "$CORDON_BUILD/libcordon.so"
 check_contains "the soname is versioned (libcordon.so.0)" "Library soname: [libcordon.so.0]" readelf -d "$CORDON_BUILD/libcordon.so"
 
 # -- the installed copy, through pkg-config (what `make install` puts in PREFIX)
