@@ -967,6 +967,39 @@ static void test_start_exec_failure(void)
         cordon_plan_free(plan);
 }
 
+/* A setup failure in the child (an exposed directory removed after the
+ * plan was made): an error naming the step and the path, status 125, and
+ * the command never ran. */
+static void test_start_setup_failure(void)
+{
+        char dir[160], marker[192];
+        snprintf(dir, sizeof(dir), "%s/vanishing-dir", home);
+        snprintf(marker, sizeof(marker), "%s/ran", workspace);
+        mkdir(dir, 0755);
+        cordon_config *c = new_config();
+        CHECK_INTEQ(cordon_config_add_expose(c, dir, "/opt/vanishing", false, NULL), 0);
+        char script[256];
+        snprintf(script, sizeof(script), "touch %s", marker);
+        const char *argv[] = {"sh", "-c", script, NULL};
+        cordon_plan *plan = plan_for(c, argv, NULL);
+        CHECK(plan != NULL);
+        rmdir(dir);
+        cordon_process *p = SENTINEL;
+        cordon_error *err = NULL;
+        int r = cordon_start(plan, &p, &err);
+        CHECK(r < 0);
+        CHECK(p == SENTINEL);
+        CHECK(err && cordon_error_errno(err) == -r);
+        CHECK_INTEQ(cordon_error_exit_status(err), 125);
+        CHECK(contains(cordon_error_message(err), "vanishing-dir"));
+        if (!contains(cordon_error_message(err), "vanishing-dir"))
+                printf("# %d %s\n", r, cordon_error_message(err));
+        CHECK(access(marker, F_OK) < 0); /* never ran */
+        cordon_error_free(err);
+        cordon_plan_free(plan);
+        cordon_config_free(c);
+}
+
 static void test_host_check(void)
 {
         char *report = NULL;
@@ -1016,6 +1049,7 @@ int main(void)
         RUN(test_free_kills_a_running_sandbox);
         RUN(test_wall_time_limit);
         RUN(test_start_exec_failure);
+        RUN(test_start_setup_failure);
         RUN(test_host_check);
         char cmd[128];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
