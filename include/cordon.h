@@ -20,16 +20,34 @@
  *   cordon_process_free(proc); cordon_plan_free(plan);     6) free
  *   cordon_command_free(cmd); cordon_config_free(cfg);
  *
+ * Each step returns 0 or a negative errno; check it (the pattern above
+ * leaves that out). Build with `pkg-config --cflags --libs cordon`.
+ *
  * Conventions:
  * - Functions that can fail return 0 (or a non-negative value) on success and
  *   a negative errno on failure. When |ret_error| is not NULL, a failure also
- *   stores a new error object there (caller frees it with cordon_error_free).
- * - Output parameters ret_* are set only on success.
- * - Destructors accept NULL and return NULL.
+ *   stores a new error object there (caller frees it with cordon_error_free);
+ *   an error already stored there is freed and replaced. Functions without a
+ *   |ret_error| parameter report only through the return value (-EINVAL for
+ *   an invalid argument, -ENOMEM).
+ * - Output parameters ret_* are set only on success; on failure they keep
+ *   what the caller put there.
+ * - A failing setter leaves its object unchanged.
+ * - Strings and arrays passed in are copied: the caller keeps ownership and
+ *   may free them when the call returns. Strings returned as "const char *"
+ *   are owned by the object they come from and live as long as it. Strings
+ *   returned as "char *" are the caller's, to release with free().
+ * - Destructors accept NULL and return NULL (p = cordon_plan_free(p)).
  * - No global state: objects are independent. One object must not be used
  *   from two threads at once; different objects may. cordon_start is safe to
  *   call from any thread of a multi-threaded program (see cordon_start).
+ * - Not fork-safe: after fork(), use cordon objects only in the process that
+ *   created them (only the launcher can wait for or kill its sandbox).
  * - The library never prints; warnings go to the log callback of the config.
+ * - The process environment is read in one place, cordon_prepare, unless the
+ *   command has its own (cordon_command_set_base_env). Reading environ while
+ *   another thread calls setenv() is unsafe in C: threaded programs that
+ *   change their environment should pass a base environment.
  */
 #ifndef CORDON_H
 #define CORDON_H
@@ -54,6 +72,11 @@ extern "C" {
 /* ---- errors ------------------------------------------------------------ */
 
 typedef struct cordon_error cordon_error;
+
+/* An error: what failed and why, which path, what to do about it. The
+ * strings the accessors return belong to |e| and live until
+ * cordon_error_free(e). Every accessor accepts NULL ("unknown error", 0,
+ * NULL, 125). */
 
 /* The message, without a "cordon: " prefix. For config errors it starts with
  * "FILE:LINE:COLUMN: KEY: ". Never NULL. */
@@ -123,21 +146,26 @@ typedef enum cordon_log_level {
 typedef void (*cordon_log_fn)(cordon_log_level level, const char *message, void *userdata);
 
 /* A config with cordon's defaults (isolation enabled, network none, ...).
- * Returns NULL when out of memory. */
+ * It reads nothing from the environment or the filesystem yet. Returns NULL
+ * when out of memory. */
 CORDON_API cordon_config *cordon_config_new(void);
 CORDON_API cordon_config *cordon_config_free(cordon_config *c);
 
 /* Apply one JSON layer on top of |c|: later layers win field by field and
  * expose_paths are merged by target. Only the "isolation" and
  * "shell_environment_policy" objects are read; they are validated strictly.
- * On failure |c| is left unchanged. */
+ * On failure |c| is left unchanged: the error names the file (|path|, or
+ * |name|), line, column and key (cordon_error_file/line/column/key), errno
+ * EINVAL; a file that cannot be read fails with its errno (no location). */
 CORDON_API int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **ret_error);
 /* Same from a string; |name| is used in error messages (NULL: "<string>"). */
 CORDON_API int cordon_config_load_string(cordon_config *c, const char *json, const char *name,
                                          cordon_error **ret_error);
 
-/* Programmatic setters: a last layer on top of the loaded files. They return
- * 0 or -EINVAL (with an error naming the value). Strings are copied. */
+/* Programmatic setters: a last layer on top of the loaded files (a later call
+ * wins, as a later layer does). They return 0, or -EINVAL for an invalid
+ * value (with an error naming it, for those that take |ret_error|), or
+ * -ENOMEM. On failure |c| is unchanged. Strings are copied. */
 CORDON_API int cordon_config_set_enabled(cordon_config *c, bool enabled);
 /* "auto", "linux" or "landlock" ("bwrap", "seatbelt", "windows" are reserved). */
 CORDON_API int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error);
@@ -148,7 +176,8 @@ CORDON_API int cordon_config_set_network_name(cordon_config *c, const char *name
 CORDON_API int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error);
 CORDON_API int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error);
 /* Add an exposed path (replaces a rule with the same target). |target| NULL
- * means the same as |source|. |source| must exist. */
+ * means the same as |source|. Both absolute; |source| must exist (else the
+ * errno of stat(), e.g. -ENOENT); |target| may not be "/" nor contain "..". */
 CORDON_API int cordon_config_add_expose(cordon_config *c, const char *source, const char *target,
                                         bool writable, cordon_error **ret_error);
 /* Same, from a "SRC[:TARGET][:ro|rw]" spec (default ro). */
@@ -179,8 +208,11 @@ CORDON_API int cordon_config_env_set(cordon_config *c, const char *name, const c
 CORDON_API int cordon_config_env_exclude(cordon_config *c, const char *glob, cordon_error **ret_error);
 CORDON_API int cordon_config_env_include_only(cordon_config *c, const char *glob, cordon_error **ret_error);
 
-/* Warnings (isolation disabled, best-effort limits, ...) go to |fn|. Without
- * a callback they are dropped. */
+/* Warnings (isolation disabled, best-effort limits, ...) and, with
+ * log_plan, the plan text go to |fn|. Without a callback they are dropped.
+ * Plans prepared from |c| keep |fn| and |userdata|: they must stay valid as
+ * long as those plans are started. |fn| runs in the thread that calls
+ * cordon_start; |message| is valid during the call only. */
 CORDON_API void cordon_config_set_log(cordon_config *c, cordon_log_fn fn, void *userdata);
 
 /* ---- the command --------------------------------------------------------- */
@@ -192,19 +224,30 @@ typedef struct cordon_command cordon_command;
 #define CORDON_STDIO_PIPE (-2)    /* a pipe; the caller's end: cordon_process_stdio() */
 #define CORDON_STDIO_NULL (-3)    /* /dev/null */
 
-/* Copies |argv| (NULL-terminated, at least one element). NULL on ENOMEM or
- * an empty argv. */
+/* Copies |argv| (NULL-terminated, at least one element; argv[0] is looked
+ * up in the sandbox's PATH unless it contains a "/"). NULL on ENOMEM or a
+ * NULL or empty argv. The command's defaults: the caller's working
+ * directory, the caller's stdio, no extra environment. */
 CORDON_API cordon_command *cordon_command_new(const char *const *argv);
 CORDON_API cordon_command *cordon_command_free(cordon_command *cmd);
-/* Working directory (a host path; default: the caller's cwd). */
+/* Working directory (a host path; NULL: the caller's cwd). It is exposed
+ * read-only unless a rule covers it (auto_expose.cwd); cordon_prepare fails
+ * when it cannot be. Returns 0 or -ENOMEM. */
 CORDON_API int cordon_command_set_cwd(cordon_command *cmd, const char *cwd);
-/* Extra environment for this command; applied after the policy's "set". */
+/* Extra environment for this command, applied after the policy's "set"
+ * (include_only still filters it). Copies both. Returns 0, -EINVAL for an
+ * invalid name (empty, or with "=") or a NULL value, or -ENOMEM. */
 CORDON_API int cordon_command_setenv(cordon_command *cmd, const char *name, const char *value);
-/* The environment the policy starts from (default: the process environment,
- * read once by cordon_prepare). Copies |envp|. */
+/* The environment the policy starts from ("NAME=VALUE", NULL-terminated;
+ * default: the process environment, read by cordon_prepare). Copies
+ * |envp|. Returns 0 or -ENOMEM. */
 CORDON_API int cordon_command_set_base_env(cordon_command *cmd, const char *const *envp);
-/* |which| is 0, 1 or 2; |fd| a descriptor (not taken over: the caller keeps
- * it) or one of CORDON_STDIO_*. */
+/* |which| is 0, 1 or 2; |fd| a descriptor or one of CORDON_STDIO_*. A
+ * descriptor is not taken over: the caller keeps it, and it must stay open
+ * until cordon_start has returned (the plan records its number; the sandbox
+ * gets its own copy). CORDON_STDIO_PIPE makes cordon_start create a new
+ * pipe for each sandbox; use it with cordon_start, not cordon_run (nothing
+ * would read or write the caller's end). Returns 0 or -EINVAL. */
 CORDON_API int cordon_command_set_stdio(cordon_command *cmd, int which, int fd);
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -213,14 +256,21 @@ typedef struct cordon_plan cordon_plan;
 
 /* Compute the plan: config + environment + command -> mounts, namespaces,
  * env, argv, cwd, limits. Reads the host filesystem, changes nothing, starts
- * nothing. |cmd| may be NULL for an environment-only plan (cordon env).
- * Fails with -ENOENT (exit status 127) when the command is not found and
- * -EACCES (126) when it is not executable. */
+ * nothing. |cmd| may be NULL for an environment-only plan (cordon env):
+ * cordon_plan_env works on it, cordon_start fails with -EINVAL. The plan
+ * holds copies: |c| and |cmd| may be changed or freed afterwards (but see
+ * cordon_config_set_log), and one plan may be started several times.
+ * Fails with -ENOENT (cordon_error_exit_status 127) when the command is not
+ * found, -EACCES (126) when it is not executable, and otherwise (125) with an
+ * error that names the path or setting at fault (a working directory that
+ * cannot be exposed, a mount point that would have to be created on the
+ * host, ...). */
 CORDON_API int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_plan **ret_plan,
                               cordon_error **ret_error);
 CORDON_API cordon_plan *cordon_plan_free(cordon_plan *plan);
 /* The plan as JSON (see README for the schema) or as the text of the
- * "linux isolation mount plan" log. Caller frees the string; NULL on ENOMEM. */
+ * "linux isolation mount plan" log. The caller frees the string with free();
+ * NULL on ENOMEM. */
 CORDON_API char *cordon_plan_to_json(const cordon_plan *plan);
 CORDON_API char *cordon_plan_to_text(const cordon_plan *plan);
 /* The child environment ("NAME=VALUE", sorted by name, NULL-terminated);
@@ -256,41 +306,66 @@ typedef struct cordon_result {
 } cordon_result;
 
 /* Start the planned command: the process is running inside the boundary when
- * this returns 0, or the command never ran. Setup failures are reported as
- * errors naming the step and path. Exec failures return -ENOENT / -EACCES.
+ * this returns 0, or the command never ran and nothing is left running.
+ * Creates the instance directories first. Setup failures are reported as
+ * errors naming the step and path (exit status 125); exec failures return
+ * -ENOENT (127) / -EACCES (126). |plan| may be freed once this returns: the
+ * process does not refer to it. Free |*ret_proc| with cordon_process_free.
  *
  * Thread safety: the child only makes system calls on data prepared before
  * clone(), so this may be called from any thread of a multi-threaded
  * process, concurrently. The sandbox is tied to the calling thread through
  * PR_SET_PDEATHSIG: if that thread exits, the sandbox is killed; call
- * cordon_start from a thread that outlives the sandbox. */
+ * cordon_start from a thread that outlives the sandbox. The calling thread
+ * blocks every signal for the duration of the clone() only.
+ *
+ * Children: the sandbox is a child process of the caller. Do not reap it
+ * yourself (waitpid(-1, ...) in a SIGCHLD handler, SIGCHLD set to SIG_IGN):
+ * cordon_wait would then fail with ECHILD and lose the status. */
 CORDON_API int cordon_start(const cordon_plan *plan, cordon_process **ret_proc, cordon_error **ret_error);
-/* Pid (in the caller's pid namespace) of the sandbox's init process. */
+/* Pid (in the caller's pid namespace) of the sandbox's init process (linux
+ * backend) or of the command (other backends). For signals, prefer
+ * cordon_kill / cordon_signal_command. */
 CORDON_API pid_t cordon_process_pid(const cordon_process *p);
-/* A pidfd for that process (owned by |p|): poll it for POLLIN to learn when
- * the sandbox ended. -1 when the kernel has no pidfds. */
+/* A pidfd for that process (owned by |p|, closed by cordon_process_free: do
+ * not close it): poll it for POLLIN to learn when the sandbox ended, then
+ * call cordon_wait. -1 when the kernel has no pidfds. */
 CORDON_API int cordon_process_pidfd(const cordon_process *p);
 /* The caller's end of a CORDON_STDIO_PIPE stream (0: write end of stdin,
  * 1/2: read ends), owned by |p| (close it early with cordon_process_close_stdio),
  * or -1. */
 CORDON_API int cordon_process_stdio(const cordon_process *p, int which);
 CORDON_API void cordon_process_close_stdio(cordon_process *p, int which);
-/* Wait for the command. |timeout_ms| < 0 waits forever; otherwise returns
- * -ETIMEDOUT when the sandbox still runs after that long (it keeps running).
- * The configured wall_time_s is enforced while waiting. Fills |ret_result|. */
+/* Wait for the command. |timeout_ms| < 0 waits forever, 0 only polls;
+ * otherwise returns -ETIMEDOUT when the sandbox still runs after that long.
+ * -ETIMEDOUT is not a failure: the sandbox keeps running, no error object is
+ * stored and |ret_result| is untouched; call cordon_wait again (or
+ * cordon_kill). The configured wall_time_s is enforced while waiting (SIGTERM
+ * to the whole sandbox, SIGKILL kill_after_s later). On 0, fills
+ * |ret_result| (may be NULL); once the sandbox was reaped, further calls
+ * return 0 and the same result. Read CORDON_STDIO_PIPE outputs while waiting
+ * (poll them with a timeout, or from another thread): a sandbox blocked on a
+ * full pipe never ends. */
 CORDON_API int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error);
-/* Send |sig| to every process of the sandbox (SIGKILL ends the sandbox).
- * Returns 0 or a negative errno. */
+/* Send |sig| to every process of the sandbox, the command and whatever it
+ * started (SIGKILL ends the sandbox at once). Returns 0, -ESRCH once the
+ * sandbox was reaped, or another negative errno. Then call cordon_wait. */
 CORDON_API int cordon_kill(cordon_process *p, int sig);
-/* Send |sig| to the command only (what a terminal's ^C would do). */
+/* Send |sig| to the command only (what a terminal's ^C would do); when the
+ * command exits, the rest of the sandbox is killed. Returns 0 or a negative
+ * errno (-ESRCH once reaped). Async-signal-safe: a signal handler may call
+ * it to forward signals. */
 CORDON_API int cordon_signal_command(cordon_process *p, int sig);
-/* Kills the sandbox if it still runs, reaps it and frees |p|. */
+/* Kills the sandbox if it still runs (SIGKILL), reaps it, closes the
+ * caller's pipe ends and the pidfd, and frees |p|. Returns NULL. */
 CORDON_API cordon_process *cordon_process_free(cordon_process *p);
 
-/* cordon_start + cordon_wait. */
+/* cordon_start + cordon_wait(-1) + cordon_process_free. |ret_result| may be
+ * NULL. Errors as cordon_start's. */
 CORDON_API int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error **ret_error);
 
-/* Writes |r| as one JSON object (the --stats format). Caller frees. */
+/* Writes |r| as one JSON object (the --stats format). The caller frees it
+ * with free(); NULL on ENOMEM. */
 CORDON_API char *cordon_result_to_json(const cordon_result *r);
 
 /* ---- the host --------------------------------------------------------------- */
@@ -298,8 +373,8 @@ CORDON_API char *cordon_result_to_json(const cordon_result *r);
 /* Describe what this host offers (user namespaces, Landlock ABI, seccomp,
  * cgroups) and whether the backend |c| selects (NULL: the default) can run.
  * Stores a human-readable report (or JSON when |json|) in |ret_report|
- * (caller frees). Returns 1 when the backend can run, 0 when not, or a
- * negative errno. */
+ * (the caller frees it with free()). Returns 1 when the backend can run, 0
+ * when not, or a negative errno. */
 CORDON_API int cordon_host_check(const cordon_config *c, bool json, char **ret_report);
 
 CORDON_API const char *cordon_version(void);

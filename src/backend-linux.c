@@ -820,8 +820,12 @@ _Noreturn void child_linux_main(const launch *l)
          * /proc/1/environ, /proc/1/exe (CVE-2019-5736). */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         close_inherited(l);
+        /* The raw system call: glibc's setgroups() in a multi-threaded
+         * process signals every other thread (__nptl_setxid) and waits for
+         * them under a lock; in this copy of the launcher they do not exist,
+         * and the lock may have been held at clone time: a deadlock. */
         if (l->drop_groups)
-                CHECK(l, setgroups(0, NULL), STEP_IDENTITY, NULL);
+                CHECK(l, (int)syscall(SYS_setgroups, 0, NULL), STEP_IDENTITY, NULL);
         /* After the launcher placed us in our cgroup: that becomes our root. */
         CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
         CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
