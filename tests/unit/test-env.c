@@ -300,7 +300,7 @@ static cordon_plan *env_plan(const char *json, const char *const *base_env)
                        .group = "ada",
                        .home = "/home/ada",
                        .cwd = "/",
-                       .environ = (char *const *)environ};
+                       .environ = (char *const *)base_env};
         cordon_plan *p = NULL;
         int r = plan_build(c, NULL, &h, &p, &e);
         if (r < 0)
