@@ -501,16 +501,31 @@ static int enable_controllers(bool fixture, const char *dir, unsigned ctrls, cha
  * launcher killed by SIGKILL cannot clean up). Only empty ones go (rmdir
  * refuses the rest), and only old ones (a launcher in another pid
  * namespace may be between its mkdir and its attach). */
+/* The launcher pid of a "cordon-<pid>-<n>" name, or 0. */
+static pid_t stale_name_pid(const char *name)
+{
+        if (strncmp(name, "cordon-", 7) != 0)
+                return 0;
+        char *end = NULL;
+        errno = 0;
+        long pid = strtol(name + 7, &end, 10);
+        if (errno || end == name + 7 || *end != '-' || pid <= 0 || pid > INT32_MAX)
+                return 0;
+        const char *n = end + 1;
+        strtoul(n, &end, 10);
+        return end != n && *end == '\0' ? (pid_t)pid : 0;
+}
+
 static void sweep_stale(const char *parent)
 {
-        DIR *d = opendir(parent);
+        DIR *d = parent ? opendir(parent) : NULL;
+        if (!d)
+                return;
         struct dirent *e;
         time_t now = time(NULL);
-        while (d && (e = readdir(d))) {
-                int pid;
-                unsigned n;
-                char tail;
-                if (sscanf(e->d_name, "cordon-%d-%u%c", &pid, &n, &tail) != 2 || pid <= 0)
+        while ((e = readdir(d))) {
+                pid_t pid = stale_name_pid(e->d_name);
+                if (pid <= 0)
                         continue;
                 struct stat st;
                 if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
@@ -520,8 +535,7 @@ static void sweep_stale(const char *parent)
                         continue;
                 unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
         }
-        if (d)
-                closedir(d);
+        closedir(d);
 }
 
 typedef struct limit_file {
@@ -636,7 +650,7 @@ static void remove_dir(bool fixture, int version, const char *dir)
                 const char *l = procs;
                 for (pid_t pid; (pid = next_pid(&l)) > 0;)
                         kill(pid, SIGKILL);
-                struct timespec ts = {0, 10 * 1000 * 1000};
+                struct timespec ts = {0, 10000000L};
                 nanosleep(&ts, NULL);
         }
 }
