@@ -227,13 +227,19 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         install_forwarding();
         cordon_result res;
         r = cordon_wait(p, -1, &res, &err);
-        running = NULL;
-        cordon_process_free(p);
-        if (r < 0)
+        if (r < 0) {
+                running = NULL;
+                cordon_process_free(p);
                 return err ? fail_with(err) : EXIT_CORDON;
+        }
         write_stats(a, &res);
         if (!a->quiet)
                 explain_limit(&res, limits);
+        /* Everything in the sandbox is dead; only its init may still be
+         * tearing down the namespaces. The CLI exits without waiting for
+         * that (the init is reaped by whoever inherits it); a library
+         * caller reaps it in cordon_process_free. |running| keeps |p|
+         * reachable for leak checkers. */
         return res.status;
 }
 

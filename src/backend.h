@@ -82,6 +82,7 @@ typedef struct child_report {
 typedef struct init_status {
         int wait_status;         /* as from waitpid() */
         int64_t max_rss_kb;      /* of the command's process tree */
+        int64_t user_us, sys_us; /* CPU time of everything the init reaped */
 } init_status;
 
 typedef struct child_rlimit {
@@ -139,6 +140,7 @@ typedef struct launch {
         sigset_t forward;       /* signals the init forwards to the command */
         int broadcast_signal;   /* real-time signal: "send ssi_int to the whole sandbox" */
         double *marks;          /* shared page (MARK__MAX entries), or NULL */
+        void *command_stack_top; /* the command's stack until execve (linux backend) */
 } launch;
 
 /* The sandbox's init (pid 1 of the linux backend): builds the view, starts

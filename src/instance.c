@@ -54,31 +54,34 @@ char *instance_workspace(const char *root, const char *configured)
 /* mkdir -p with mode 0700 for what it creates. */
 static int mkdir_parents(const char *path)
 {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
+        /* deepest first: when it exists (the usual case), one system call */
+        if (mkdir(path, 0700) == 0 || errno == EEXIST)
+                return 0;
+        if (errno != ENOENT || streq(path, "/"))
+                return -errno;
+        _cleanup_free_ char *parent = path_dirname(path);
+        if (!parent)
                 return -ENOMEM;
-        for (char *s = p + 1;; s++) {
-                if (*s != '/' && *s != '\0')
-                        continue;
-                char c = *s;
-                *s = '\0';
-                if (mkdir(p, 0700) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = c;
-                if (c == '\0')
-                        return 0;
-        }
+        int r = mkdir_parents(parent);
+        if (r < 0)
+                return r;
+        return mkdir(path, 0700) == 0 || errno == EEXIST ? 0 : -errno;
 }
 
 static int ensure_subdir(int rootfd, const char *root, const char *sub, cordon_error **ret_error)
 {
-        if (mkdirat(rootfd, sub, 0700) == 0)
-                return 0;
-        if (errno != EEXIST)
-                return error_set(ret_error, errno, "cannot create %s/%s: %s", root, sub, strerror(errno));
+        /* Usually it exists: one system call. */
         struct stat st;
-        if (fstatat(rootfd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return error_set(ret_error, errno, "cannot inspect %s/%s: %s", root, sub, strerror(errno));
+        if (fstatat(rootfd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno != ENOENT)
+                        return error_set(ret_error, errno, "cannot inspect %s/%s: %s", root, sub, strerror(errno));
+                if (mkdirat(rootfd, sub, 0700) == 0)
+                        return 0;
+                if (errno != EEXIST)
+                        return error_set(ret_error, errno, "cannot create %s/%s: %s", root, sub, strerror(errno));
+                if (fstatat(rootfd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return error_set(ret_error, errno, "cannot inspect %s/%s: %s", root, sub, strerror(errno));
+        }
         if (!S_ISDIR(st.st_mode))
                 return error_set(ret_error, ENOTDIR,
                                  "%s/%s is %s, not a directory: cordon will not follow it (remove it)", root, sub,

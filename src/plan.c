@@ -115,12 +115,58 @@ typedef struct builder {
 
 static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
 
+/* lstat() results while one plan is built: the same paths are looked at
+ * again and again (resolving, checking visibility, mount points), and on
+ * some virtual machines each system call costs microseconds. */
+typedef struct stat_entry {
+        char *path;
+        struct stat st;
+        int err;
+} stat_entry;
+
+struct stat_cache {
+        stat_entry *e;
+        size_t n, cap;
+};
+
+static void stat_cache_clear(struct stat_cache *c)
+{
+        for (size_t i = 0; i < c->n; i++)
+                free(c->e[i].path);
+        free(c->e);
+        *c = (struct stat_cache){0};
+}
+
+static void stat_cache_put(struct stat_cache *c, const char *path, const struct stat *st, int err)
+{
+        if (c->n == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 64;
+                stat_entry *e = realloc(c->e, cap * sizeof(*e));
+                if (!e)
+                        return; /* uncached is fine */
+                c->e = e;
+                c->cap = cap;
+        }
+        char *p = strdup(path);
+        if (p)
+                c->e[c->n++] = (stat_entry){p, *st, err};
+}
+
 static int host_lstat(const host_info *h, const char *path, struct stat *st)
 {
+        struct stat_cache *c = h->cache;
+        for (size_t i = 0; c && i < c->n; i++)
+                if (streq(c->e[i].path, path)) {
+                        *st = c->e[i].st;
+                        return c->e[i].err;
+                }
         _cleanup_free_ char *hp = host_path(h, path);
         if (!hp)
                 return -ENOMEM;
-        return lstat(hp, st) < 0 ? -errno : 0;
+        int r = lstat(hp, st) < 0 ? -errno : 0;
+        if (c)
+                stat_cache_put(c, path, st, r);
+        return r;
 }
 
 static char *host_readlink(const host_info *h, const char *path)
@@ -1042,8 +1088,22 @@ static int plan_init(builder *b)
         return p->hostname ? 0 : -ENOMEM;
 }
 
+static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, const host_info *h,
+                             cordon_plan **ret, cordon_error **ret_error);
+
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
                cordon_error **ret_error)
+{
+        struct stat_cache cache = {0};
+        host_info hc = *h;
+        hc.cache = &cache;
+        int r = plan_build_cached(c, cmd, &hc, ret, ret_error);
+        stat_cache_clear(&cache);
+        return r;
+}
+
+static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, const host_info *h,
+                             cordon_plan **ret, cordon_error **ret_error)
 {
         /* Paths are compared after resolving their symlinks: so must the
          * home directory be ($HOME=/home/me with /home -> var/home). */

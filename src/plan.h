@@ -103,6 +103,7 @@ typedef struct host_info {
         const char *home;       /* the user's home directory, NULL: unknown */
         const char *cwd;        /* the caller's working directory */
         char *const *environ;   /* the caller's environment */
+        struct stat_cache *cache; /* lstat results while one plan is built (plan_build's own) */
 } host_info;
 
 /* Build the plan. Reads the host (through |h->root|), changes nothing. */

@@ -50,6 +50,7 @@ struct cordon_process {
         struct timespec started;
         double wall_limit, kill_after, cpu_limit;
         bool reaped, term_sent, killed;
+        bool finished;           /* the init reported the command's end; it may still be exiting */
         struct timespec term_at;
         cordon_result result;
         cgroup *cg;
@@ -90,6 +91,10 @@ double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
 
 /* ---- building the launch ----------------------------------------------------------- */
 
+/* The command's stack between clone and execve (a few frames, no big
+ * buffers on that path). */
+#define COMMAND_STACK_SIZE (256 * 1024)
+
 typedef struct launch_storage {
         launch l;
         mount_op *ops;
@@ -97,6 +102,7 @@ typedef struct launch_storage {
         int pipes[3][2];        /* report, go, status */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
+        void *command_stack;    /* see launch.command_stack_top */
         landlock_rights ll;     /* what Landlock handles for this run */
         int abi;                /* Landlock ABI, or -errno */
 } launch_storage;
@@ -122,6 +128,8 @@ static void launch_storage_free(launch_storage *s)
                 close(s->l.landlock_fd);
         if (s->l.marks)
                 munmap(s->l.marks, sizeof(double) * MARK__MAX);
+        if (s->command_stack)
+                munmap(s->command_stack, COMMAND_STACK_SIZE);
 }
 
 static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
@@ -410,6 +418,13 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 l->tmpfs_opts = s->tmpfs_opts;
                 l->tmp_opts = s->tmp_opts;
                 l->base_dir = pick_base_dir();
+                s->command_stack = mmap(NULL, COMMAND_STACK_SIZE, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                if (s->command_stack == MAP_FAILED) {
+                        s->command_stack = NULL;
+                        return error_set(ret_error, errno, "cannot map a stack: %s", strerror(errno));
+                }
+                l->command_stack_top = (char *)s->command_stack + COMMAND_STACK_SIZE;
                 l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
                 read_arg_env_area(l);
                 r = build_ops(p, s, &ll);
@@ -738,7 +753,7 @@ int cordon_signal_command(cordon_process *p, int sig)
 {
         if (!p)
                 return -EINVAL;
-        if (p->reaped)
+        if (p->finished)
                 return -ESRCH;
         /* The init forwards these to the command; the landlock backend's
          * child is the command itself. Async-signal-safe. */
@@ -749,7 +764,7 @@ int cordon_kill(cordon_process *p, int sig)
 {
         if (!p)
                 return -EINVAL;
-        if (p->reaped)
+        if (p->finished)
                 return -ESRCH;
         if (sig == SIGKILL && p->backend == BACKEND_LINUX) {
                 /* pid 1 dying takes the whole pid namespace with it */
@@ -796,6 +811,8 @@ static void fill_result(cordon_process *p, int ws, const struct rusage *ru, int6
                 res->status = 124;
 }
 
+/* Reap the sandbox's first process; unless the init already reported, its
+ * exit status and usage are the result. */
 static int reap(cordon_process *p)
 {
         int ws = 0;
@@ -806,20 +823,36 @@ static int reap(cordon_process *p)
         if (r < 0)
                 return -errno;
         p->reaped = true;
-        int64_t rss = ru.ru_maxrss;
-        if (p->backend == BACKEND_LINUX) {
-                init_status st;
-                ssize_t n = p->status_fd >= 0 ? read(p->status_fd, &st, sizeof(st)) : -1;
-                if (n == (ssize_t)sizeof(st)) {
-                        ws = st.wait_status;
-                        rss = st.max_rss_kb;
-                } else if (WIFEXITED(ws)) {
-                        /* init exited without a report: it failed itself */
-                        ws = 125 << 8;
-                }
-        }
-        fill_result(p, ws, &ru, rss);
+        if (p->finished)
+                return 0;
+        p->finished = true;
+        if (p->backend == BACKEND_LINUX && WIFEXITED(ws))
+                ws = 125 << 8; /* the init exited without a report: it failed itself */
+        fill_result(p, ws, &ru, ru.ru_maxrss);
         return 0;
+}
+
+/* The init's report (linux backend): the command ended and everything else
+ * in the sandbox is dead. Returns 1 when it arrived, 0 on EOF. */
+static int read_report(cordon_process *p)
+{
+        init_status st;
+        ssize_t n;
+        while ((n = read(p->status_fd, &st, sizeof(st))) < 0 && errno == EINTR)
+                ;
+        if (n != (ssize_t)sizeof(st)) {
+                /* EOF: the init died without reporting; its exit status says why */
+                close(p->status_fd);
+                p->status_fd = -1;
+                return 0;
+        }
+        struct rusage ru = {
+                .ru_utime = {st.user_us / 1000000, st.user_us % 1000000},
+                .ru_stime = {st.sys_us / 1000000, st.sys_us % 1000000},
+        };
+        p->finished = true;
+        fill_result(p, st.wait_status, &ru, st.max_rss_kb);
+        return 1;
 }
 
 static int poll_ms(double until)
@@ -861,14 +894,21 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
         if (!p)
                 return error_set(ret_error, EINVAL, "cordon_wait: no process");
         double user_deadline = timeout_ms < 0 ? INFINITY : now_s() + timeout_ms / 1000.0;
-        while (!p->reaped) {
+        while (!p->finished) {
                 enforce_wall_time(p);
                 double until = next_deadline(p, user_deadline);
-                struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+                /* the init's report, or its death */
+                struct pollfd pfd[2] = {{.fd = p->pidfd, .events = POLLIN}, {.fd = p->status_fd, .events = POLLIN}};
                 int ms = isinf(until) ? -1 : poll_ms(until);
                 int n;
+                if (p->status_fd >= 0 && poll(&pfd[1], 1, 0) > 0 && read_report(p))
+                        break;
                 if (p->pidfd >= 0) {
-                        n = poll(&pfd, 1, ms);
+                        n = poll(pfd, p->status_fd >= 0 ? 2 : 1, ms);
+                        if (n > 0 && (pfd[1].revents & (POLLIN | POLLHUP)) && read_report(p))
+                                break;
+                        if (n > 0 && !(pfd[0].revents & POLLIN))
+                                continue; /* the report pipe closed: wait for the init's exit */
                 } else { /* no pidfd: poll waitid every 10 ms */
                         siginfo_t si = {0};
                         n = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid ? 1 : 0;
@@ -883,7 +923,7 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
                                 return error_set(ret_error, -r, "waiting for the sandbox: %s", strerror(-r));
                         break;
                 }
-                if (now_s() >= user_deadline && !p->reaped)
+                if (now_s() >= user_deadline && !p->finished)
                         return -ETIMEDOUT;
         }
         protect_placeholders_remove(&p->placeholders);
@@ -899,10 +939,12 @@ cordon_process *cordon_process_free(cordon_process *p)
         if (!p)
                 return NULL;
         if (p->pid > 0 && !p->reaped) {
-                cordon_kill(p, SIGKILL);
-                if (p->backend != BACKEND_LINUX)
-                        kill(p->pid, SIGKILL);
-                reap(p);
+                if (!p->finished) {
+                        cordon_kill(p, SIGKILL);
+                        if (p->backend != BACKEND_LINUX)
+                                kill(p->pid, SIGKILL);
+                }
+                reap(p); /* a finished init is only tearing down its namespaces */
         }
         protect_placeholders_remove(&p->placeholders);
         if (p->cg)
