@@ -560,24 +560,6 @@ static void op_file(const launch *l, walk_cache *wc, const mount_op *op, bool in
         close(src);
 }
 
-/* Is |op| inside our own tmpfs (true) or under a host bind (false)? The
- * ops are sorted parents first, so the nearest earlier prefix decides. */
-static const mount_op *parent_op(const launch *l, size_t i)
-{
-        const mount_op *best = NULL;
-        size_t best_len = 0;
-        for (size_t k = 0; k < i; k++) {
-                const char *t = l->ops[k].target;
-                size_t n = strlen(t);
-                const char *o = l->ops[i].target;
-                if (n > best_len && strncmp(o, t, n) == 0 && o[n] == '/') {
-                        best = &l->ops[k];
-                        best_len = n;
-                }
-        }
-        return best;
-}
-
 static void apply_ops(const launch *l)
 {
         walk_cache wc = {.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
@@ -585,7 +567,7 @@ static void apply_ops(const launch *l)
                 fail(l, STEP_ROOT, errno, "/");
         for (size_t i = 0; i < l->n_ops; i++) {
                 const mount_op *op = &l->ops[i];
-                const mount_op *parent = parent_op(l, i);
+                const mount_op *parent = op->parent >= 0 ? &l->ops[op->parent] : NULL;
                 /* Mount points are created only in our tmpfs, or in a host
                  * bind where the plan allowed it (instance root, workspace). */
                 bool in_tmpfs = !parent || parent->kind != OP_BIND;

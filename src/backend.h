@@ -33,6 +33,7 @@ typedef struct mount_op {
         size_t data_len;
         bool writable, is_dir;
         bool host_mkdir_ok;   /* bind of cordon's own dirs: mount points may be created in it */
+        int parent;           /* index of the nearest op whose target contains ours, or -1 */
         uint64_t access;      /* Landlock rights beneath it (0: none) */
 } mount_op;
 

@@ -156,6 +156,24 @@ static op_kind op_for(mount_type t)
         }
 }
 
+/* Each op's nearest enclosing op, in one pass: the ops are sorted parents
+ * first, so the enclosing ones are on a stack of open prefixes. */
+static int link_parents(mount_op *ops, size_t n)
+{
+        _cleanup_free_ size_t *stack = calloc(n ? n : 1, sizeof(size_t));
+        if (!stack)
+                return -ENOMEM;
+        size_t depth = 0;
+        for (size_t i = 0; i < n; i++) {
+                while (depth > 0 && !(path_startswith(ops[i].target, ops[stack[depth - 1]].target) &&
+                                      !streq(ops[i].target, ops[stack[depth - 1]].target)))
+                        depth--;
+                ops[i].parent = depth > 0 ? (int)stack[depth - 1] : -1;
+                stack[depth++] = i;
+        }
+        return 0;
+}
+
 static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rights *ll)
 {
         s->ops = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(mount_op));
@@ -182,6 +200,8 @@ static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
                 } else if (m->type == MOUNT_TMPFS)
                         op->data = m->writable ? s->tmp_opts : s->logs_opts;
         }
+        if (link_parents(s->ops, p->n_mounts) < 0)
+                return -ENOMEM;
         s->l.ops = s->ops;
         s->l.n_ops = p->n_mounts;
         return 0;
