@@ -139,16 +139,22 @@ static void config_swap_in(cordon_config *c, cordon_config *n)
         free(n);
 }
 
+void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, va_list ap)
+{
+        if (!fn)
+                return;
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        if (m)
+                fn(level, m, userdata);
+}
+
 void config_log(const cordon_config *c, cordon_log_level level, const char *fmt, ...)
 {
-        if (!c || !c->log_fn)
-                return;
         va_list ap;
         va_start(ap, fmt);
-        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        if (c)
+                log_message_v(c->log_fn, c->log_userdata, level, fmt, ap);
         va_end(ap);
-        if (m)
-                c->log_fn(level, m, c->log_userdata);
 }
 
 void cordon_config_set_log(cordon_config *c, cordon_log_fn fn, void *userdata)

@@ -2,6 +2,8 @@
 /* The validated configuration: JSON layers and setters -> struct cordon_config. */
 #pragma once
 
+#include <stdarg.h>
+
 #include "cordon.h"
 #include "util.h"
 
@@ -49,6 +51,9 @@ struct cordon_config {
         void *log_userdata;
 };
 
+/* Format a message for a log callback (nothing when |fn| is NULL). */
+void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0))) HIDDEN;
 /* Send a warning to the config's log callback, if any. */
 void config_log(const cordon_config *c, cordon_log_level level, const char *fmt, ...)
         __attribute__((format(printf, 3, 4))) HIDDEN;

@@ -575,14 +575,10 @@ static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, .
         __attribute__((format(printf, 3, 4)));
 static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, ...)
 {
-        if (!p->log_fn)
-                return;
         va_list ap;
         va_start(ap, fmt);
-        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        log_message_v(p->log_fn, p->log_userdata, level, fmt, ap);
         va_end(ap);
-        if (m)
-                p->log_fn(level, m, p->log_userdata);
 }
 
 static void say_warnings(const cordon_plan *p)
