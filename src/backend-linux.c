@@ -773,10 +773,17 @@ static void reset_signals(void)
                 status[n] = '\0';
                 mask = status_mask(status, "SigIgn:") | status_mask(status, "SigCgt:");
         }
-        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        /* the raw call: glibc's sigaction() refuses its own internal
+         * signals (32, 33), which a launcher may have left ignored */
+        struct {
+                void (*handler)(int);
+                unsigned long flags;
+                void (*restorer)(void);
+                uint64_t mask;
+        } dfl = {.handler = SIG_DFL};
         for (int s = 1; s < _NSIG; s++)
                 if (s != SIGKILL && s != SIGSTOP && (mask & (1ULL << (s - 1))))
-                        sigaction(s, &dfl, NULL);
+                        syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof(dfl.mask));
 }
 
 /* Remove the launcher's arguments and environment from our copy of its
@@ -906,7 +913,15 @@ _Noreturn void child_linux_main(const launch *l)
          * CLONE_VFORK, as posix_spawn does), on a stack prepared by the
          * launcher: no page tables to copy, and it only makes system calls
          * on prepared data. The init waits until the command executed. */
+#ifndef __SANITIZE_ADDRESS__
         pid_t cmd = clone(command_main, l->command_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)l);
+#else
+        /* AddressSanitizer cannot follow code onto a stack it did not make:
+         * sanitized builds fork the command instead. */
+        pid_t cmd = sys_clone(SIGCHLD, NULL);
+        if (cmd == 0)
+                command_main((void *)l);
+#endif
         if (cmd < 0)
                 fail(l, STEP_FORK, errno, NULL);
         /* The init keeps none of the command's descriptors: the caller sees

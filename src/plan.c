@@ -148,7 +148,7 @@ static void stat_cache_put(struct stat_cache *c, const char *path, const struct 
                 c->cap = cap;
         }
         char *p = strdup(path);
-        if (p)
+        if (p) /* cppcheck-suppress memleak ; the cache owns it */
                 c->e[c->n++] = (stat_entry){p, *st, err};
 }
 

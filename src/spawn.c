@@ -93,7 +93,7 @@ double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
 
 /* The command's stack between clone and execve (a few frames, no big
  * buffers on that path). */
-#define COMMAND_STACK_SIZE (256 * 1024)
+#define COMMAND_STACK_SIZE ((size_t)256 * 1024)
 
 typedef struct launch_storage {
         launch l;
