@@ -147,9 +147,13 @@ static void stat_cache_put(struct stat_cache *c, const char *path, const struct 
                 c->e = e;
                 c->cap = cap;
         }
-        char *p = strdup(path);
-        if (p) /* cppcheck-suppress memleak ; the cache owns it */
-                c->e[c->n++] = (stat_entry){p, *st, err};
+        stat_entry *slot = &c->e[c->n];
+        slot->path = strdup(path);
+        if (!slot->path)
+                return;
+        slot->st = *st;
+        slot->err = err;
+        c->n++;
 }
 
 static int host_lstat(const host_info *h, const char *path, struct stat *st)
