@@ -55,5 +55,31 @@ static inline void tap_skip(const char *name, const char *why)
         printf("ok %d - %s # SKIP %s\n", ++tap_n, name, why);
 }
 
+/* A whole file as a string (caller frees), or NULL. */
+static inline char *tap_read_file(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        size_t len = 0, cap = 4096;
+        char *s = malloc(cap + 1);
+        size_t n;
+        while (s && (n = fread(s + len, 1, cap - len, f)) > 0) {
+                len += n;
+                if (len == cap) {
+                        char *t = realloc(s, (cap *= 2) + 1);
+                        if (!t) {
+                                free(s);
+                                s = NULL;
+                        } else
+                                s = t;
+                }
+        }
+        fclose(f);
+        if (s)
+                s[len] = '\0';
+        return s;
+}
+
 #define RUN(fn) tap_run(#fn, fn)
 #define TAP_DONE() (printf("1..%d\n", tap_n), tap_any_failed)

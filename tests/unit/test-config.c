@@ -162,19 +162,6 @@ static const struct {
         {"top-level-array.json", "top-level-array.json:1:1: the config must be a JSON object", NULL, 1, 1},
 };
 
-static char *read_text(const char *path)
-{
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        buf b = {0};
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                buf_put(&b, chunk, n);
-        fclose(f);
-        return buf_steal(&b);
-}
 
 /* The fields of a config that layers can change, as text, so that "left
  * unchanged" and "merged" can be compared in one go. */
@@ -236,7 +223,7 @@ static void test_invalid_fixtures(void)
                 cordon_error_free(e);
 
                 /* the same text through cordon_config_load_string, same message */
-                _cleanup_free_ char *text = read_text(INVALID[i].file);
+                _cleanup_free_ char *text = tap_read_file(INVALID[i].file);
                 CHECK(text != NULL);
                 e = NULL;
                 r = text ? cordon_config_load_string(c, text, INVALID[i].file, &e) : -1;

@@ -217,19 +217,6 @@ static int build(const plan_case *t, cordon_plan **ret, cordon_error **err)
         return r;
 }
 
-static char *read_file(const char *path)
-{
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        buf b = {0};
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                buf_put(&b, chunk, n);
-        fclose(f);
-        return buf_steal(&b);
-}
 
 static bool write_file(const char *path, const char *text)
 {
@@ -254,7 +241,7 @@ static void check_golden(const char *name, const char *got)
                 printf("# updated %s\n", path);
                 return;
         }
-        _cleanup_free_ char *want = read_file(path);
+        _cleanup_free_ char *want = tap_read_file(path);
         if (!want) {
                 printf("# %s is missing (UPDATE_GOLDEN=1 writes it)\n", path);
                 CHECK(!"the golden file exists");
