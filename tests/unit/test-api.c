@@ -129,6 +129,17 @@ static bool marker_gone(const char *marker)
 
 /* ---- errors and destructors ------------------------------------------------------ */
 
+/* Plan and start |argv| with |stdio| (default config); NULL (a failed
+ * check) when it did not start. */
+static cordon_process *start_for(const char *const *argv, const int *stdio)
+{
+        cordon_plan *plan = plan_for(NULL, argv, stdio);
+        cordon_process *p = NULL;
+        CHECK_INTEQ(cordon_start(plan, &p, NULL), 0);
+        cordon_plan_free(plan);
+        return p;
+}
+
 static void test_destructors_accept_null(void)
 {
         CHECK(cordon_error_free(NULL) == NULL);
@@ -786,10 +797,7 @@ static void test_wait_timeout_then_success(void)
 {
         const char *argv[] = {"sh", "-c", "read line; exit 5", NULL};
         int stdio[3] = {CORDON_STDIO_PIPE, CORDON_STDIO_INHERIT, CORDON_STDIO_INHERIT};
-        cordon_plan *plan = plan_for(NULL, argv, stdio);
-        cordon_process *p = NULL;
-        CHECK_INTEQ(cordon_start(plan, &p, NULL), 0);
-        cordon_plan_free(plan);
+        cordon_process *p = start_for(argv, stdio);
         if (!p)
                 return;
         cordon_result res;
@@ -822,10 +830,7 @@ static void test_pid_and_pidfd(void)
 {
         const char *argv[] = {"sh", "-c", "read line", NULL};
         int stdio[3] = {CORDON_STDIO_PIPE, CORDON_STDIO_INHERIT, CORDON_STDIO_INHERIT};
-        cordon_plan *plan = plan_for(NULL, argv, stdio);
-        cordon_process *p = NULL;
-        CHECK_INTEQ(cordon_start(plan, &p, NULL), 0);
-        cordon_plan_free(plan);
+        cordon_process *p = start_for(argv, stdio);
         if (!p)
                 return;
         pid_t pid = cordon_process_pid(p);
@@ -856,10 +861,7 @@ static void test_kill_whole_sandbox(void)
         /* the command, a background child of it, and a grandchild */
         snprintf(script, sizeof(script), "sleep %s & sh -c 'sleep %s' & exec sleep %s", marker, marker, marker);
         const char *argv[] = {"sh", "-c", script, NULL};
-        cordon_plan *plan = plan_for(NULL, argv, NULL);
-        cordon_process *p = NULL;
-        CHECK_INTEQ(cordon_start(plan, &p, NULL), 0);
-        cordon_plan_free(plan);
+        cordon_process *p = start_for(argv, NULL);
         if (!p)
                 return;
         int seen = 0;
@@ -890,10 +892,7 @@ static void test_kill_term_reaches_every_process(void)
                  "sleep %s & wait",
                  workspace, marker, marker);
         const char *argv[] = {"sh", "-c", script, NULL};
-        cordon_plan *plan = plan_for(NULL, argv, NULL);
-        cordon_process *p = NULL;
-        CHECK_INTEQ(cordon_start(plan, &p, NULL), 0);
-        cordon_plan_free(plan);
+        cordon_process *p = start_for(argv, NULL);
         if (!p)
                 return;
         for (int i = 0; i < 40 && count_marker(marker) < 2; i++)
