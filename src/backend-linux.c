@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The child side of the backends. Runs after clone() in a copy of a possibly
- * multi-threaded launcher: only system calls on memory prepared before the
- * clone (struct launch); no malloc, no stdio, no locks. Any failure is sent
- * to the launcher as a child_report and the command never runs.
+/* The child side of the backends. Runs after clone() in a possibly
+ * multi-threaded launcher's memory (shared with it, or a copy): only system
+ * calls on memory prepared before the clone (struct launch); no malloc, no
+ * stdio, no locks. Any failure is sent to the launcher as a child_report
+ * and the command never runs.
  *
  * linux backend, in order (minijail_enter's order):
- *   wait for the launcher (uid/gid maps written) -> scrub the launcher's
- *   argv/env from memory, non-dumpable -> close inherited fds -> cgroup
+ *   wait for the launcher (uid/gid maps written) -> (a copy of the memory
+ *   only:) scrub the launcher's argv/env, non-dumpable -> close inherited
+ *   fds -> cgroup
  *   namespace -> "/" private -> new root on tmpfs, pivot_root -> the plan's
  *   mounts, parents first, Landlock rules as they go -> detach the old root
  *   -> root read-only -> loopback -> fork the command; the init stays as
@@ -450,7 +452,9 @@ static void harden_proc(const launch *l, const char *proc)
 
 static void op_proc(const launch *l, walk_cache *wc, const mount_op *op, bool create)
 {
-        mount_at(l, wc, STEP_PROC, op->target, create, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        /* hidepid=invisible (2): no process the reader could not ptrace,
+         * so the command cannot see the init at all */
+        mount_at(l, wc, STEP_PROC, op->target, create, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=ptraceable");
         harden_proc(l, op->target);
         add_rule_path(l, op->target, op->access);
 }
@@ -797,7 +801,6 @@ static void scrub_launcher_memory(const launch *l)
         }
         if (l->env_end > l->env_start)
                 memset((void *)l->env_start, 0, l->env_end - l->env_start);
-        prctl(PR_SET_NAME, "cordon-init", 0, 0, 0);
 }
 
 /* Close every inherited fd but the ones in l->keep_fds (and 0..2). */
@@ -830,54 +833,76 @@ static void wait_for_launcher(const launch *l)
         close(l->go_fd);
 }
 
-/* Reap everything; when the command ends, kill what is left and report. */
-_Noreturn static void init_loop(const launch *l, pid_t cmd)
+/* What the init still needs once the launcher knows the command started:
+ * from then on the launch struct may be gone (it lives in the launcher). */
+typedef struct init_state {
+        sigset_t signals; /* to forward, plus SIGCHLD and the broadcast one */
+        int broadcast_signal;
+        int status_fd;
+        pid_t cmd;
+} init_state;
+
+/* The init's system calls from here on. An init that shares the launcher's
+ * memory (CLONE_VM) also shares its thread's errno and TLS while the
+ * launcher goes on: it may only make raw system calls that touch neither. */
+#if SYS_RAW_AVAILABLE
+#define INIT_CALL(nr, a, b, c, d) sys_raw((nr), (long)(a), (long)(b), (long)(c), (long)(d))
+#else
+static long init_call(long nr, long a, long b, long c, long d)
 {
-        sigset_t set = l->forward;
-        sigaddset(&set, SIGCHLD);
-        sigaddset(&set, l->broadcast_signal);
-        int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+        long r = syscall(nr, a, b, c, d);
+        return r < 0 ? -errno : r;
+}
+#define INIT_CALL(nr, a, b, c, d) init_call((nr), (long)(a), (long)(b), (long)(c), (long)(d))
+#endif
+
+/* Reap everything; when the command ends, kill what is left and report. */
+_Noreturn static void init_loop(const init_state *s)
+{
+        /* the kernel's signal set is the first _NSIG / 8 bytes of sigset_t */
+        int sfd = (int)INIT_CALL(SYS_signalfd4, -1, &s->signals, _NSIG / 8, SFD_CLOEXEC);
         init_status st = {0};
         bool done = false;
         while (!done) {
                 struct signalfd_siginfo si = {0};
-                ssize_t n = sfd >= 0 ? read(sfd, &si, sizeof(si)) : -1;
-                if (n != (ssize_t)sizeof(si)) {
-                        if (n < 0 && errno == EINTR)
+                long n = sfd >= 0 ? INIT_CALL(SYS_read, sfd, &si, sizeof(si), 0) : -1;
+                if (n != (long)sizeof(si)) {
+                        if (n == -EINTR)
                                 continue;
                         si.ssi_signo = SIGCHLD; /* no signalfd: just reap */
                 }
-                if ((int)si.ssi_signo == l->broadcast_signal) {
-                        kill(-1, si.ssi_int);
+                if ((int)si.ssi_signo == s->broadcast_signal) {
+                        INIT_CALL(SYS_kill, -1, si.ssi_int, 0, 0);
                         continue;
                 }
                 if (si.ssi_signo != SIGCHLD) {
-                        kill(cmd, (int)si.ssi_signo);
+                        INIT_CALL(SYS_kill, s->cmd, si.ssi_signo, 0, 0);
                         continue;
                 }
                 int status;
-                struct rusage ru;
-                pid_t p;
-                while ((p = wait4(-1, &status, sfd >= 0 ? WNOHANG : 0, &ru)) > 0)
-                        if (p == cmd) {
+                long p;
+                while ((p = INIT_CALL(SYS_wait4, -1, &status, sfd >= 0 ? WNOHANG : 0, NULL)) > 0)
+                        if (p == s->cmd) {
                                 st.wait_status = status;
                                 done = true;
                         }
         }
         /* The command is gone: nothing else may outlive it. */
-        kill(-1, SIGKILL);
-        while (wait4(-1, NULL, 0, NULL) > 0 || errno == EINTR)
+        INIT_CALL(SYS_kill, -1, SIGKILL, 0, 0);
+        long r;
+        while ((r = INIT_CALL(SYS_wait4, -1, NULL, 0, NULL)) > 0 || r == -EINTR)
                 ;
         struct rusage ru;
-        if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+        if (INIT_CALL(SYS_getrusage, RUSAGE_CHILDREN, &ru, 0, 0) == 0) {
                 st.max_rss_kb = ru.ru_maxrss;
                 st.user_us = ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec;
                 st.sys_us = ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec;
         }
         /* The launcher learns the result from this record; our own exit
          * (tearing down the namespaces) overlaps with its work. */
-        (void)!write(l->status_fd, &st, sizeof(st));
-        _exit(0);
+        INIT_CALL(SYS_write, s->status_fd, &st, sizeof(st), 0);
+        for (;;)
+                INIT_CALL(SYS_exit_group, 0, 0, 0, 0);
 }
 
 _Noreturn void child_linux_main(const launch *l)
@@ -887,15 +912,22 @@ _Noreturn void child_linux_main(const launch *l)
          * command resets dispositions before exec. */
         wait_for_launcher(l);
         stamp(l, MARK_GO);
-        scrub_launcher_memory(l);
-        /* Non-dumpable: the command cannot ptrace us or open /proc/1/mem,
-         * /proc/1/environ, /proc/1/exe (CVE-2019-5736). */
-        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        /* A copy of the launcher's memory (not shared with it): no trace of
+         * its arguments and environment, non-dumpable. A shared one is the
+         * launcher's own; either way the command cannot ptrace us, nor see
+         * /proc/1 (we keep capabilities it has not: hidepid), so neither
+         * /proc/1/mem, /proc/1/environ nor /proc/1/exe (CVE-2019-5736). */
+        if (!l->shared_memory) {
+                scrub_launcher_memory(l);
+                prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        }
+        prctl(PR_SET_NAME, "cordon-init", 0, 0, 0);
         close_inherited(l);
         /* The raw system call: glibc's setgroups() in a multi-threaded
          * process signals every other thread (__nptl_setxid) and waits for
-         * them under a lock; in this copy of the launcher they do not exist,
-         * and the lock may have been held at clone time: a deadlock. */
+         * them under a lock; they are not ours (in a copy of the launcher
+         * they do not even exist, and the lock may have been held at clone
+         * time: a deadlock). */
         if (l->drop_groups)
                 CHECK(l, (int)syscall(SYS_setgroups, 0, NULL), STEP_IDENTITY, NULL);
         /* After the launcher placed us in our cgroup: that becomes our root. */
@@ -931,10 +963,15 @@ _Noreturn void child_linux_main(const launch *l)
                 if (l->stdio[i] > 2)
                         close(l->stdio[i]);
         }
-        close(l->report_fd);
         if (l->landlock_fd >= 0)
                 close(l->landlock_fd);
-        init_loop(l, cmd);
+        init_state s = {.signals = l->forward, .broadcast_signal = l->broadcast_signal,
+                        .status_fd = l->status_fd, .cmd = cmd};
+        sigaddset(&s.signals, SIGCHLD);
+        sigaddset(&s.signals, l->broadcast_signal);
+        /* The last use of |l|: on EOF here the launcher goes on. */
+        INIT_CALL(SYS_close, l->report_fd, 0, 0, 0);
+        init_loop(&s);
 }
 
 _Noreturn void child_exec_main(const launch *l)

@@ -136,7 +136,10 @@ typedef struct launch {
         int cap_last;
         seccomp_prog seccomp;
         bool new_keyring;
-        /* the launcher's argv/env area, scrubbed in the init */
+        /* the init was cloned with CLONE_VM: it shares the launcher's memory
+         * (and its thread's errno) and runs on its own stack */
+        bool shared_memory;
+        /* the launcher's argv/env area, scrubbed in an init that has a copy */
         uintptr_t arg_start, arg_end, env_start, env_end;
         sigset_t forward;       /* signals the init forwards to the command */
         int broadcast_signal;   /* real-time signal: "send ssi_int to the whole sandbox" */

@@ -1064,6 +1064,7 @@ static int plan_init(builder *b)
         if (debug) {
                 p->debug_timing = strstr(debug, "timing") != NULL;
                 p->debug_classic_mounts = strstr(debug, "classic-mounts") != NULL;
+                p->debug_fork_init = strstr(debug, "fork-init") != NULL;
                 p->debug_rw_binds = strstr(debug, "rw-binds") != NULL;
                 if (p->debug_rw_binds &&
                     strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds are mounted writable (a "

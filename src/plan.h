@@ -86,9 +86,11 @@ struct cordon_plan {
         /* CORDON_DEBUG=item,item (read from the caller's environment):
          * timing: print how long each setup phase took;
          * classic-mounts: use mount(2) even where the new mount API exists;
+         * fork-init: the init gets a copy of the launcher's memory instead of
+         * sharing it (what sanitizer builds always do; for valgrind);
          * rw-binds: mount read-only binds writable, leaving Landlock alone to
          * deny writes (a test hook; every run warns). */
-        bool debug_timing, debug_classic_mounts, debug_rw_binds;
+        bool debug_timing, debug_classic_mounts, debug_fork_init, debug_rw_binds;
         double prepare_s;          /* time cordon_prepare took */
 };
 

@@ -55,6 +55,7 @@ struct cordon_process {
         cordon_result result;
         cgroup *cg;
         char **placeholders;     /* protect placeholders to remove afterwards */
+        void *init_stack;        /* a shared-memory init's stack (guard page included) */
 };
 
 static double now_s(void)
@@ -94,6 +95,26 @@ double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
 /* The command's stack between clone and execve (a few frames, no big
  * buffers on that path). */
 #define COMMAND_STACK_SIZE ((size_t)256 * 1024)
+/* The init's stack when it shares the launcher's memory: it lives until
+ * the init is reaped. */
+#define INIT_STACK_SIZE ((size_t)256 * 1024)
+#define STACK_GUARD ((size_t)4096)
+
+/* A stack of |size| bytes above an inaccessible guard page; NULL on failure. */
+static void *stack_map(size_t size)
+{
+        char *m = mmap(NULL, STACK_GUARD + size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED)
+                return NULL;
+        if (mprotect(m, STACK_GUARD, PROT_NONE) < 0) {
+                munmap(m, STACK_GUARD + size);
+                return NULL;
+        }
+        return m;
+}
+
+static void *stack_top(void *stack, size_t size) { return (char *)stack + STACK_GUARD + size; }
 
 typedef struct launch_storage {
         launch l;
@@ -129,7 +150,7 @@ static void launch_storage_free(launch_storage *s)
         if (s->l.marks)
                 munmap(s->l.marks, sizeof(double) * MARK__MAX);
         if (s->command_stack)
-                munmap(s->command_stack, COMMAND_STACK_SIZE);
+                munmap(s->command_stack, STACK_GUARD + COMMAND_STACK_SIZE);
 }
 
 static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
@@ -438,13 +459,10 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 l->tmpfs_opts = s->tmpfs_opts;
                 l->tmp_opts = s->tmp_opts;
                 l->base_dir = pick_base_dir();
-                s->command_stack = mmap(NULL, COMMAND_STACK_SIZE, PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-                if (s->command_stack == MAP_FAILED) {
-                        s->command_stack = NULL;
+                s->command_stack = stack_map(COMMAND_STACK_SIZE);
+                if (!s->command_stack)
                         return error_set(ret_error, errno, "cannot map a stack: %s", strerror(errno));
-                }
-                l->command_stack_top = (char *)s->command_stack + COMMAND_STACK_SIZE;
+                l->command_stack_top = stack_top(s->command_stack, COMMAND_STACK_SIZE);
                 l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
                 read_arg_env_area(l);
                 r = build_ops(p, s, &ll);
@@ -679,30 +697,67 @@ static cordon_process *process_new(const cordon_plan *p)
         return proc;
 }
 
-/* clone() into the sandbox and wait until the command was executed. */
-static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+/* The linux backend's init shares the launcher's memory (CLONE_VM, as
+ * posix_spawn's child until execve): no page tables copied, no
+ * copy-on-write faults on either side. Not under AddressSanitizer (it
+ * cannot follow code onto a stack it did not make), nor where raw system
+ * calls are not implemented, nor with CORDON_DEBUG=fork-init. */
+static bool init_shares_memory(const cordon_plan *p)
 {
-        /* The child starts with every signal blocked: none of the caller's
-         * handlers may run in it. The cgroup namespace is entered by the
-         * child once the launcher has placed it in its cgroup. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        clock_gettime(CLOCK_MONOTONIC, &proc->started);
-        pid_t pid = sys_clone((p->namespaces & ~(unsigned long)CLONE_NEWCGROUP) | SIGCHLD, &proc->pidfd);
+#if defined(__SANITIZE_ADDRESS__) || !SYS_RAW_AVAILABLE
+        (void)p;
+        return false;
+#else
+        return p->backend == BACKEND_LINUX && !p->debug_fork_init;
+#endif
+}
+
+static int init_main(void *l) { child_linux_main(l); }
+
+static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process *proc)
+{
+        unsigned long flags = (p->namespaces & ~(unsigned long)CLONE_NEWCGROUP) | SIGCHLD;
+        if (s->l.shared_memory) {
+                proc->init_stack = stack_map(INIT_STACK_SIZE);
+                if (!proc->init_stack)
+                        return -1;
+                return clone(init_main, stack_top(proc->init_stack, INIT_STACK_SIZE), (int)(flags | CLONE_VM | CLONE_PIDFD),
+                             &s->l, &proc->pidfd);
+        }
+        pid_t pid = sys_clone(flags, &proc->pidfd);
         if (pid == 0) {
                 if (p->backend == BACKEND_LINUX)
                         child_linux_main(&s->l);
                 child_exec_main(&s->l);
         }
+        return pid;
+}
+
+/* clone() into the sandbox and wait until the command was executed. */
+static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+{
+        /* The child starts with every signal blocked: none of the caller's
+         * handlers may run in it. They stay blocked here until the command
+         * runs: a shared-memory init writes this thread's errno meanwhile.
+         * The cgroup namespace is entered by the child once the launcher
+         * has placed it in its cgroup. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        clock_gettime(CLOCK_MONOTONIC, &proc->started);
+        s->l.shared_memory = init_shares_memory(p);
+        pid_t pid = clone_child(p, s, proc);
         int e = errno;
+        int r;
+        if (pid < 0) {
+                r = p->backend == BACKEND_LINUX
+                            ? clone_error(e, ret_error)
+                            : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
+        } else {
+                proc->pid = pid;
+                r = after_clone(p, s, proc, ret_error);
+        }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (pid < 0)
-                return p->backend == BACKEND_LINUX ? clone_error(e, ret_error)
-                                                   : error_set(ret_error, e, "cannot start the command: %s",
-                                                               strerror(e));
-        proc->pid = pid;
-        int r = after_clone(p, s, proc, ret_error);
         if (r == 0) {
                 proc->status_fd = TAKE_FD(s->pipes[2][0]);
                 for (int i = 0; i < 3; i++)
@@ -965,6 +1020,8 @@ cordon_process *cordon_process_free(cordon_process *p)
         protect_placeholders_remove(&p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);
+        if (p->init_stack) /* the init is reaped: it ran there until its end */
+                munmap(p->init_stack, STACK_GUARD + INIT_STACK_SIZE);
         if (p->pidfd >= 0)
                 close(p->pidfd);
         if (p->status_fd >= 0)

@@ -23,5 +23,34 @@ int sys_landlock_add_rule(int ruleset, int type, const void *attr, uint32_t flag
 int sys_landlock_restrict_self(int ruleset, uint32_t flags) HIDDEN;
 int sys_pidfd_send_signal(int pidfd, int sig, void *info, unsigned flags) HIDDEN;
 
+/* A system call that never touches errno (or anything else in the calling
+ * thread's TLS): returns the kernel's result, -errno on failure. Used by an
+ * init that shares the launcher's memory, and so its thread's errno.
+ * SYS_RAW_AVAILABLE is 0 where it is not implemented. */
+#if defined(__x86_64__)
+#define SYS_RAW_AVAILABLE 1
+static inline long sys_raw(long nr, long a, long b, long c, long d)
+{
+        register long r10 __asm__("r10") = d;
+        long ret;
+        __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+        return ret;
+}
+#elif defined(__aarch64__)
+#define SYS_RAW_AVAILABLE 1
+static inline long sys_raw(long nr, long a, long b, long c, long d)
+{
+        register long x8 __asm__("x8") = nr;
+        register long x0 __asm__("x0") = a;
+        register long x1 __asm__("x1") = b;
+        register long x2 __asm__("x2") = c;
+        register long x3 __asm__("x3") = d;
+        __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory", "cc");
+        return x0;
+}
+#else
+#define SYS_RAW_AVAILABLE 0
+#endif
+
 /* Async-signal-safe string helpers for the child. */
 size_t sys_strlcpy(char *dst, const char *src, size_t size) HIDDEN;

@@ -20,7 +20,8 @@ done
 
 # CVE-2019-5736: reaching the runtime's binary through /proc/PID/exe
 check_out "control: /proc/PPID/exe is readable unsandboxed" "OK" as_user sh -c "\"$PROBE\" read /proc/\$\$/exe >/dev/null && echo OK"
-check_out "linux: CVE-2019-5736 /proc/1/exe (the init) cannot be opened" "EACCES" cordon run -- "$PROBE" read /proc/1/exe
+out=$(cordon run -- "$PROBE" read /proc/1/exe 2>&1)
+case "$out" in ENOENT|EACCES) ok "linux: CVE-2019-5736 /proc/1/exe (the init) cannot be opened ($out)";; *) not_ok "linux: CVE-2019-5736 /proc/1/exe (the init) cannot be opened ($out)";; esac
 check_out "landlock: CVE-2019-5736 /proc/PPID/exe (the launcher) cannot be opened" "EACCES" cordon run --backend landlock $X -- sh -c "\"$PROBE\" read /proc/\$PPID/exe"
 for b in linux landlock; do
     out=$(cordon run --backend $b $X -- "$T/bin/probe" write /proc/self/exe 2>&1)
@@ -35,7 +36,8 @@ for b in linux landlock; do
     case "$out" in ENOENT|EACCES|EBADF) ok "$b: CVE-2024-21626 no leaked host fd ($out)";; *) not_ok "$b: CVE-2024-21626 leaked fd ($out)";; esac
 done
 exec 9<&-
-check_out "linux: /proc/1/cwd of the init cannot be followed" "EACCES" cordon run -- "$PROBE" stat /proc/1/cwd/.
+out=$(cordon run -- "$PROBE" stat /proc/1/cwd/. 2>&1)
+case "$out" in ENOENT|EACCES) ok "linux: /proc/1/cwd of the init cannot be followed ($out)";; *) not_ok "linux: /proc/1/cwd of the init cannot be followed ($out)";; esac
 check_out "linux: .. from the working directory stays inside" "ENOENT" cordon run -- "$PROBE" read "../../../../../../..$T/outside/secret"
 
 # symlinks and .. in exposed paths
@@ -61,7 +63,8 @@ for b in linux landlock; do
 done
 
 # /proc/1/root, the launcher's environment, ptrace
-check_out "linux: /proc/1/root cannot be followed" "EACCES" cordon run -- "$PROBE" stat /proc/1/root/.
+out=$(cordon run -- "$PROBE" stat /proc/1/root/. 2>&1)
+case "$out" in ENOENT|EACCES) ok "linux: /proc/1/root cannot be followed ($out)";; *) not_ok "linux: /proc/1/root cannot be followed ($out)";; esac
 out=$(cd "$W" && as_user env CORDON_ESCAPE_MARKER=sk-escape-marker "$CORDON" run -- sh -c 'cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"' 2>&1)
 case "$out" in *sk-escape-marker*) not_ok "linux: no visible process holds the launcher's environment";; *) ok "linux: no visible process holds the launcher's environment";; esac
 bg_as_user sleep 300 >/dev/null 2>&1

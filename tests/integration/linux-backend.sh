@@ -101,8 +101,15 @@ if [ -e /proc/sysrq-trigger ]; then
 fi
 out=$(cd "$W" && as_user env CORDON_MARKER_SECRET=sk-marker-123 "$CORDON" run --set VISIBLE=1 -- sh -c 'cat /proc/1/environ 2>/dev/null | tr "\0" "\n"; cat /proc/1/cmdline | tr "\0" " "' 2>&1)
 case "$out" in *sk-marker-123*|*--set*) not_ok "/proc/1 holds none of the launcher's environment or arguments"; echo "$out" | diag ;; *) ok "/proc/1 holds none of the launcher's environment or arguments";; esac
-check_out "/proc/1/environ cannot be read" "EACCES" cordon run -- "$PROBE" read /proc/1/environ
-check_out "/proc/1/exe cannot be opened (CVE-2019-5736)" "EACCES" cordon run -- "$PROBE" read /proc/1/exe
+check_out "control: /proc/1 is visible unsandboxed" "OK" as_user "$PROBE" stat /proc/1
+check_out "the init is invisible: /proc/1 does not exist for the command" "ENOENT" cordon run -- "$PROBE" stat /proc/1
+fork_init() { (cd "$W" && as_user env CORDON_DEBUG=fork-init "$CORDON" "$@"); }
+check_out "the init is invisible with a copied init too" "ENOENT" fork_init run -- "$PROBE" stat /proc/1
+check_out "the command sees its own processes" "OK" cordon run -- "$PROBE" stat /proc/self/exe
+for f in environ exe; do
+    out=$(cordon run -- "$PROBE" read /proc/1/$f 2>&1)
+    case "$out" in ENOENT|EACCES) ok "/proc/1/$f cannot be read ($out)";; *) not_ok "/proc/1/$f readable ($out)";; esac
+done
 
 # -- network
 port=$((20000 + RANDOM % 20000))

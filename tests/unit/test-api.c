@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -854,6 +855,40 @@ static void test_pid_and_pidfd(void)
         cordon_process_free(p);
 }
 
+/* The raw bytes of /proc/self/cmdline (argv with its NULs). */
+static ssize_t read_cmdline(char *buf, size_t size)
+{
+        int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, size) : -1;
+        if (fd >= 0)
+                close(fd);
+        return n;
+}
+
+/* The init may share the caller's memory: it must leave the caller's
+ * argv, environment and dumpable flag as they were. */
+static void test_caller_untouched(void)
+{
+        char before[4096], after[4096];
+        ssize_t n = read_cmdline(before, sizeof(before));
+        CHECK(n > 0);
+        const char *path = getenv("PATH"); /* in the environment block the process started with */
+        char *path_before = strdup(path ? path : "");
+        const char *argv[] = {"true", NULL};
+        cordon_process *p = start_for(argv, NULL);
+        if (!p)
+                return;
+        cordon_result res = {0};
+        CHECK_INTEQ(cordon_wait(p, -1, &res, NULL), 0);
+        CHECK_INTEQ(res.status, 0);
+        cordon_process_free(p);
+        CHECK_INTEQ((int)read_cmdline(after, sizeof(after)), (int)n);
+        CHECK(memcmp(before, after, (size_t)n) == 0);
+        CHECK_STREQ(path ? path : "", path_before);
+        CHECK_INTEQ(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+        free(path_before);
+}
+
 static void test_kill_whole_sandbox(void)
 {
         char marker[64], script[256];
@@ -1043,6 +1078,7 @@ int main(void)
         RUN(test_stdio_null_and_fd);
         RUN(test_wait_timeout_then_success);
         RUN(test_pid_and_pidfd);
+        RUN(test_caller_untouched);
         RUN(test_kill_whole_sandbox);
         RUN(test_kill_term_reaches_every_process);
         RUN(test_free_kills_a_running_sandbox);
