@@ -21,7 +21,9 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/futex.h>
 #include <linux/keyctl.h>
+#include <linux/sockios.h>
 #include <linux/securebits.h>
 #include <net/if.h>
 #include <sched.h>
@@ -70,6 +72,7 @@ const char *child_step_name(child_step s)
                 [STEP_SYMLINK] = "creating a symlink",
                 [STEP_FILE] = "writing a generated file",
                 [STEP_DETACH_OLDROOT] = "detaching the old root",
+                [STEP_NETNS] = "creating the network namespace",
                 [STEP_LOOPBACK] = "bringing up the loopback interface",
                 [STEP_FORK] = "starting the command process",
                 [STEP_STDIO] = "setting up stdio",
@@ -645,6 +648,69 @@ static void loopback_up(const launch *l)
         close(s);
 }
 
+/* ---- the network namespace, made by a helper thread ------------------------------ */
+
+/* Creating a network namespace costs as much as all the mounts: a thread
+ * of the init creates it (namespaces are per thread) while the init mounts,
+ * and hands over a descriptor of it. */
+typedef struct netns_job {
+        volatile int tid;  /* the helper's; the kernel clears it when it exits */
+        bool loopback;     /* bring lo up */
+        child_step step;   /* what failed, or STEP_NONE */
+        int result;        /* an fd of the namespace, or -errno */
+} netns_job;
+
+/* The helper shares the init's memory and TLS: raw system calls only. */
+static int netns_helper(void *arg)
+{
+        netns_job *j = arg;
+        long sock = sys_raw(SYS_unshare, CLONE_NEWNET, 0, 0, 0);
+        j->step = STEP_NETNS;
+        if (sock == 0)
+                sock = sys_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
+        long r = sock;
+        if (sock >= 0 && j->loopback) {
+                struct ifreq ifr = {.ifr_name = "lo"};
+                j->step = STEP_LOOPBACK;
+                r = sys_raw(SYS_ioctl, sock, SIOCGIFFLAGS, (long)&ifr, 0);
+                ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+                if (r == 0)
+                        r = sys_raw(SYS_ioctl, sock, SIOCSIFFLAGS, (long)&ifr, 0);
+                j->step = r == 0 ? STEP_NETNS : STEP_LOOPBACK;
+        }
+        if (r >= 0)
+                r = sys_raw(SYS_ioctl, sock, SIOCGSKNS, 0, 0);
+        if (sock >= 0)
+                sys_raw(SYS_close, sock, 0, 0, 0);
+        j->result = (int)r;
+        return 0;
+}
+
+/* Start the helper on the command's stack (unused until the command
+ * starts, after netns_join). False when no thread could be made. */
+static bool netns_start(const launch *l, netns_job *j)
+{
+        j->tid = 1;
+        j->loopback = l->loopback;
+        j->step = STEP_NETNS;
+        j->result = -EINVAL;
+        int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+                    CLONE_CHILD_CLEARTID;
+        return clone(netns_helper, l->command_stack_top, flags, j, NULL, NULL, &j->tid) > 0;
+}
+
+/* Wait for the helper, then join its namespace. */
+static void netns_join(const launch *l, netns_job *j)
+{
+        int tid;
+        while ((tid = j->tid) != 0)
+                sys_raw(SYS_futex, (long)&j->tid, FUTEX_WAIT, tid, 0);
+        if (j->result < 0)
+                fail(l, j->step, -j->result, j->step == STEP_LOOPBACK ? "lo" : NULL);
+        CHECK(l, setns(j->result, CLONE_NEWNET), STEP_NETNS, NULL);
+        close(j->result);
+}
+
 /* ---- the command ------------------------------------------------------------------ */
 
 static void reset_signals(void);
@@ -930,6 +996,10 @@ _Noreturn void child_linux_main(const launch *l)
          * time: a deadlock). */
         if (l->drop_groups)
                 CHECK(l, (int)syscall(SYS_setgroups, 0, NULL), STEP_IDENTITY, NULL);
+        netns_job netns;
+        bool netns_helped = l->new_netns && netns_start(l, &netns);
+        if (l->new_netns && !netns_helped)
+                CHECK(l, unshare(CLONE_NEWNET), STEP_NETNS, NULL);
         /* After the launcher placed us in our cgroup: that becomes our root. */
         CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
         CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
@@ -938,7 +1008,9 @@ _Noreturn void child_linux_main(const launch *l)
         apply_ops(l);
         stamp(l, MARK_MOUNTS);
         finish_root(l);
-        if (l->loopback)
+        if (netns_helped)
+                netns_join(l, &netns);
+        else if (l->loopback)
                 loopback_up(l);
         stamp(l, MARK_SEALED);
         /* The command shares the init's memory until execve (CLONE_VM |

@@ -58,6 +58,7 @@ typedef enum child_step {
         STEP_SYMLINK,
         STEP_FILE,
         STEP_DETACH_OLDROOT,
+        STEP_NETNS,
         STEP_LOOPBACK,
         STEP_FORK,
         STEP_STDIO,
@@ -125,6 +126,7 @@ typedef struct launch {
         const char *tmp_opts;   /* for /tmp */
         uint64_t access_root, access_proc, access_dev; /* Landlock rights */
         const char *hostname;
+        bool new_netns;         /* the init creates the network namespace (not the clone) */
         bool loopback;
         /* the command */
         const char *exe;

@@ -717,6 +717,11 @@ static int init_main(void *l) { child_linux_main(l); }
 static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process *proc)
 {
         unsigned long flags = (p->namespaces & ~(unsigned long)CLONE_NEWCGROUP) | SIGCHLD;
+        /* a helper thread of such an init makes the network namespace while
+         * the init mounts */
+        s->l.new_netns = s->l.shared_memory && (flags & CLONE_NEWNET);
+        if (s->l.new_netns)
+                flags &= ~(unsigned long)CLONE_NEWNET;
         if (s->l.shared_memory) {
                 proc->init_stack = stack_map(INIT_STACK_SIZE);
                 if (!proc->init_stack)
