@@ -245,12 +245,12 @@ static bool last_name(char *name, const char *last)
         return true;
 }
 
-/* Open (creating when |create|) the mount point |target|: a directory or an
- * empty file. Returns an O_PATH fd that is not a symlink. */
-static int open_mountpoint(walk_cache *wc, const char *target, bool is_dir, bool create)
+/* Make sure the mount point |target| exists (creating it when |create|: a
+ * directory or an empty file); returns its parent directory (borrowed from
+ * |wc|) and its name in |name|. */
+static int mountpoint_parent(walk_cache *wc, const char *target, bool is_dir, bool create, char *name)
 {
         const char *last = NULL;
-        char name[NAME_MAX + 1];
         int dfd = parent_dir(wc, target, create, &last);
         if (dfd < 0)
                 return -1;
@@ -263,19 +263,30 @@ static int open_mountpoint(walk_cache *wc, const char *target, bool is_dir, bool
                 if (r < 0 && errno != EEXIST)
                         return -1;
         }
+        return dfd;
+}
+
+/* Open (creating when |create|) the mount point |target|. Returns an O_PATH
+ * fd that is not a symlink. */
+static int open_mountpoint(walk_cache *wc, const char *target, bool is_dir, bool create)
+{
+        char name[NAME_MAX + 1];
+        int dfd = mountpoint_parent(wc, target, is_dir, create, name);
+        if (dfd < 0)
+                return -1;
         return openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
 }
 
 /* Open a bind source under the old root, refusing symlinks anywhere on the
  * way: a symlink swapped in after planning cannot redirect the mount. */
-static int open_source(const char *source)
+static int open_source(const char *source, bool is_dir)
 {
         char path[PATH_MAX];
         if (!concat(path, OLDROOT, source)) {
                 errno = ENAMETOOLONG;
                 return -1;
         }
-        int fd = sys_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+        int fd = sys_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0),
                              RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
         if (fd >= 0 || errno != ENOSYS)
                 return fd;
@@ -287,7 +298,8 @@ static int open_source(const char *source)
                 close(root);
         if (dfd < 0)
                 return -1;
-        fd = last_name(name, last) ? openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+        fd = last_name(name, last) ? openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0))
+                                   : -1;
         int e = errno;
         close(dfd);
         errno = e;
@@ -358,6 +370,36 @@ static int bind_fd(const launch *l, int src_fd, int tgt_fd, const char *tgt_path
         return mount(NULL, tgt_path, NULL, flags, NULL);
 }
 
+/* New mount API: a detached copy of the tree at |path| under |dfd| ("" with
+ * AT_EMPTY_PATH: |dfd| itself), with |attr_set|. One open_tree_attr (Linux
+ * 6.15) where the kernel has it. */
+static int clone_tree(const launch *l, int dfd, const char *path, unsigned flags, uint64_t attr_set)
+{
+        struct mount_attr attr = {.attr_set = attr_set, .propagation = MS_PRIVATE};
+        flags |= OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
+        if (l->have_open_tree_attr)
+                return (int)syscall(SYS_open_tree_attr, dfd, path, flags, &attr, sizeof(attr));
+        int tree = open_tree(dfd, path, flags);
+        if (tree >= 0 && mount_setattr(tree, "", AT_EMPTY_PATH | (flags & AT_RECURSIVE), &attr, sizeof(attr)) < 0) {
+                int e = errno;
+                close(tree);
+                errno = e;
+                return -1;
+        }
+        return tree;
+}
+
+/* Attach |tree| (then closed) on |name| in |dfd|, not following a symlink
+ * there. */
+static int attach_tree(int tree, int dfd, const char *name)
+{
+        int r = move_mount(tree, "", dfd, name, MOVE_MOUNT_F_EMPTY_PATH);
+        int e = errno;
+        close(tree);
+        errno = e;
+        return r;
+}
+
 static void add_rule(const launch *l, int fd, uint64_t access, bool is_dir, const char *path)
 {
         if (l->landlock_fd < 0 || !access)
@@ -379,22 +421,39 @@ static void add_rule_path(const launch *l, const char *path, uint64_t access)
         close(fd);
 }
 
+/* The source's type is checked by opening it (O_DIRECTORY for a
+ * directory) and, for a file, by the mount itself: a directory cannot be
+ * mounted on a file. */
 static void op_bind(const launch *l, walk_cache *wc, const mount_op *op, bool create)
 {
-        int src = open_source(op->source);
+        int src = open_source(op->source, op->is_dir);
         if (src < 0)
-                fail(l, errno == ELOOP ? STEP_SOURCE_CHANGED : STEP_OPEN_SOURCE, errno, op->source);
-        if (is_dir_fd(src) != op->is_dir)
-                fail(l, STEP_SOURCE_CHANGED, op->is_dir ? ENOTDIR : EISDIR, op->source);
-        int tgt = open_mountpoint(wc, op->target, op->is_dir, create);
-        if (tgt < 0)
-                fail(l, STEP_MOUNTPOINT, errno, op->target);
+                fail(l, errno == ELOOP || errno == ENOTDIR ? STEP_SOURCE_CHANGED : STEP_OPEN_SOURCE, errno,
+                     op->source);
         uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->writable ? 0 : MOUNT_ATTR_RDONLY);
-        if (bind_fd(l, src, tgt, op->target, attrs, true) < 0)
+        int r;
+        if (l->classic_mounts) {
+                if (is_dir_fd(src) != op->is_dir)
+                        fail(l, STEP_SOURCE_CHANGED, op->is_dir ? ENOTDIR : EISDIR, op->source);
+                int tgt = open_mountpoint(wc, op->target, op->is_dir, create);
+                if (tgt < 0)
+                        fail(l, STEP_MOUNTPOINT, errno, op->target);
+                r = bind_fd(l, src, tgt, op->target, attrs, true);
+                close(tgt);
+        } else {
+                char name[NAME_MAX + 1];
+                int dfd = mountpoint_parent(wc, op->target, op->is_dir, create, name);
+                if (dfd < 0)
+                        fail(l, STEP_MOUNTPOINT, errno, op->target);
+                int tree = clone_tree(l, src, "", AT_EMPTY_PATH | AT_RECURSIVE, attrs);
+                r = tree < 0 ? -1 : attach_tree(tree, dfd, name);
+                if (r < 0 && !op->is_dir && is_dir_fd(src))
+                        fail(l, STEP_SOURCE_CHANGED, EISDIR, op->source);
+        }
+        if (r < 0)
                 fail(l, STEP_BIND, errno, op->target);
         walk_cache_mounted(wc, op->target);
         add_rule(l, src, op->access, op->is_dir, op->source);
-        close(tgt);
         close(src);
 }
 
@@ -422,7 +481,7 @@ static void op_tmpfs(const launch *l, walk_cache *wc, const mount_op *op, bool c
 }
 
 /* Read-only binds of parts of /proc onto themselves, and masks. */
-static void harden_proc(const launch *l, const char *proc)
+static void harden_proc_classic(const launch *l, const char *proc)
 {
         char path[PATH_MAX];
         for (size_t i = 0; PROC_READ_ONLY[i]; i++) {
@@ -453,6 +512,39 @@ static void harden_proc(const launch *l, const char *proc)
                 close(null);
 }
 
+/* The same with detached trees; missing entries are skipped. */
+static void harden_proc(const launch *l, const char *proc)
+{
+        if (l->classic_mounts) {
+                harden_proc_classic(l, proc);
+                return;
+        }
+        int pfd = open(proc, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (pfd < 0)
+                fail(l, STEP_PROC_HARDEN, errno, proc);
+        for (size_t i = 0; PROC_READ_ONLY[i]; i++) {
+                int tree = clone_tree(l, pfd, PROC_READ_ONLY[i], AT_SYMLINK_NOFOLLOW | AT_RECURSIVE,
+                                      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+                if ((tree < 0 || attach_tree(tree, pfd, PROC_READ_ONLY[i]) < 0) && errno != ENOENT)
+                        fail(l, STEP_PROC_HARDEN, errno, PROC_READ_ONLY[i]);
+        }
+        int null = open("/dev/null", O_PATH | O_CLOEXEC);
+        if (null < 0)
+                fail(l, STEP_PROC_HARDEN, errno, "/dev/null");
+        for (size_t i = 0; PROC_MASKED[i]; i++) {
+                /* look first: closing a copy never attached is an unmount,
+                 * which waits for an RCU grace period */
+                struct stat st;
+                if (fstatat(pfd, PROC_MASKED[i], &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+                        continue;
+                int tree = clone_tree(l, null, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+                if (tree < 0 || attach_tree(tree, pfd, PROC_MASKED[i]) < 0)
+                        fail(l, STEP_PROC_HARDEN, errno, PROC_MASKED[i]);
+        }
+        close(null);
+        close(pfd);
+}
+
 static void op_proc(const launch *l, walk_cache *wc, const mount_op *op, bool create)
 {
         /* hidepid=invisible (2): no process the reader could not ptrace,
@@ -460,6 +552,35 @@ static void op_proc(const launch *l, walk_cache *wc, const mount_op *op, bool cr
         mount_at(l, wc, STEP_PROC, op->target, create, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=ptraceable");
         harden_proc(l, op->target);
         add_rule_path(l, op->target, op->access);
+}
+
+/* Bind the host's /dev/|name| on |name| in |dfd| (the new /dev at |dev|);
+ * nothing when the host lacks it (some containers have no /dev/tty). */
+static void bind_device(const launch *l, int dfd, const char *dev, const char *name)
+{
+        char src[PATH_MAX];
+        if (!concat(src, OLDROOT "/dev/", name))
+                fail(l, STEP_DEV, ENAMETOOLONG, name);
+        const uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC;
+        int s = l->classic_mounts ? open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+                                  : clone_tree(l, AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, attrs);
+        if (s < 0 && errno == ENOENT)
+                return;
+        if (s < 0 || mknodat(dfd, name, S_IFREG | 0666, 0) < 0)
+                fail(l, STEP_DEV, errno, s < 0 ? src : name);
+        if (!l->classic_mounts) {
+                if (attach_tree(s, dfd, name) < 0)
+                        fail(l, STEP_DEV, errno, src);
+                return;
+        }
+        int t = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        char dst[PATH_MAX];
+        if (!concat(dst, dev, "/") || !concat(dst, dst, name))
+                fail(l, STEP_DEV, ENAMETOOLONG, name);
+        if (t < 0 || bind_fd(l, s, t, dst, attrs, false) < 0)
+                fail(l, STEP_DEV, errno, src);
+        close(t);
+        close(s);
 }
 
 /* A minimal /dev: a few host device nodes bound in (a user namespace
@@ -477,24 +598,8 @@ static void op_dev(const launch *l, walk_cache *wc, const mount_op *op, bool cre
         int dfd = open(op->target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
                 fail(l, STEP_DEV, errno, op->target);
-        char src[PATH_MAX];
-        for (size_t i = 0; i < ARRAY_SIZE(DEVICES); i++) {
-                if (!concat(src, OLDROOT "/dev/", DEVICES[i]))
-                        fail(l, STEP_DEV, ENAMETOOLONG, DEVICES[i]);
-                int s = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                if (s < 0)
-                        continue; /* not on this host (some containers lack /dev/tty) */
-                if (mknodat(dfd, DEVICES[i], S_IFREG | 0666, 0) < 0)
-                        fail(l, STEP_DEV, errno, DEVICES[i]);
-                int t = openat(dfd, DEVICES[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                char dst[PATH_MAX];
-                if (!concat(dst, op->target, "/") || !concat(dst, dst, DEVICES[i]))
-                        fail(l, STEP_DEV, ENAMETOOLONG, DEVICES[i]);
-                if (t < 0 || bind_fd(l, s, t, dst, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0)
-                        fail(l, STEP_DEV, errno, src);
-                close(t);
-                close(s);
-        }
+        for (size_t i = 0; i < ARRAY_SIZE(DEVICES); i++)
+                bind_device(l, dfd, op->target, DEVICES[i]);
         for (size_t i = 0; i < ARRAY_SIZE(LINKS); i++)
                 if (symlinkat(LINKS[i].target, dfd, LINKS[i].name) < 0)
                         fail(l, STEP_DEV, errno, LINKS[i].name);

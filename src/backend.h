@@ -121,6 +121,7 @@ typedef struct launch {
         mount_op *ops;
         size_t n_ops;
         bool classic_mounts;    /* no new mount API: use mount(2) */
+        bool have_open_tree_attr; /* open_tree and mount_setattr in one call (Linux 6.15) */
         const char *base_dir;   /* where the new root is first attached */
         const char *tmpfs_opts; /* for the root tmpfs */
         const char *tmp_opts;   /* for /tmp */

@@ -237,6 +237,12 @@ static bool have_new_mount_api(void)
         return mount_setattr(-1, "", 0, NULL, 0) < 0 && errno != ENOSYS;
 }
 
+/* open_tree_attr (Linux 6.15); a seccomp filter's EPERM counts as absent. */
+static bool have_open_tree_attr(void)
+{
+        return syscall(SYS_open_tree_attr, -1, "", 0, NULL, 0) < 0 && errno != ENOSYS && errno != EPERM;
+}
+
 /* Where the new root is first attached (any existing directory: it is
  * visible again under the old root once pivoted). */
 static const char *pick_base_dir(void)
@@ -464,6 +470,7 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                         return error_set(ret_error, errno, "cannot map a stack: %s", strerror(errno));
                 l->command_stack_top = stack_top(s->command_stack, COMMAND_STACK_SIZE);
                 l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
+                l->have_open_tree_attr = !l->classic_mounts && have_open_tree_attr();
                 read_arg_env_area(l);
                 r = build_ops(p, s, &ll);
         } else {

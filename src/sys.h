@@ -11,6 +11,10 @@
 
 #include "util.h"
 
+#ifndef SYS_open_tree_attr
+#define SYS_open_tree_attr 467
+#endif
+
 /* fork-like clone3: no new stack, |flags| CLONE_* plus an exit signal.
  * Returns the child's pid (0 in the child); stores a pidfd when
  * |ret_pidfd| is not NULL. Falls back to clone(2) where clone3 is missing. */
