@@ -255,6 +255,21 @@ static const char *pick_base_dir(void)
         return "/tmp";
 }
 
+/* The linux backend's init shares the launcher's memory (CLONE_VM, as
+ * posix_spawn's child until execve): no page tables copied, no
+ * copy-on-write faults on either side. Not under AddressSanitizer (it
+ * cannot follow code onto a stack it did not make), nor where raw system
+ * calls are not implemented, nor with CORDON_DEBUG=fork-init. */
+static bool init_shares_memory(const cordon_plan *p)
+{
+#if defined(__SANITIZE_ADDRESS__) || !SYS_RAW_AVAILABLE
+        (void)p;
+        return false;
+#else
+        return p->backend == BACKEND_LINUX && !p->debug_fork_init;
+#endif
+}
+
 /* The launcher's argv/env area (fields 48-51 of /proc/self/stat). */
 static void read_arg_env_area(launch *l)
 {
@@ -471,7 +486,9 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 l->command_stack_top = stack_top(s->command_stack, COMMAND_STACK_SIZE);
                 l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
                 l->have_open_tree_attr = !l->classic_mounts && have_open_tree_attr();
-                read_arg_env_area(l);
+                l->shared_memory = init_shares_memory(p);
+                if (!l->shared_memory)
+                        read_arg_env_area(l); /* to scrub in the init's copy */
                 r = build_ops(p, s, &ll);
         } else {
                 r = landlock_backend_rules(p, l->landlock_fd, &ll, ret_error);
@@ -704,21 +721,6 @@ static cordon_process *process_new(const cordon_plan *p)
         return proc;
 }
 
-/* The linux backend's init shares the launcher's memory (CLONE_VM, as
- * posix_spawn's child until execve): no page tables copied, no
- * copy-on-write faults on either side. Not under AddressSanitizer (it
- * cannot follow code onto a stack it did not make), nor where raw system
- * calls are not implemented, nor with CORDON_DEBUG=fork-init. */
-static bool init_shares_memory(const cordon_plan *p)
-{
-#if defined(__SANITIZE_ADDRESS__) || !SYS_RAW_AVAILABLE
-        (void)p;
-        return false;
-#else
-        return p->backend == BACKEND_LINUX && !p->debug_fork_init;
-#endif
-}
-
 static int init_main(void *l) { child_linux_main(l); }
 
 static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process *proc)
@@ -757,7 +759,6 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         clock_gettime(CLOCK_MONOTONIC, &proc->started);
-        s->l.shared_memory = init_shares_memory(p);
         pid_t pid = clone_child(p, s, proc);
         int e = errno;
         int r;
