@@ -55,7 +55,7 @@ struct cordon_process {
         cordon_result result;
         cgroup *cg;
         char **placeholders;     /* protect placeholders to remove afterwards */
-        void *init_stack;        /* a shared-memory init's stack (guard page included) */
+        void *stacks;            /* the init's and the command's (see stacks_map) */
 };
 
 static double now_s(void)
@@ -95,26 +95,31 @@ double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
 /* The command's stack between clone and execve (a few frames, no big
  * buffers on that path). */
 #define COMMAND_STACK_SIZE ((size_t)256 * 1024)
-/* The init's stack when it shares the launcher's memory: it lives until
- * the init is reaped. */
+/* The init's stack when it shares the launcher's memory. */
 #define INIT_STACK_SIZE ((size_t)256 * 1024)
 #define STACK_GUARD ((size_t)4096)
+#define STACKS_SIZE (STACK_GUARD + COMMAND_STACK_SIZE + STACK_GUARD + INIT_STACK_SIZE)
 
-/* A stack of |size| bytes above an inaccessible guard page; NULL on failure. */
-static void *stack_map(size_t size)
+/* One mapping for both stacks, each above an inaccessible guard page:
+ * [guard][command][guard][init]. It lives until the init is reaped:
+ * unmapping it while a shared-memory init runs would also cost a TLB
+ * shootdown on the init's CPU. NULL on failure. */
+static void *stacks_map(void)
 {
-        char *m = mmap(NULL, STACK_GUARD + size, PROT_READ | PROT_WRITE,
+        char *m = mmap(NULL, STACKS_SIZE, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED)
                 return NULL;
-        if (mprotect(m, STACK_GUARD, PROT_NONE) < 0) {
-                munmap(m, STACK_GUARD + size);
+        if (mprotect(m, STACK_GUARD, PROT_NONE) < 0 ||
+            mprotect(m + STACK_GUARD + COMMAND_STACK_SIZE, STACK_GUARD, PROT_NONE) < 0) {
+                munmap(m, STACKS_SIZE);
                 return NULL;
         }
         return m;
 }
 
-static void *stack_top(void *stack, size_t size) { return (char *)stack + STACK_GUARD + size; }
+static void *command_stack_top(void *stacks) { return (char *)stacks + STACK_GUARD + COMMAND_STACK_SIZE; }
+static void *init_stack_top(void *stacks) { return (char *)stacks + STACKS_SIZE; }
 
 typedef struct launch_storage {
         launch l;
@@ -123,7 +128,7 @@ typedef struct launch_storage {
         int pipes[3][2];        /* report, go, status */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
-        void *command_stack;    /* see launch.command_stack_top */
+        void *stacks;           /* stacks_map(), until the process owns it */
         landlock_rights ll;     /* what Landlock handles for this run */
         int abi;                /* Landlock ABI, or -errno */
 } launch_storage;
@@ -149,8 +154,8 @@ static void launch_storage_free(launch_storage *s)
                 close(s->l.landlock_fd);
         if (s->l.marks)
                 munmap(s->l.marks, sizeof(double) * MARK__MAX);
-        if (s->command_stack)
-                munmap(s->command_stack, STACK_GUARD + COMMAND_STACK_SIZE);
+        if (s->stacks)
+                munmap(s->stacks, STACKS_SIZE);
 }
 
 static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
@@ -480,10 +485,10 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 l->tmpfs_opts = s->tmpfs_opts;
                 l->tmp_opts = s->tmp_opts;
                 l->base_dir = pick_base_dir();
-                s->command_stack = stack_map(COMMAND_STACK_SIZE);
-                if (!s->command_stack)
+                s->stacks = stacks_map();
+                if (!s->stacks)
                         return error_set(ret_error, errno, "cannot map a stack: %s", strerror(errno));
-                l->command_stack_top = stack_top(s->command_stack, COMMAND_STACK_SIZE);
+                l->command_stack_top = command_stack_top(s->stacks);
                 l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
                 l->have_open_tree_attr = !l->classic_mounts && have_open_tree_attr();
                 l->shared_memory = init_shares_memory(p);
@@ -732,11 +737,8 @@ static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process
         if (s->l.new_netns)
                 flags &= ~(unsigned long)CLONE_NEWNET;
         if (s->l.shared_memory) {
-                proc->init_stack = stack_map(INIT_STACK_SIZE);
-                if (!proc->init_stack)
-                        return -1;
-                return clone(init_main, stack_top(proc->init_stack, INIT_STACK_SIZE), (int)(flags | CLONE_VM | CLONE_PIDFD),
-                             &s->l, &proc->pidfd);
+                return clone(init_main, init_stack_top(s->stacks), (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l,
+                             &proc->pidfd);
         }
         pid_t pid = sys_clone(flags, &proc->pidfd);
         if (pid == 0) {
@@ -768,6 +770,8 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
                             : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
         } else {
                 proc->pid = pid;
+                proc->stacks = s->stacks;
+                s->stacks = NULL;
                 r = after_clone(p, s, proc, ret_error);
         }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -1033,8 +1037,8 @@ cordon_process *cordon_process_free(cordon_process *p)
         protect_placeholders_remove(&p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);
-        if (p->init_stack) /* the init is reaped: it ran there until its end */
-                munmap(p->init_stack, STACK_GUARD + INIT_STACK_SIZE);
+        if (p->stacks) /* the init is reaped: it ran there until its end */
+                munmap(p->stacks, STACKS_SIZE);
         if (p->pidfd >= 0)
                 close(p->pidfd);
         if (p->status_fd >= 0)
