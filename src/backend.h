@@ -139,8 +139,8 @@ typedef struct launch {
         int cap_last;
         seccomp_prog seccomp;
         bool new_keyring;
-        /* the init was cloned with CLONE_VM: it shares the launcher's memory
-         * (and its thread's errno) and runs on its own stack */
+        /* the child was cloned with CLONE_VM: it shares the launcher's
+         * memory (and its thread's errno) and runs on its own stack */
         bool shared_memory;
         /* the launcher's argv/env area, scrubbed in an init that has a copy */
         uintptr_t arg_start, arg_end, env_start, env_end;

@@ -260,22 +260,22 @@ static const char *pick_base_dir(void)
         return "/tmp";
 }
 
-/* The linux backend's init shares the launcher's memory (CLONE_VM, as
- * posix_spawn's child until execve): no page tables copied, no
- * copy-on-write faults on either side. Not under AddressSanitizer (it
- * cannot follow code onto a stack it did not make), nor where raw system
- * calls are not implemented, nor with CORDON_DEBUG=fork-init. */
-static bool init_shares_memory(const cordon_plan *p)
+/* The child shares the launcher's memory (CLONE_VM, as posix_spawn's child
+ * until execve): no page tables copied, no copy-on-write faults on either
+ * side. For the linux backend that child is the init, which lives on:
+ * see child_linux_main. Not under AddressSanitizer (it cannot follow code
+ * onto a stack it did not make), nor where raw system calls are not
+ * implemented, nor with CORDON_DEBUG=fork-init. */
+static bool child_shares_memory(const cordon_plan *p)
 {
 #if defined(__SANITIZE_ADDRESS__) || !SYS_RAW_AVAILABLE
         (void)p;
         return false;
 #else
-        return p->backend == BACKEND_LINUX && !p->debug_fork_init;
+        return !p->debug_fork_init;
 #endif
 }
 
-/* The launcher's argv/env area (fields 48-51 of /proc/self/stat). */
 static void read_arg_env_area(launch *l)
 {
         char stat[2048];
@@ -458,6 +458,11 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         r = setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
+        s->stacks = stacks_map();
+        if (!s->stacks)
+                return error_set(ret_error, errno, "cannot map a stack: %s", strerror(errno));
+        l->command_stack_top = command_stack_top(s->stacks);
+        l->shared_memory = child_shares_memory(p);
         if (p->backend == BACKEND_NONE) {
                 set_keep_fds(l);
                 return 0;
@@ -485,13 +490,8 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
                 l->tmpfs_opts = s->tmpfs_opts;
                 l->tmp_opts = s->tmp_opts;
                 l->base_dir = pick_base_dir();
-                s->stacks = stacks_map();
-                if (!s->stacks)
-                        return error_set(ret_error, errno, "cannot map a stack: %s", strerror(errno));
-                l->command_stack_top = command_stack_top(s->stacks);
                 l->classic_mounts = p->debug_classic_mounts || !have_new_mount_api();
                 l->have_open_tree_attr = !l->classic_mounts && have_open_tree_attr();
-                l->shared_memory = init_shares_memory(p);
                 if (!l->shared_memory)
                         read_arg_env_area(l); /* to scrub in the init's copy */
                 r = build_ops(p, s, &ll);
@@ -727,17 +727,21 @@ static cordon_process *process_new(const cordon_plan *p)
 }
 
 static int init_main(void *l) { child_linux_main(l); }
+static int exec_main(void *l) { child_exec_main(l); }
 
 static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process *proc)
 {
         unsigned long flags = (p->namespaces & ~(unsigned long)CLONE_NEWCGROUP) | SIGCHLD;
         /* a helper thread of such an init makes the network namespace while
          * the init mounts */
-        s->l.new_netns = s->l.shared_memory && (flags & CLONE_NEWNET);
+        s->l.new_netns = s->l.shared_memory && p->backend == BACKEND_LINUX && (flags & CLONE_NEWNET);
         if (s->l.new_netns)
                 flags &= ~(unsigned long)CLONE_NEWNET;
         if (s->l.shared_memory) {
-                return clone(init_main, init_stack_top(s->stacks), (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l,
+                if (p->backend == BACKEND_LINUX)
+                        return clone(init_main, init_stack_top(s->stacks), (int)(flags | CLONE_VM | CLONE_PIDFD),
+                                     &s->l, &proc->pidfd);
+                return clone(exec_main, s->l.command_stack_top, (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l,
                              &proc->pidfd);
         }
         pid_t pid = sys_clone(flags, &proc->pidfd);
