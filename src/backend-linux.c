@@ -761,7 +761,7 @@ static void loopback_up(const launch *l)
 typedef struct netns_job {
         volatile int tid;  /* the helper's; the kernel clears it when it exits */
         bool loopback;     /* bring lo up */
-        child_step step;   /* what failed, or STEP_NONE */
+        child_step step;   /* what it did last (what failed, on failure) */
         int result;        /* an fd of the namespace, or -errno */
 } netns_job;
 
