@@ -458,19 +458,28 @@ static void op_bind(const launch *l, walk_cache *wc, const mount_op *op, bool cr
 }
 
 /* mount(2) of a pseudo filesystem on a mount point opened without
- * following symlinks. */
-static void mount_at(const launch *l, walk_cache *wc, child_step step, const char *target, bool create,
-                     const char *fstype, unsigned long flags, const char *data)
+ * following symlinks; with |older_data| when the kernel refuses |data|. */
+static void mount_at_or(const launch *l, walk_cache *wc, child_step step, const char *target, bool create,
+                        const char *fstype, unsigned long flags, const char *data, const char *older_data)
 {
         int fd = open_mountpoint(wc, target, true, create);
         if (fd < 0)
                 fail(l, STEP_MOUNTPOINT, errno, target);
         char path[PATH_MAX];
         fd_path(path, fd);
-        if (mount(fstype, path, fstype, flags, data) < 0)
+        int r = mount(fstype, path, fstype, flags, data);
+        if (r < 0 && errno == EINVAL && older_data)
+                r = mount(fstype, path, fstype, flags, older_data);
+        if (r < 0)
                 fail(l, step, errno, target);
         walk_cache_mounted(wc, target);
         close(fd);
+}
+
+static void mount_at(const launch *l, walk_cache *wc, child_step step, const char *target, bool create,
+                     const char *fstype, unsigned long flags, const char *data)
+{
+        mount_at_or(l, wc, step, target, create, fstype, flags, data, NULL);
 }
 
 static void op_tmpfs(const launch *l, walk_cache *wc, const mount_op *op, bool create)
@@ -547,9 +556,11 @@ static void harden_proc(const launch *l, const char *proc)
 
 static void op_proc(const launch *l, walk_cache *wc, const mount_op *op, bool create)
 {
-        /* hidepid=invisible (2): no process the reader could not ptrace,
-         * so the command cannot see the init at all */
-        mount_at(l, wc, STEP_PROC, op->target, create, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=ptraceable");
+        /* hidepid=ptraceable: no process the reader could not ptrace, so
+         * the command cannot see the init at all. Before Linux 5.8 only
+         * hidepid=2, which exempts gid 0 (a root launcher's command). */
+        mount_at_or(l, wc, STEP_PROC, op->target, create, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                    "hidepid=ptraceable", "hidepid=2");
         harden_proc(l, op->target);
         add_rule_path(l, op->target, op->access);
 }
