@@ -1062,7 +1062,7 @@ _Noreturn static void init_loop(const init_state *s)
                         INIT_CALL(SYS_kill, s->cmd, si.ssi_signo, 0, 0);
                         continue;
                 }
-                int status;
+                int status = 0; /* written by the kernel */
                 while ((last = INIT_CALL(SYS_wait4, -1, &status, sfd >= 0 ? WNOHANG : 0, NULL)) > 0)
                         if (last == s->cmd) {
                                 st.wait_status = status;
@@ -1077,7 +1077,7 @@ _Noreturn static void init_loop(const init_state *s)
                 while ((last = INIT_CALL(SYS_wait4, -1, NULL, 0, NULL)) > 0 || last == -EINTR)
                         ;
         }
-        struct rusage ru;
+        struct rusage ru = {0};
         if (INIT_CALL(SYS_getrusage, RUSAGE_CHILDREN, &ru, 0, 0) == 0) {
                 st.max_rss_kb = ru.ru_maxrss;
                 st.user_us = ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec;
