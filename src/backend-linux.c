@@ -1090,13 +1090,9 @@ _Noreturn static void init_loop(const init_state *s)
                 INIT_CALL(SYS_exit_group, 0, 0, 0, 0);
 }
 
-_Noreturn void child_linux_main(const launch *l)
+/* The init's own identity and namespaces, then the view, sealed. */
+static void init_prepare(const launch *l)
 {
-        /* Every signal stays blocked in the init (it reads them from a
-         * signalfd), so none of the launcher's handlers can run here; the
-         * command resets dispositions before exec. */
-        wait_for_launcher(l);
-        stamp(l, MARK_GO);
         /* A copy of the launcher's memory (not shared with it): no trace of
          * its arguments and environment, non-dumpable. A shared one is the
          * launcher's own; either way the command cannot ptrace us, nor see
@@ -1132,11 +1128,15 @@ _Noreturn void child_linux_main(const launch *l)
         else if (l->loopback)
                 loopback_up(l);
         stamp(l, MARK_SEALED);
-        /* The command shares the init's memory until execve (CLONE_VM |
-         * CLONE_VFORK, as posix_spawn does), on a stack prepared by the
-         * launcher: no page tables to copy, and it only makes system calls
-         * on prepared data. The init waits until the command executed
-         * (going on at once is slower: both then share one CPU). */
+}
+
+/* The command shares the init's memory until execve (CLONE_VM |
+ * CLONE_VFORK, as posix_spawn does), on a stack prepared by the launcher:
+ * no page tables to copy, and it only makes system calls on prepared data.
+ * The init waits until the command executed (going on at once is slower:
+ * both then share one CPU). */
+static pid_t start_command(const launch *l)
+{
 #ifndef __SANITIZE_ADDRESS__
         pid_t cmd = clone(command_main, l->command_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)l);
 #else
@@ -1148,6 +1148,18 @@ _Noreturn void child_linux_main(const launch *l)
 #endif
         if (cmd < 0)
                 fail(l, STEP_FORK, errno, NULL);
+        return cmd;
+}
+
+_Noreturn void child_linux_main(const launch *l)
+{
+        /* Every signal stays blocked in the init (it reads them from a
+         * signalfd), so none of the launcher's handlers can run here; the
+         * command resets dispositions before exec. */
+        wait_for_launcher(l);
+        stamp(l, MARK_GO);
+        init_prepare(l);
+        pid_t cmd = start_command(l);
         /* The init keeps none of the command's descriptors: the caller sees
          * EOF on its pipes when the sandbox ends. */
         for (int i = 0; i < 3; i++) {
