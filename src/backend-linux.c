@@ -118,6 +118,20 @@ _Noreturn static void fail(const launch *l, child_step step, int err, const char
                         fail((l), (step), errno, (path));              \
         } while (0)
 
+/* System calls that leave errno alone: an init that shares the launcher's
+ * memory (CLONE_VM) also shares its thread's errno and TLS while the
+ * launcher goes on, and so does the init's helper thread. */
+#if SYS_RAW_AVAILABLE
+#define INIT_CALL(nr, a, b, c, d) sys_raw((nr), (long)(a), (long)(b), (long)(c), (long)(d))
+#else
+static long init_call(long nr, long a, long b, long c, long d)
+{
+        long r = syscall(nr, a, b, c, d);
+        return r < 0 ? -errno : r;
+}
+#define INIT_CALL(nr, a, b, c, d) init_call((nr), (long)(a), (long)(b), (long)(c), (long)(d))
+#endif
+
 /* "a" + "b" into |out| (PATH_MAX); false when too long. */
 static bool concat(char *out, const char *a, const char *b)
 {
@@ -751,17 +765,24 @@ static void finish_root(const launch *l)
                         remount_ro(l, l->ops[i].target);
 }
 
-static void loopback_up(const launch *l)
+/* Bring lo up through the socket |sock| of its network namespace: 0 or
+ * -errno. Raw system calls: the init's helper thread runs it too. */
+static long loopback_up(long sock)
 {
-        int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        struct ifreq ifr = {0};
-        sys_strlcpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name));
-        if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-                fail(l, STEP_LOOPBACK, errno, "lo");
+        struct ifreq ifr = {.ifr_name = "lo"};
+        long r = INIT_CALL(SYS_ioctl, sock, SIOCGIFFLAGS, &ifr, 0);
         ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-                fail(l, STEP_LOOPBACK, errno, "lo");
-        close(s);
+        return r < 0 ? r : INIT_CALL(SYS_ioctl, sock, SIOCSIFFLAGS, &ifr, 0);
+}
+
+/* The init itself, when no helper thread made the namespace. */
+static void init_loopback_up(const launch *l)
+{
+        long sock = INIT_CALL(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
+        long r = sock < 0 ? sock : loopback_up(sock);
+        if (r < 0)
+                fail(l, STEP_LOOPBACK, (int)-r, "lo");
+        close((int)sock);
 }
 
 /* ---- the network namespace, made by a helper thread ------------------------------ */
@@ -786,12 +807,7 @@ static int netns_helper(void *arg)
                 sock = sys_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
         long r = sock;
         if (sock >= 0 && j->loopback) {
-                struct ifreq ifr = {.ifr_name = "lo"};
-                j->step = STEP_LOOPBACK;
-                r = sys_raw(SYS_ioctl, sock, SIOCGIFFLAGS, (long)&ifr, 0);
-                ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-                if (r == 0)
-                        r = sys_raw(SYS_ioctl, sock, SIOCSIFFLAGS, (long)&ifr, 0);
+                r = loopback_up(sock);
                 j->step = r == 0 ? STEP_NETNS : STEP_LOOPBACK;
         }
         if (r >= 0)
@@ -1024,20 +1040,6 @@ typedef struct init_state {
         pid_t cmd;
 } init_state;
 
-/* The init's system calls from here on. An init that shares the launcher's
- * memory (CLONE_VM) also shares its thread's errno and TLS while the
- * launcher goes on: it may only make raw system calls that touch neither. */
-#if SYS_RAW_AVAILABLE
-#define INIT_CALL(nr, a, b, c, d) sys_raw((nr), (long)(a), (long)(b), (long)(c), (long)(d))
-#else
-static long init_call(long nr, long a, long b, long c, long d)
-{
-        long r = syscall(nr, a, b, c, d);
-        return r < 0 ? -errno : r;
-}
-#define INIT_CALL(nr, a, b, c, d) init_call((nr), (long)(a), (long)(b), (long)(c), (long)(d))
-#endif
-
 /* Reap everything; when the command ends, kill what is left and report. */
 _Noreturn static void init_loop(const init_state *s)
 {
@@ -1126,7 +1128,7 @@ static void init_prepare(const launch *l)
         if (netns_helped)
                 netns_join(l, &netns);
         else if (l->loopback)
-                loopback_up(l);
+                init_loopback_up(l);
         stamp(l, MARK_SEALED);
 }
 
