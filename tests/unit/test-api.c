@@ -426,13 +426,20 @@ static void test_prepare_not_found(void)
         cordon_config_free(c);
 }
 
+/* |text| into the workspace file |name| (mode |mode|); its path in |path|. */
+static void write_workspace_file(char *path, size_t size, const char *name, const char *text, mode_t mode)
+{
+        snprintf(path, size, "%s/%s", workspace, name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+        CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+        if (fd >= 0)
+                close(fd);
+}
+
 static void test_prepare_not_executable(void)
 {
         char path[160];
-        snprintf(path, sizeof(path), "%s/not-exec", workspace);
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        CHECK(fd >= 0 && write(fd, "data\n", 5) == 5);
-        close(fd);
+        write_workspace_file(path, sizeof(path), "not-exec", "data\n", 0644);
         cordon_config *c = new_config();
         const char *argv[] = {path, NULL};
         cordon_command *cmd = new_command(argv);
@@ -982,10 +989,7 @@ static void test_wall_time_limit(void)
 static void test_start_exec_failure(void)
 {
         char path[160];
-        snprintf(path, sizeof(path), "%s/vanishing", workspace);
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-        CHECK(fd >= 0 && write(fd, "#!/bin/sh\nexit 0\n", 17) == 17);
-        close(fd);
+        write_workspace_file(path, sizeof(path), "vanishing", "#!/bin/sh\nexit 0\n", 0755);
         const char *argv[] = {path, NULL};
         cordon_plan *plan = plan_for(NULL, argv, NULL);
         CHECK(plan != NULL);
