@@ -84,6 +84,8 @@ const char *child_step_name(child_step s)
                 [STEP_LANDLOCK] = "applying Landlock",
                 [STEP_SECCOMP] = "installing the seccomp filter",
                 [STEP_EXEC] = "executing the command",
+                [STEP_EXE_CHANGED] = "checking the executable (it changed since planning)",
+                [STEP_MOUNTPOINT_CHANGED] = "checking the mount point (it changed since planning)",
                 [STEP_CGROUP] = "joining the cgroup",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
@@ -435,24 +437,65 @@ static void add_rule_path(const launch *l, const char *path, uint64_t access)
         close(fd);
 }
 
+/* A source inside a writable mount must still be what was planned: of the
+ * planned type, and the planned inode when the plan saw one (the command,
+ * or another sandbox on the same workspace, may have swapped it). */
+static void check_source(const launch *l, const mount_op *op, int src)
+{
+        struct stat st;
+        if (fstat(src, &st) < 0)
+                fail(l, STEP_OPEN_SOURCE, errno, op->source);
+        bool type_ok = op->is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+        if (!type_ok || (op->ino && (st.st_dev != op->dev || st.st_ino != op->ino)))
+                fail(l, STEP_SOURCE_CHANGED, ESTALE, op->source);
+}
+
+/* A mount point inside a host bind (opened with O_NOFOLLOW): not a link,
+ * and of the source's type. */
+static void check_mountpoint(const launch *l, const mount_op *op, int tgt)
+{
+        struct stat st;
+        if (fstat(tgt, &st) < 0)
+                fail(l, STEP_MOUNTPOINT, errno, op->target);
+        if (S_ISLNK(st.st_mode) || (op->is_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+                fail(l, STEP_MOUNTPOINT_CHANGED, S_ISLNK(st.st_mode) ? ELOOP : ESTALE, op->target);
+}
+
 /* The source's type is checked by opening it (O_DIRECTORY for a
  * directory) and, for a file, by the mount itself: a directory cannot be
- * mounted on a file. */
-static void op_bind(const launch *l, walk_cache *wc, const mount_op *op, bool create)
+ * mounted on a file. Sources inside writable mounts, and mount points in
+ * host directories, are checked in full, and the mount goes on the
+ * descriptor checked. */
+static void op_bind(const launch *l, walk_cache *wc, const mount_op *op, bool create, bool in_tmpfs)
 {
         int src = open_source(op->source, op->is_dir);
         if (src < 0)
                 fail(l, errno == ELOOP || errno == ENOTDIR ? STEP_SOURCE_CHANGED : STEP_OPEN_SOURCE, errno,
                      op->source);
+        if (op->untrusted)
+                check_source(l, op, src);
         uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->writable ? 0 : MOUNT_ATTR_RDONLY);
         int r;
-        if (l->classic_mounts) {
-                if (is_dir_fd(src) != op->is_dir)
+        if (l->classic_mounts || !in_tmpfs) {
+                if (l->classic_mounts && is_dir_fd(src) != op->is_dir)
                         fail(l, STEP_SOURCE_CHANGED, op->is_dir ? ENOTDIR : EISDIR, op->source);
                 int tgt = open_mountpoint(wc, op->target, op->is_dir, create);
                 if (tgt < 0)
-                        fail(l, STEP_MOUNTPOINT, errno, op->target);
-                r = bind_fd(l, src, tgt, op->target, attrs, true);
+                        fail(l, errno == ELOOP || errno == ENOTDIR ? STEP_MOUNTPOINT_CHANGED : STEP_MOUNTPOINT,
+                             errno, op->target);
+                if (!in_tmpfs)
+                        check_mountpoint(l, op, tgt);
+                if (l->classic_mounts) {
+                        r = bind_fd(l, src, tgt, op->target, attrs, true);
+                } else {
+                        int tree = clone_tree(l, src, "", AT_EMPTY_PATH | AT_RECURSIVE, attrs);
+                        r = tree < 0 ? -1
+                                     : move_mount(tree, "", tgt, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+                        int e = errno;
+                        if (tree >= 0)
+                                close(tree);
+                        errno = e;
+                }
                 close(tgt);
         } else {
                 char name[NAME_MAX + 1];
@@ -710,7 +753,7 @@ static void apply_ops(const launch *l)
                 bool in_tmpfs = !parent || parent->kind != OP_BIND;
                 bool create = in_tmpfs || parent->host_mkdir_ok;
                 switch (op->kind) {
-                case OP_BIND: op_bind(l, &wc, op, create); break;
+                case OP_BIND: op_bind(l, &wc, op, create, in_tmpfs); break;
                 case OP_TMPFS: op_tmpfs(l, &wc, op, create); break;
                 case OP_PROC: op_proc(l, &wc, op, create); break;
                 case OP_DEV: op_dev(l, &wc, op, create); break;
@@ -899,6 +942,30 @@ static void drop_capabilities(const launch *l)
                 fail(l, STEP_CAPS, errno, "capset");
 }
 
+/* The executable lies inside a writable mount, where another sandbox may
+ * swap it: open it, check it is the inode planned, and execute that
+ * descriptor (a script is reopened by name by the kernel: only the check). */
+static void exec_planned_inode(const launch *l)
+{
+        struct stat st;
+        int fd = open(l->exe, O_PATH | O_CLOEXEC);
+        if (fd < 0) {
+                int e = errno;
+                report(l, STEP_EXEC, e, l->exe);
+                _exit(e == ENOENT ? 127 : 126);
+        }
+        if (fstat(fd, &st) < 0 || st.st_dev != l->exe_dev || st.st_ino != l->exe_ino || !S_ISREG(st.st_mode))
+                fail(l, STEP_EXE_CHANGED, ESTALE, l->exe);
+        if (!l->exe_by_fd) {
+                close(fd);
+                return;
+        }
+        syscall(SYS_execveat, fd, "", l->argv, l->envp, AT_EMPTY_PATH);
+        int e = errno;
+        report(l, STEP_EXEC, e, l->exe);
+        _exit(e == ENOENT ? 127 : 126);
+}
+
 _Noreturn static void exec_command(const launch *l)
 {
         /* handlers die at execve, but ignored signals stay ignored */
@@ -929,6 +996,8 @@ _Noreturn static void exec_command(const launch *l)
                         fail(l, STEP_SECCOMP, -r, NULL);
         }
         stamp(l, MARK_EXEC);
+        if (l->exe_check)
+                exec_planned_inode(l);
         execve(l->exe, l->argv, l->envp);
         int e = errno;
         report(l, STEP_EXEC, e, l->exe);

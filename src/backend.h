@@ -32,7 +32,10 @@ typedef struct mount_op {
         const char *data;     /* symlink text, file content, tmpfs options */
         size_t data_len;
         bool writable, is_dir;
-        bool host_mkdir_ok;   /* bind of cordon's own dirs: mount points may be created in it */
+        bool host_mkdir_ok;
+        bool untrusted;       /* bind: source inside a writable mount; dev/ino as planned when ino != 0 */
+        dev_t dev;
+        ino_t ino;   /* bind of cordon's own dirs: mount points may be created in it */
         int parent;           /* index of the nearest op whose target contains ours, or -1 */
         uint64_t access;      /* Landlock rights beneath it (0: none) */
 } mount_op;
@@ -70,6 +73,8 @@ typedef enum child_step {
         STEP_LANDLOCK,
         STEP_SECCOMP,
         STEP_EXEC,
+        STEP_EXE_CHANGED,
+        STEP_MOUNTPOINT_CHANGED,
         STEP_CGROUP,
 } child_step;
 
@@ -131,6 +136,11 @@ typedef struct launch {
         bool loopback;
         /* the command */
         const char *exe;
+        /* exe lies in a writable mount: run only this inode (execveat on a
+         * descriptor, unless it is a script, which the kernel reopens by name) */
+        bool exe_check, exe_by_fd;
+        dev_t exe_dev;
+        ino_t exe_ino;
         char *const *argv;
         char *const *envp;
         const char *cwd;

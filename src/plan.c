@@ -19,6 +19,7 @@
 #include "env.h"
 #include "error.h"
 #include "instance.h"
+#include "sys.h"
 
 const char *const PROC_READ_ONLY[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", NULL};
 const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug", NULL};
@@ -111,6 +112,8 @@ typedef struct builder {
         cordon_plan *p;
         cordon_error **err;
         char *home_real; /* the home directory with its symlinks resolved, or NULL */
+        char *exe_host;  /* the host file the executable is, canonical */
+        bool exe_visible; /* ... already visible in the sandbox: nothing to expose */
 } builder;
 
 static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
@@ -184,8 +187,35 @@ static char *host_readlink(const host_info *h, const char *path)
         return strdup(target);
 }
 
+/* Canonical host paths of the writable mounts (the threat model in
+ * DESIGN.md): the command controls everything at and below them, during
+ * and between runs, so no resolution follows a symlink there. */
+struct writable_roots {
+        char **roots;
+        char *refused; /* the symlink the last refusal met (host path) */
+};
+
+/* The writable root at or above |path|, or NULL. */
+static const char *writable_root_of(const host_info *h, const char *path)
+{
+        for (size_t i = 0; h->writable && h->writable->roots && h->writable->roots[i]; i++)
+                if (path_startswith(path, h->writable->roots[i]))
+                        return h->writable->roots[i];
+        return NULL;
+}
+
+/* A symlink at |link| inside a writable root: remember it, refuse. */
+static int refuse_link(const host_info *h, const char *link)
+{
+        free(h->writable->refused);
+        h->writable->refused = strdup(link);
+        return h->writable->refused ? -ELOOP : -ENOMEM;
+}
+
 /* Canonical form of |path| on the host: every symlink resolved, relative to
- * the host root. With |allow_missing|, a missing tail is appended as is. */
+ * the host root, except that a symlink inside a writable root fails with
+ * -ELOOP (h->writable->refused names it). With |allow_missing|, a missing
+ * tail is appended as is. */
 static int host_resolve(const host_info *h, const char *path, bool allow_missing, char **ret)
 {
         _cleanup_free_ char *done = strdup(""), *todo = strdup(path);
@@ -233,6 +263,8 @@ static int host_resolve(const host_info *h, const char *path, bool allow_missing
                         rest = end;
                         continue;
                 }
+                if (writable_root_of(h, cand))
+                        return refuse_link(h, cand);
                 if (++links > MAX_SYMLINKS)
                         return -ELOOP;
                 _cleanup_free_ char *link = host_readlink(h, cand);
@@ -310,24 +342,49 @@ static int add_simple(cordon_plan *p, mount_type t, const char *target, bool wri
         return add_mount(p, (plan_mount){.type = t, .target = tg, .writable = writable, .origin = o, .is_dir = true});
 }
 
-/* Bind |source| (a host path, resolved here) at |target|. */
+/* The refusal of a symlink that a resolution of |path| met inside a
+ * writable mount, as an error: "|what| |path|: ... ; |hint|". */
+static int link_error(builder *b, const char *what, const char *path, const char *hint)
+{
+        const char *link = b->h->writable->refused ? b->h->writable->refused : path;
+        const char *root = writable_root_of(b->h, link);
+        return error_set(b->err, ELOOP,
+                         "%s %s: %s is a symlink inside the writable mount %s, and cordon never follows links "
+                         "there (a command may have planted it); %s",
+                         what, path, link, root ? root : "?", hint);
+}
+
+/* Bind |source| (a host path, resolved here) at |target|. A writable bind
+ * becomes a writable root: nothing resolved later follows links below it. */
 static int add_bind(builder *b, const char *source, const char *target, bool writable, mount_origin o,
                     bool allow_missing)
 {
         char *resolved = NULL;
         int r = host_resolve(b->h, source, allow_missing, &resolved);
+        if (r == -ELOOP && b->h->writable->refused)
+                return link_error(b, "cannot expose", source, "expose the link's target itself if you trust it");
         if (r < 0)
                 return error_set(b->err, -r, "cannot resolve %s: %s", source, strerror(-r));
         struct stat st;
-        bool is_dir = host_lstat(b->h, resolved, &st) < 0 || S_ISDIR(st.st_mode);
+        bool exists = host_lstat(b->h, resolved, &st) == 0;
+        bool untrusted = writable_root_of(b->h, resolved) != NULL;
+        if (writable && !untrusted && strv_push(&b->h->writable->roots, resolved) < 0) {
+                free(resolved);
+                return -ENOMEM;
+        }
         char *tg = strdup(target);
         if (!tg) {
                 free(resolved);
                 return -ENOMEM;
         }
+        plan_mount m = {.type = MOUNT_BIND, .source = resolved, .target = tg, .writable = writable,
+                        .is_dir = !exists || S_ISDIR(st.st_mode), .untrusted = untrusted, .origin = o};
+        if (exists && untrusted) {
+                m.dev = st.st_dev;
+                m.ino = st.st_ino;
+        }
         /* cppcheck-suppress memleak ; add_mount takes ownership of the strings */
-        return add_mount(b->p, (plan_mount){.type = MOUNT_BIND, .source = resolved, .target = tg,
-                                            .writable = writable, .is_dir = is_dir, .origin = o});
+        return add_mount(b->p, m);
 }
 
 /* The mount whose target is the longest prefix of |path|, or NULL. */
@@ -396,6 +453,82 @@ static bool sandbox_visible(builder *b, const char *path)
         _cleanup_free_ char *hp = sandbox_to_host(b->p, path, 0);
         struct stat st;
         return hp && host_stat(b->h, hp, &st) == 0;
+}
+
+/* Is the sandbox path |path| a mount target or above one? */
+static bool leads_to_mount(const cordon_plan *p, const char *path)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (path_startswith(p->mounts[i].target, path) && p->mounts[i].type != MOUNT_SYMLINK)
+                        return true;
+        return false;
+}
+
+/* Resolve the sandbox path |path| as the sandbox will: each symlink is
+ * read from the host file behind the view and followed in the sandbox's
+ * namespace, so a link inside a writable mount that points outside stays
+ * dangling instead of exposing its target. On success |*ret_host| is the
+ * host file behind the result (not a link). -ENXIO when a component is not
+ * backed by a host bind (not visible, or a tmpfs), -ENOENT when missing. */
+static int sandbox_resolve(builder *b, const char *path, char **ret_host)
+{
+        _cleanup_free_ char *done = strdup(""), *todo = strdup(path);
+        int links = 0;
+        if (!done || !todo)
+                return -ENOMEM;
+        const char *rest = todo;
+        for (;;) {
+                while (*rest == '/')
+                        rest++;
+                if (!*rest)
+                        break;
+                const char *end = strchrnul(rest, '/');
+                size_t len = (size_t)(end - rest);
+                if ((len == 1 && rest[0] == '.') || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
+                        char *slash = len == 2 ? strrchr(done, '/') : NULL;
+                        if (slash)
+                                *slash = '\0';
+                        rest = end;
+                        continue;
+                }
+                _cleanup_free_ char *cand =
+                        strnconcat(3, (const char *const[]){done, "/", rest}, (const size_t[]){(size_t)-1, 1, len});
+                _cleanup_free_ char *hp = cand ? sandbox_to_host(b->p, cand, 0) : NULL;
+                struct stat st;
+                if (!cand)
+                        return -ENOMEM;
+                if (!hp && *end && leads_to_mount(b->p, cand)) {
+                        free(done); /* a directory of the sandbox's own (tmpfs) on the way to a mount */
+                        done = TAKE_PTR(cand);
+                        rest = end;
+                        continue;
+                }
+                if (!hp)
+                        return -ENXIO;
+                int r = host_lstat(b->h, hp, &st);
+                if (r < 0)
+                        return r;
+                if (!S_ISLNK(st.st_mode)) {
+                        free(done);
+                        done = TAKE_PTR(cand);
+                        rest = end;
+                        continue;
+                }
+                _cleanup_free_ char *link = ++links > MAX_SYMLINKS ? NULL : host_readlink(b->h, hp);
+                char *next = link ? strjoin3(link, "/", end) : NULL;
+                if (!next)
+                        return links > MAX_SYMLINKS ? -ELOOP : -ENOMEM;
+                if (link[0] == '/')
+                        done[0] = '\0';
+                free(todo);
+                todo = next;
+                rest = todo;
+        }
+        char *hp = sandbox_to_host(b->p, done[0] ? done : "/", 0);
+        if (!hp)
+                return -ENXIO;
+        *ret_host = hp;
+        return 0;
 }
 
 /* Why |path| may not be exposed automatically (to follow "the working
@@ -626,15 +759,55 @@ static int host_executable(const host_info *h, const char *path)
         return 0;
 }
 
-/* The absolute interpreter of a "#!" script, or NULL. */
-static char *shebang_interpreter(const host_info *h, const char *path)
+/* The same for the sandbox path |path|, resolved as the sandbox will
+ * (sandbox_resolve); sets |*ret_host| to the host file. -ENXIO: it leads
+ * out of the view. */
+static int visible_executable(builder *b, const char *path, char **ret_host)
 {
-        _cleanup_free_ char *hp = NULL, *real = NULL;
-        if (host_resolve(h, path, false, &real) < 0 || !(hp = host_path(h, real)))
-                return NULL;
-        _cleanup_close_ int fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_free_ char *hp = NULL;
+        struct stat st;
+        int r = sandbox_resolve(b, path, &hp);
+        if (r == -ENXIO || r == -ENOMEM)
+                return r;
+        if (r < 0 || host_lstat(b->h, hp, &st) < 0)
+                return -ENOENT;
+        if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+                return -EACCES;
+        *ret_host = TAKE_PTR(hp);
+        return 0;
+}
+
+/* Is the sandbox path |cand| an executable? Inside the view as the sandbox
+ * resolves it; where that leads out of the view, on the host (where links
+ * inside writable mounts are not followed), to be exposed. */
+static int candidate_executable(builder *b, const char *cand, const char *hp)
+{
+        free(b->exe_host);
+        b->exe_host = NULL;
+        int r = visible_executable(b, cand, &b->exe_host);
+        b->exe_visible = r == 0;
+        if (r != -ENXIO)
+                return r;
+        r = host_executable(b->h, hp);
+        if (r == 0 && host_resolve(b->h, hp, false, &b->exe_host) < 0)
+                r = -ENOENT;
+        return r;
+}
+
+/* The absolute interpreter of the "#!" script |host| (canonical), or NULL.
+ * Opened without following any link: the file may lie in a writable mount. */
+static char *shebang_interpreter(const host_info *h, const char *host)
+{
+        _cleanup_free_ char *hp = host_path(h, host);
+        int fd = hp ? sys_openat2(AT_FDCWD, hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
+                                  RESOLVE_NO_SYMLINKS)
+                    : -1;
+        if (fd < 0 && errno == ENOSYS)
+                fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
         char line[256];
         ssize_t n = fd < 0 ? -1 : read(fd, line, sizeof(line) - 1);
+        if (fd >= 0)
+                close(fd);
         if (n < 3 || line[0] != '#' || line[1] != '!')
                 return NULL;
         line[n] = '\0';
@@ -642,7 +815,7 @@ static char *shebang_interpreter(const host_info *h, const char *path)
         s += strspn(s, " \t");
         size_t len = strcspn(s, " \t\r\n");
         if (s[0] != '/' || s[len] == '\0')
-                return NULL; /* relative, or the line did not fit */
+                return strdup(""); /* a script all the same: relative, or the line did not fit */
         return strndup(s, len);
 }
 
@@ -665,7 +838,7 @@ static int not_executable(builder *b, const char *name)
 
 /* Look |name| up the way execvp would inside the sandbox: first among what
  * the sandbox sees, then on the host (which then gets exposed). Sets
- * |*ret_path| to the path to execute. */
+ * |*ret_path| to the path to execute, b->exe_host to the file it is. */
 static int find_exe(builder *b, const char *name, char **ret_path)
 {
         if (!name[0]) /* as execvp: ENOENT, not a search that finds the PATH directories */
@@ -676,13 +849,13 @@ static int find_exe(builder *b, const char *name, char **ret_path)
                 if (!joined || path_normalize(joined, true, &norm) < 0)
                         return -ENOMEM;
                 _cleanup_free_ char *hp = sandbox_to_host(b->p, norm, 0);
-                int r = host_executable(b->h, hp ? hp : norm);
+                int r = candidate_executable(b, norm, hp ? hp : norm);
                 if (r == 0 || r == -EACCES) {
                         *ret_path = norm;
                         return r == 0 ? 0 : not_executable(b, name);
                 }
                 free(norm);
-                return not_found(b, name);
+                return r == -ENOMEM ? r : not_found(b, name);
         }
         const char *path = env_get(b->p->env, "PATH");
         _cleanup_free_ char *copy = strdup(path ? path : DEFAULT_PATH);
@@ -699,7 +872,11 @@ static int find_exe(builder *b, const char *name, char **ret_path)
                         _cleanup_free_ char *hp = pass == 0 && cand ? sandbox_to_host(b->p, cand, 0) : NULL;
                         if (!cand || (pass == 0 && !hp))
                                 continue;
-                        int r = host_executable(b->h, pass == 0 ? hp : cand);
+                        int r = pass == 0 ? candidate_executable(b, cand, hp) : host_executable(b->h, cand);
+                        if (r == 0 && pass == 1 && host_resolve(b->h, cand, false, &b->exe_host) < 0)
+                                r = -ENOENT;
+                        if (r == -ENOMEM)
+                                return r;
                         if (r == 0) {
                                 char *norm = NULL;
                                 if (path_normalize(cand, true, &norm) < 0)
@@ -718,6 +895,9 @@ static int plan_cwd(builder *b)
         const char *want = b->cmd && b->cmd->cwd ? b->cmd->cwd : b->h->cwd;
         _cleanup_free_ char *real = NULL;
         int r = want ? host_resolve(b->h, want, false, &real) : -ENOENT;
+        if (r == -ELOOP && b->h->writable->refused)
+                return link_error(b, "the working directory", want,
+                                  "run from the real directory (the link's target must be exposed on purpose)");
         if (r < 0)
                 return error_set(b->err, -r, "the working directory %s does not exist", want ? want : "(unknown)");
         b->p->host_cwd = strdup(real);
@@ -784,6 +964,20 @@ static int plan_args(builder *b)
         return 0;
 }
 
+/* The executable lies inside a writable mount: the child runs exactly the
+ * inode seen here (a concurrent sandbox may swap the name meanwhile). */
+static void plan_exe_inode(builder *b, bool is_script)
+{
+        struct stat st;
+        cordon_plan *p = b->p;
+        if (!writable_root_of(b->h, b->exe_host) || host_lstat(b->h, b->exe_host, &st) < 0)
+                return;
+        p->exe_untrusted = true;
+        p->exe_is_script = is_script;
+        p->exe_dev = st.st_dev;
+        p->exe_ino = st.st_ino;
+}
+
 static int plan_command(builder *b)
 {
         int r = plan_cwd(b);
@@ -793,18 +987,20 @@ static int plan_command(builder *b)
                 return r;
         }
         r = find_exe(b, b->p->argv[0], &b->p->exe);
-        if (r == 0)
+        if (r == 0 && !b->exe_visible)
                 r = expose_exe_chain(b, b->p->exe);
-        _cleanup_free_ char *interp = r == 0 ? shebang_interpreter(b->h, b->p->exe) : NULL;
-        if (interp)
+        _cleanup_free_ char *interp = r == 0 ? shebang_interpreter(b->h, b->exe_host) : NULL;
+        if (interp && interp[0])
                 r = expose_exe_chain(b, interp);
         if (r == 0)
                 r = plan_args(b);
-        if (r == 0 && !sandbox_visible(b, b->p->exe))
+        if (r == 0 && !b->exe_visible && !sandbox_visible(b, b->p->exe))
                 r = error_set(b->err, EACCES,
                               "%s is not visible in the sandbox (auto_expose.exe is \"off\" or it lies in your "
                               "home directory): expose it with --expose",
                               b->p->exe);
+        if (r == 0)
+                plan_exe_inode(b, interp != NULL);
         return r;
 }
 
@@ -1010,6 +1206,43 @@ static int check_mountpoints(builder *b)
 
 /* ---- the whole plan ---------------------------------------------------------------------- */
 
+/* The writable roots the config asks for (instance root, workspace, rw
+ * exposures), canonical. Each is resolved once trusting every link, then
+ * again refusing links below the roots found: a root reached through a
+ * link inside another one (a planted ws/sub for --expose ws/sub:rw) is an
+ * error, so no writable root depends on what a command wrote. */
+static int plan_writable_roots(builder *b)
+{
+        cordon_plan *p = b->p;
+        _cleanup_strv_ char **want = NULL;
+        if (p->backend == BACKEND_NONE)
+                return 0;
+        int r = strv_push(&want, p->instance_root);
+        if (r == 0)
+                r = strv_push(&want, p->workspace);
+        for (size_t i = 0; r == 0 && i < b->c->n_expose; i++)
+                if (b->c->expose[i].writable)
+                        r = strv_push(&want, b->c->expose[i].source);
+        for (size_t i = 0; r == 0 && want[i]; i++) {
+                char *real = NULL;
+                int e = host_resolve(b->h, want[i], true, &real);
+                if (e == -ENOMEM)
+                        return e;
+                if (e == 0)
+                        r = strv_consume(&b->h->writable->roots, real);
+        }
+        for (size_t i = 0; r == 0 && want[i]; i++) {
+                _cleanup_free_ char *real = NULL;
+                int e = host_resolve(b->h, want[i], true, &real);
+                if (e == -ELOOP && b->h->writable->refused)
+                        return link_error(b, "cannot use the writable path", want[i],
+                                          "give the real path of the directory");
+                if (e == -ENOMEM)
+                        return e;
+        }
+        return r;
+}
+
 static int select_backend(builder *b)
 {
         const cordon_config *c = b->c;
@@ -1100,10 +1333,14 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                cordon_error **ret_error)
 {
         struct stat_cache cache = {0};
+        struct writable_roots writable = {0};
         host_info hc = *h;
         hc.cache = &cache;
+        hc.writable = &writable;
         int r = plan_build_cached(c, cmd, &hc, ret, ret_error);
         stat_cache_clear(&cache);
+        strv_free(writable.roots);
+        free(writable.refused);
         return r;
 }
 
@@ -1122,6 +1359,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
         int r = plan_init(&b);
         if (r == 0)
                 r = plan_environment(&b);
+        if (r == 0)
+                r = plan_writable_roots(&b);
         if (r == 0 && p->backend != BACKEND_NONE) {
                 r = plan_system(&b);
                 if (r == 0 && p->backend == BACKEND_LINUX)
@@ -1142,6 +1381,7 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
                         qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
                 r = check_mountpoints(&b);
         }
+        free(b.exe_host);
         if (r < 0) {
                 if (ret_error && !*ret_error)
                         error_set(ret_error, -r, "cannot plan the sandbox: %s", strerror(-r));

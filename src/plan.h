@@ -44,9 +44,15 @@ typedef struct plan_mount {
         char *target;  /* path inside the sandbox */
         bool writable;
         bool is_dir;   /* bind: the source is a directory */
-        bool missing;  /* protect: absent; cordon_start creates an empty placeholder */
+        bool missing;  /* protect: absent; cordon_start creates a placeholder */
+        /* bind: the source lies inside a writable mount, where the command
+         * may have swapped it since planning: the child checks that it is
+         * still the inode planned (when |ino| is not 0) and not a link */
+        bool untrusted;
+        dev_t dev;
+        ino_t ino;
         mount_origin origin;
-        char *content; /* file: its content */
+        char *content; /* file: its content; missing bind: the placeholder's (NULL: empty) */
 } plan_mount;
 
 /* Read-only and masked parts of the sandbox's /proc. */
@@ -68,6 +74,11 @@ struct cordon_plan {
         size_t n_mounts;
         char **argv;              /* NULL for an environment-only plan */
         char *exe;                /* path to execve, inside the sandbox */
+        /* The executable lies inside a writable mount: the child executes
+         * only this inode (dev/ino of the file the plan saw). */
+        bool exe_untrusted, exe_is_script;
+        dev_t exe_dev;
+        ino_t exe_ino;
         char **env;
         char *cwd;                /* inside the sandbox */
         char *host_cwd;
@@ -106,6 +117,7 @@ typedef struct host_info {
         const char *cwd;        /* the caller's working directory */
         char *const *environ;   /* the caller's environment */
         struct stat_cache *cache; /* lstat results while one plan is built (plan_build's own) */
+        struct writable_roots *writable; /* plan_build's own: no symlink below these is followed */
 } host_info;
 
 /* Build the plan. Reads the host (through |h->root|), changes nothing. */

@@ -216,6 +216,9 @@ static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
                         .is_dir = m->is_dir,
                         .host_mkdir_ok = m->type == MOUNT_BIND &&
                                          (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
+                        .untrusted = m->untrusted,
+                        .dev = m->dev,
+                        .ino = m->ino,
                         .access = access_for(m, ll),
                 };
                 if (m->type == MOUNT_SYMLINK)
@@ -429,6 +432,10 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         l->gid = p->gid;
         l->drop_groups = p->uid == 0 && p->backend == BACKEND_LINUX;
         l->exe = p->exe;
+        l->exe_check = p->exe_untrusted;
+        l->exe_by_fd = p->exe_untrusted && !p->exe_is_script;
+        l->exe_dev = p->exe_dev;
+        l->exe_ino = p->exe_ino;
         l->argv = p->argv;
         l->envp = p->env;
         l->cwd = p->backend == BACKEND_LINUX ? p->cwd : p->host_cwd;
@@ -544,8 +551,13 @@ static const char *step_hint(const child_report *rep)
         if (rep->step == STEP_PROC && rep->err == EPERM)
                 return " (the host's /proc is partly covered, as in many containers; a fresh /proc needs an "
                        "uncovered one)";
-        if (rep->step == STEP_SOURCE_CHANGED || (rep->step == STEP_OPEN_SOURCE && rep->err == ELOOP))
-                return " (a path on the way became a symlink after planning; cordon refuses to follow it)";
+        if (rep->step == STEP_SOURCE_CHANGED || (rep->step == STEP_OPEN_SOURCE && rep->err == ELOOP) ||
+            rep->step == STEP_MOUNTPOINT_CHANGED || (rep->step == STEP_MOUNTPOINT && rep->err == ELOOP))
+                return " (a path inside a writable mount was replaced or became a symlink after planning; cordon "
+                       "refuses to follow it: plan again)";
+        if (rep->step == STEP_EXE_CHANGED)
+                return " (another process replaced it inside a writable mount; cordon runs only the file it "
+                       "planned: plan again)";
         if (rep->step == STEP_LANDLOCK && rep->err == EINVAL)
                 return " (the kernel rejected a Landlock rule)";
         return "";
