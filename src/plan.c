@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "env.h"
@@ -114,6 +115,7 @@ typedef struct builder {
         char *home_real; /* the home directory with its symlinks resolved, or NULL */
         char *exe_host;  /* the host file the executable is, canonical */
         bool exe_visible; /* ... already visible in the sandbox: nothing to expose */
+        int scan_budget;  /* directory entries left to read looking for repositories */
 } builder;
 
 static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
@@ -666,7 +668,7 @@ static int plan_instance_landlock(builder *b)
                 if (strchr(d, '/') || streq(d, "logs"))
                         continue;
                 _cleanup_free_ char *path = path_join(p->instance_root, d);
-                int r = path ? add_bind(b, path, path, true, ORIGIN_INSTANCE, true) : -ENOMEM;
+                int r = path ? add_bind(b, path, path, !streq(d, "skills"), ORIGIN_INSTANCE, true) : -ENOMEM;
                 if (r < 0)
                         return r;
         }
@@ -687,6 +689,10 @@ static int plan_instance(builder *b)
         /* logs/ is cordon's audit trail: hidden under an empty read-only tmpfs */
         if (r == 0)
                 r = add_simple(p, MOUNT_TMPFS, logs, false, ORIGIN_INSTANCE);
+        /* skills/ is the host agent's own code and prompts: read-only */
+        _cleanup_free_ char *skills = path_join(p->instance_root, "skills");
+        if (r == 0)
+                r = skills ? add_bind(b, skills, skills, false, ORIGIN_INSTANCE, true) : -ENOMEM;
         if (r == 0 && !path_startswith(p->workspace, p->instance_root))
                 r = add_bind(b, p->workspace, p->workspace, true, ORIGIN_WORKSPACE, true);
         return r;
@@ -799,11 +805,7 @@ static int candidate_executable(builder *b, const char *cand, const char *hp)
 static char *shebang_interpreter(const host_info *h, const char *host)
 {
         _cleanup_free_ char *hp = host_path(h, host);
-        int fd = hp ? sys_openat2(AT_FDCWD, hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
-                                  RESOLVE_NO_SYMLINKS)
-                    : -1;
-        if (fd < 0 && errno == ENOSYS)
-                fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        int fd = hp ? sys_open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
         char line[256];
         ssize_t n = fd < 0 ? -1 : read(fd, line, sizeof(line) - 1);
         if (fd >= 0)
@@ -1006,72 +1008,283 @@ static int plan_command(builder *b)
 
 /* ---- protected paths ------------------------------------------------------------------ */
 
-/* Paths kept read-only inside every writable mount: a command must not be
- * able to plant a git hook (or point core.hooksPath elsewhere) that runs
- * later on the host. */
-static const char *const DEFAULT_PROTECT[] = {".git/hooks", ".git/config", NULL};
+/* What git executes, or reads to decide what to execute, from a
+ * repository's control directory: hooks, the config (core.hooksPath,
+ * aliases, filters, fsmonitor, pager), the per-worktree config,
+ * commondir (whose config and hooks count) and info/ (attributes pick
+ * filters). Read-only inside every writable mount; a missing one gets a
+ * placeholder so that it cannot be created either. Everything else git
+ * writes in ordinary work (objects, refs, logs, index, HEAD, packed-refs,
+ * rebase/merge state) stays writable. */
+static const struct {
+        const char *name;
+        bool dir;
+        const char *placeholder; /* content of a missing file's placeholder */
+} GIT_CONTROL[] = {
+        {"hooks", true, NULL},
+        {"config", false, NULL},
+        {"config.worktree", false, NULL},
+        {"commondir", false, ".\n"}, /* git dies on an empty commondir; "." is the repository itself */
+        {"info", true, NULL},
+};
+#define GIT_NESTING 4          /* modules/a/modules/b/...: how deep control dirs are searched */
+#define REPO_SCAN_DEPTH 2      /* repositories are looked for up to 2 directories below a writable mount */
+#define REPO_SCAN_ENTRIES 4096 /* directory entries read for that, per plan */
 
-/* Protect |target| (inside the writable bind |rw|). When it does not exist,
- * the first missing component gets an empty placeholder (created by
- * cordon_start, removed afterwards) that is mounted read-only, so it cannot
- * be created either. */
-static int protect_one(builder *b, const plan_mount *rw, const char *target, bool want_dir)
+/* lstat |rel| below the writable bind |rw| without following any link.
+ * 0; -ENOENT with |*missing| = the length of |rel| up to its first missing
+ * component; -ENOTDIR; -ELOOP for a link on the way or at the end
+ * (h->writable->refused names it). */
+static int lstat_below(builder *b, const plan_mount *rw, const char *rel, struct stat *st, size_t *missing)
 {
-        const char *rel = path_skip_prefix(target, rw->target);
-        _cleanup_free_ char *host = rel ? path_join(rw->source, rel) : NULL;
-        if (!host)
-                return -ENOMEM;
+        for (const char *c = rel;;) {
+                while (*c == '/')
+                        c++;
+                const char *end = strchrnul(c, '/');
+                _cleanup_free_ char *part = strndup(rel, (size_t)(end - rel));
+                _cleanup_free_ char *hp = part ? path_join(rw->source, part) : NULL;
+                if (!hp)
+                        return -ENOMEM;
+                int r = host_lstat(b->h, hp, st);
+                if (r == -ENOENT && missing)
+                        *missing = (size_t)(end - rel);
+                if (r < 0)
+                        return r;
+                if (S_ISLNK(st->st_mode))
+                        return refuse_link(b->h, hp);
+                if (!*end)
+                        return 0;
+                if (!S_ISDIR(st->st_mode))
+                        return -ENOTDIR;
+                c = end;
+        }
+}
+
+static int protect_link_error(builder *b, const plan_mount *rw, const char *rel)
+{
+        _cleanup_free_ char *t = path_join(rw->target, rel);
+        return link_error(b, "cannot protect", t ? t : rel,
+                          "cordon will not run with a link there: remove it, or put the real file in its place");
+}
+
+/* Protect |rel| below the writable bind |rw|: bound read-only over itself
+ * or, when missing, a placeholder at its first missing component (created
+ * by cordon_start, removed afterwards) so that it cannot be created. */
+static int protect_one(builder *b, const plan_mount *rw, const char *rel, bool want_dir, const char *content)
+{
         struct stat st;
-        if (host_lstat(b->h, host, &st) == 0)
-                return add_bind(b, host, target, false, ORIGIN_PROTECT, false);
-        /* the first missing component below the writable mount */
-        _cleanup_free_ char *missing_host = strdup(rw->source), *missing_target = strdup(rw->target);
-        char *walk = strdup(rel), *save = NULL;
-        if (!missing_host || !missing_target || !walk) {
-                free(walk);
+        size_t missing = 0;
+        int r = lstat_below(b, rw, rel, &st, &missing);
+        if (r == -ELOOP)
+                return protect_link_error(b, rw, rel);
+        if (r == -ENOTDIR)
+                return 0; /* below a file: nothing can be created there */
+        _cleanup_free_ char *part = strndup(rel, r == 0 ? strlen(rel) : missing);
+        char *host = part ? path_join(rw->source, part) : NULL, *target = part ? path_join(rw->target, part) : NULL;
+        if (!host || !target || (r < 0 && r != -ENOENT)) {
+                free(host);
+                free(target);
+                return !host || !target ? -ENOMEM : r;
+        }
+        if (r == 0) {
+                r = add_bind(b, host, target, false, ORIGIN_PROTECT, false);
+                free(host);
+                free(target);
+                return r;
+        }
+        bool last = rel[missing] == '\0';
+        char *text = last && content ? strdup(content) : NULL;
+        if (last && content && !text) {
+                free(host);
+                free(target);
                 return -ENOMEM;
         }
-        bool last = false;
-        for (char *c = strtok_r(walk, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-                char *h = path_join(missing_host, c), *t = path_join(missing_target, c);
-                free(missing_host);
-                free(missing_target);
-                missing_host = h;
-                missing_target = t;
-                if (!h || !t)
-                        break;
-                last = save == NULL || *save == '\0';
-                if (host_lstat(b->h, h, &st) < 0)
-                        break;
-        }
-        free(walk);
-        if (!missing_host || !missing_target)
+        return add_mount(b->p, (plan_mount){.type = MOUNT_BIND, .source = host, .target = target,
+                                            .is_dir = last && want_dir, .missing = true, .untrusted = true,
+                                            .content = text, .origin = ORIGIN_PROTECT});
+}
+
+/* The names of the subdirectories of |rel| below |rw| (read without
+ * following links; a link among them is an error), sorted. */
+static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char ***ret)
+{
+        _cleanup_free_ char *dir = path_join(rw->source, rel);
+        _cleanup_free_ char *hp = dir ? host_path(b->h, dir) : NULL;
+        *ret = NULL;
+        if (!hp)
                 return -ENOMEM;
-        return add_mount(b->p, (plan_mount){.type = MOUNT_BIND, .source = TAKE_PTR(missing_host),
-                                            .target = TAKE_PTR(missing_target), .is_dir = last && want_dir,
-                                            .missing = true, .origin = ORIGIN_PROTECT});
+        int fd = sys_open_nofollow(hp, O_RDONLY | O_DIRECTORY);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return 0; /* unreadable: git cannot read it either */
+        }
+        int r = 0;
+        for (struct dirent *e; r == 0 && (e = readdir(d)) && b->scan_budget > 0; b->scan_budget--) {
+                if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+                        continue;
+                struct stat st;
+                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                r = strv_push(ret, e->d_name);
+        }
+        closedir(d);
+        if (*ret)
+                strv_sort(*ret);
+        return r;
+}
+
+static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin);
+
+/* Control directories under |rel|/modules and |rel|/worktrees: a
+ * directory with a HEAD is one; another (a submodule named "a/b") is
+ * searched below. */
+static int protect_nested_gitdirs(builder *b, const plan_mount *rw, const char *rel, int depth)
+{
+        static const char *const SUB[] = {"modules", "worktrees"};
+        for (size_t i = 0; i < ARRAY_SIZE(SUB) && depth < GIT_NESTING; i++) {
+                _cleanup_free_ char *sub = rel[0] ? path_join(rel, SUB[i]) : strdup(SUB[i]);
+                _cleanup_strv_ char **names = NULL;
+                int r = sub ? list_subdirs(b, rw, sub, &names) : -ENOMEM;
+                for (size_t k = 0; r == 0 && names && names[k]; k++) {
+                        _cleanup_free_ char *g = path_join(sub, names[k]);
+                        _cleanup_free_ char *head = g ? path_join(g, "HEAD") : NULL;
+                        struct stat st;
+                        if (!head)
+                                return -ENOMEM;
+                        if (lstat_below(b, rw, head, &st, NULL) == 0)
+                                r = protect_gitdir(b, rw, g, depth + 1, true);
+                        else
+                                r = protect_nested_gitdirs(b, rw, g, depth + 1);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Protect the control files of the git directory |rel| below |rw|. |pin|:
+ * it is bound (writable) over itself, a mount point that the command can
+ * neither rename nor replace. */
+static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin)
+{
+        int r = 0;
+        if (pin) {
+                _cleanup_free_ char *h = path_join(rw->source, rel), *t = path_join(rw->target, rel);
+                r = h && t ? add_bind(b, h, t, true, ORIGIN_PROTECT, false) : -ENOMEM;
+        }
+        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(GIT_CONTROL); i++) {
+                _cleanup_free_ char *c = rel[0] ? path_join(rel, GIT_CONTROL[i].name) : strdup(GIT_CONTROL[i].name);
+                r = c ? protect_one(b, rw, c, GIT_CONTROL[i].dir, GIT_CONTROL[i].placeholder) : -ENOMEM;
+        }
+        return r == 0 ? protect_nested_gitdirs(b, rw, rel, depth) : r;
+}
+
+/* "gitdir: PATH" of the gitfile |host|, as an absolute host path, or NULL. */
+static char *gitfile_target(builder *b, const char *host)
+{
+        _cleanup_free_ char *hp = host_path(b->h, host);
+        int fd = hp ? sys_open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
+        char text[PATH_MAX + 16];
+        ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+        if (fd >= 0)
+                close(fd);
+        if (n < 8 || strncmp(text, "gitdir: ", 8) != 0)
+                return NULL;
+        text[n] = '\0';
+        text[8 + strcspn(text + 8, "\r\n")] = '\0';
+        if (text[8] == '/')
+                return strdup(text + 8);
+        _cleanup_free_ char *dir = path_dirname(host);
+        return dir ? path_join(dir, text + 8) : NULL;
+}
+
+/* The writable bind whose source holds the host path |path| (the deepest). */
+static const plan_mount *writable_bind_of(const cordon_plan *p, const char *path)
+{
+        const plan_mount *best = NULL;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (m->type == MOUNT_BIND && m->writable && m->origin != ORIGIN_PROTECT &&
+                    path_startswith(path, m->source) && (!best || strlen(m->source) > strlen(best->source)))
+                        best = &p->mounts[i];
+        }
+        return best;
+}
+
+/* A gitfile (".git" holding "gitdir: PATH", a worktree or submodule
+ * checkout) is read-only itself; a git directory it names inside a
+ * writable mount is protected there. */
+static int protect_gitfile(builder *b, const plan_mount *rw, const char *rel)
+{
+        _cleanup_free_ char *h = path_join(rw->source, rel), *t = path_join(rw->target, rel);
+        int r = h && t ? add_bind(b, h, t, false, ORIGIN_PROTECT, false) : -ENOMEM;
+        _cleanup_free_ char *target = r == 0 ? gitfile_target(b, h) : NULL;
+        _cleanup_free_ char *norm = NULL, *real = NULL;
+        if (!target || path_normalize(target, true, &norm) < 0)
+                return r;
+        int e = host_resolve(b->h, norm, false, &real);
+        if (e == -ELOOP && b->h->writable->refused)
+                return link_error(b, "cannot protect the git directory named by", h,
+                                  "cordon will not run with a link there: remove it");
+        const plan_mount *w = e == 0 ? writable_bind_of(b->p, real) : NULL;
+        if (!w)
+                return 0; /* missing, or not writable in the sandbox */
+        plan_mount copy = *w; /* protect_gitdir adds mounts: |w| may move */
+        return protect_gitdir(b, &copy, path_skip_prefix(real, copy.source), 0, !streq(real, copy.source));
+}
+
+/* A bare repository at the top of a writable mount (HEAD, objects/, refs/). */
+static bool is_bare_repository(builder *b, const plan_mount *rw)
+{
+        struct stat st;
+        return lstat_below(b, rw, "HEAD", &st, NULL) == 0 && S_ISREG(st.st_mode) &&
+               lstat_below(b, rw, "objects", &st, NULL) == 0 && S_ISDIR(st.st_mode) &&
+               lstat_below(b, rw, "refs", &st, NULL) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Repositories at |rel| and up to |depth| directories below it. */
+static int scan_repositories(builder *b, const plan_mount *rw, const char *rel, int depth)
+{
+        _cleanup_free_ char *git = rel[0] ? path_join(rel, ".git") : strdup(".git");
+        struct stat st;
+        int r = git ? lstat_below(b, rw, git, &st, NULL) : -ENOMEM;
+        if (r == -ELOOP)
+                return protect_link_error(b, rw, git);
+        if (r == 0 && S_ISDIR(st.st_mode))
+                r = protect_gitdir(b, rw, git, 0, true);
+        else if (r == 0 && S_ISREG(st.st_mode))
+                r = protect_gitfile(b, rw, git);
+        else
+                r = r == -ENOMEM ? r : 0;
+        _cleanup_strv_ char **names = NULL;
+        if (r == 0 && depth > 0)
+                r = list_subdirs(b, rw, rel, &names);
+        for (size_t i = 0; r == 0 && names && names[i]; i++) {
+                if (streq(names[i], ".git"))
+                        continue;
+                _cleanup_free_ char *sub = rel[0] ? path_join(rel, names[i]) : strdup(names[i]);
+                r = sub ? scan_repositories(b, rw, sub, depth - 1) : -ENOMEM;
+        }
+        return r;
 }
 
 static int protect_mount(builder *b, const plan_mount *rw)
 {
-        _cleanup_free_ char *git = path_join(rw->source, ".git");
-        struct stat st;
-        int r = git ? 0 : -ENOMEM;
-        if (r == 0 && host_lstat(b->h, git, &st) == 0) {
-                _cleanup_free_ char *t = path_join(rw->target, ".git");
-                if (!t)
-                        return -ENOMEM;
-                if (S_ISREG(st.st_mode)) /* a worktree's "gitdir:" pointer */
-                        return add_bind(b, git, t, false, ORIGIN_PROTECT, false);
-                for (size_t i = 0; r == 0 && S_ISDIR(st.st_mode) && DEFAULT_PROTECT[i]; i++) {
-                        _cleanup_free_ char *pt = path_join(rw->target, DEFAULT_PROTECT[i]);
-                        r = pt ? protect_one(b, rw, pt, streq(DEFAULT_PROTECT[i], ".git/hooks")) : -ENOMEM;
-                }
+        int r = 0;
+        /* the instance root holds the command's own files (runtime-user-env)
+         * and the workspace, which is a writable mount of its own */
+        if (rw->origin != ORIGIN_INSTANCE) {
+                if (is_bare_repository(b, rw))
+                        r = protect_gitdir(b, rw, "", 0, false);
+                if (r == 0)
+                        r = scan_repositories(b, rw, "", REPO_SCAN_DEPTH);
         }
         for (size_t i = 0; r == 0 && b->c->protect && b->c->protect[i]; i++) {
                 const char *pt = b->c->protect[i];
                 if (path_startswith(pt, rw->target) && !streq(pt, rw->target))
-                        r = protect_one(b, rw, pt, false);
+                        r = protect_one(b, rw, path_skip_prefix(pt, rw->target), false, NULL);
         }
         return r;
 }
@@ -1087,6 +1300,7 @@ static int plan_protect(builder *b)
         for (size_t i = 0; i < n; i++)
                 if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].writable)
                         rw[k++] = p->mounts[i]; /* shallow: add_mount may move the array */
+        b->scan_budget = REPO_SCAN_ENTRIES;
         for (size_t i = 0; i < k; i++) {
                 int r = protect_mount(b, &rw[i]);
                 if (r < 0)
@@ -1104,10 +1318,11 @@ static int plan_protect(builder *b)
                         p->mounts[o++] = *m;
                         continue;
                 }
-                char *w = m->missing ? NULL
-                                     : xasprintf("the landlock backend cannot keep %s read-only inside a "
-                                                 "writable directory (the linux backend can)",
-                                                 m->target);
+                char *w = m->missing || m->writable
+                                  ? NULL
+                                  : xasprintf("the landlock backend cannot keep %s read-only inside a "
+                                              "writable directory (the linux backend can)",
+                                              m->target);
                 mount_clear(m);
                 if (w && strv_consume(&p->warnings, w) < 0)
                         return -ENOMEM;

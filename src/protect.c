@@ -1,55 +1,343 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholders for protected paths that do not exist yet: an empty
- * directory or file is created on the host so that it can be bound
- * read-only over itself (a mount point must exist), and removed after the
- * run when it is still empty. */
+/* Placeholders for protected paths that do not exist yet (a mount point
+ * must exist): created on the host before the sandbox starts, bound
+ * read-only over themselves, removed afterwards.
+ *
+ * They lie in writable mounts, which the command controls (DESIGN.md,
+ * threat model): each is created relative to its parent directory opened
+ * without following any link, and removed only when that parent still
+ * holds the very inode created, unchanged. Every run journals what it
+ * created in <instance>/logs/placeholders.* (logs/ is not visible to the
+ * command) under an flock held while it lives: a journal whose lock is
+ * free belongs to a run that was killed, and the next run repairs it. A
+ * placeholder that another live run also protects stays until the last
+ * one ends (a file unlinked while another sandbox has it mounted would no
+ * longer be protected there). */
 #include "protect.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "sys.h"
 
-int protect_placeholders_create(const cordon_plan *p, char ***ret, cordon_error **ret_error)
+#define JOURNAL_PREFIX "placeholders."
+
+typedef struct placeholder {
+        char *path;   /* host path */
+        dev_t dev;
+        ino_t ino;
+        bool is_dir;
+        off_t size;   /* a file's content length */
+} placeholder;
+
+struct placeholders {
+        placeholder *v;
+        size_t n;
+        int logs;      /* <instance>/logs, or -1 */
+        int journal;   /* this run's journal, flock'ed, or -1 */
+        char name[64]; /* its name in logs/ */
+};
+
+static void placeholder_clear(placeholder *ph) { free(ph->path); }
+
+/* The parent directory of |path|, opened without following links, and
+ * |path|'s last component in |name|. */
+static int open_parent(const char *path, char name[NAME_MAX + 1])
+{
+        const char *slash = strrchr(path, '/');
+        if (!slash || strlen(slash + 1) > NAME_MAX || !slash[1]) {
+                errno = EINVAL;
+                return -1;
+        }
+        strcpy(name, slash + 1);
+        _cleanup_free_ char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+        if (!dir) {
+                errno = ENOMEM;
+                return -1;
+        }
+        return sys_open_nofollow(dir, O_PATH | O_DIRECTORY);
+}
+
+/* Is |ph| still the inode made, unchanged (an empty directory, or a file
+ * of the size written)? Fills |name| and returns its parent's fd. */
+static int still_ours(const placeholder *ph, char name[NAME_MAX + 1])
+{
+        int dfd = open_parent(ph->path, name);
+        struct stat st;
+        if (dfd < 0)
+                return -1;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == ph->dev && st.st_ino == ph->ino &&
+            (ph->is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode) && st.st_size == ph->size))
+                return dfd;
+        close(dfd);
+        return -1;
+}
+
+static void remove_one(const placeholder *ph)
+{
+        char name[NAME_MAX + 1];
+        int dfd = still_ours(ph, name);
+        if (dfd < 0)
+                return;
+        unlinkat(dfd, name, ph->is_dir ? AT_REMOVEDIR : 0); /* a directory not empty stays */
+        close(dfd);
+}
+
+/* ---- journals ------------------------------------------------------------------------ */
+
+static int journal_add(placeholders *list, const placeholder *ph)
+{
+        placeholder *v = realloc(list->v, (list->n + 1) * sizeof(*v));
+        char *path = strdup(ph->path);
+        if (!v || !path) {
+                if (v)
+                        list->v = v;
+                free(path);
+                return -ENOMEM;
+        }
+        list->v = v;
+        list->v[list->n] = *ph;
+        list->v[list->n++].path = path;
+        if (list->journal < 0)
+                return 0;
+        char line[PATH_MAX + 96];
+        int n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 " %c %" PRId64 " %s\n", (uint64_t)ph->dev,
+                         (uint64_t)ph->ino, ph->is_dir ? 'd' : 'f', (int64_t)ph->size, ph->path);
+        if (n > 0 && (size_t)n < sizeof(line))
+                (void)!write(list->journal, line, (size_t)n);
+        return 0;
+}
+
+/* The entries of the journal |fd|. */
+static int journal_read(int fd, placeholder **ret, size_t *ret_n)
+{
+        FILE *f = fdopen(dup(fd), "r");
+        *ret = NULL;
+        *ret_n = 0;
+        if (!f)
+                return -errno;
+        char line[PATH_MAX + 96];
+        while (fgets(line, sizeof(line), f)) {
+                uint64_t dev, ino;
+                int64_t size;
+                char kind;
+                int off = 0;
+                line[strcspn(line, "\n")] = '\0';
+                if (sscanf(line, "%" SCNu64 " %" SCNu64 " %c %" SCNd64 " %n", &dev, &ino, &kind, &size, &off) != 4 ||
+                    off == 0 || line[off] != '/')
+                        continue;
+                placeholder *v = realloc(*ret, (*ret_n + 1) * sizeof(*v));
+                char *path = strdup(line + off);
+                if (!v || !path) {
+                        free(path);
+                        if (v)
+                                *ret = v;
+                        break;
+                }
+                *ret = v;
+                v[(*ret_n)++] = (placeholder){.path = path, .dev = (dev_t)dev, .ino = (ino_t)ino,
+                                              .is_dir = kind == 'd', .size = (off_t)size};
+        }
+        fclose(f);
+        return 0;
+}
+
+/* Does the plan bind |path| (as an existing protected path)? */
+static bool plan_binds(const cordon_plan *p, const char *path)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].origin == ORIGIN_PROTECT &&
+                    streq(p->mounts[i].source, path))
+                        return true;
+        return false;
+}
+
+/* Calls |fn| for the journals in logs/ other than ours; |dead|: only those
+ * whose run is gone (their lock is taken for the call), else the live ones. */
+static void for_each_journal(placeholders *list, bool dead, void (*fn)(placeholders *, int, const char *, void *),
+                             void *userdata)
+{
+        int fd = fcntl(list->logs, F_DUPFD_CLOEXEC, 3);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        for (struct dirent *e; (e = readdir(d));) {
+                if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0 || streq(e->d_name, list->name))
+                        continue;
+                int j = openat(list->logs, e->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+                if (j < 0)
+                        continue;
+                bool free_lock = flock(j, (dead ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0;
+                if (free_lock == dead)
+                        fn(list, j, e->d_name, userdata);
+                close(j);
+        }
+        closedir(d);
+}
+
+/* A killed run's journal: what it made is removed, unless this plan
+ * protects it, in which case this run takes it over. */
+static void repair_journal(placeholders *list, int fd, const char *name, void *userdata)
+{
+        const cordon_plan *p = userdata;
+        placeholder *v = NULL;
+        size_t n = 0;
+        if (journal_read(fd, &v, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                char leaf[NAME_MAX + 1];
+                int dfd = still_ours(&v[i], leaf);
+                if (dfd >= 0)
+                        close(dfd);
+                if (dfd >= 0 && plan_binds(p, v[i].path))
+                        journal_add(list, &v[i]);
+                else if (dfd >= 0)
+                        remove_one(&v[i]);
+                placeholder_clear(&v[i]);
+        }
+        free(v);
+        unlinkat(list->logs, name, 0);
+}
+
+static void find_in_journal(placeholders *list, int fd, const char *name, void *userdata)
+{
+        (void)list;
+        (void)name;
+        placeholder *want = userdata, *v = NULL;
+        size_t n = 0;
+        if (journal_read(fd, &v, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].dev == want->dev && v[i].ino == want->ino)
+                        want->size = -1; /* found: another live run protects it */
+                placeholder_clear(&v[i]);
+        }
+        free(v);
+}
+
+static bool used_by_live_run(placeholders *list, const placeholder *ph)
+{
+        placeholder probe = *ph;
+        for_each_journal(list, false, find_in_journal, &probe);
+        return probe.size == -1;
+}
+
+/* Open logs/ and start this run's journal, locked while the run lives. */
+static void journal_open(placeholders *list, const char *instance_root)
+{
+        _cleanup_free_ char *logs = instance_root ? path_join(instance_root, "logs") : NULL;
+        list->logs = logs ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
+        if (list->logs < 0)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        for (int tries = 0; tries < 8 && list->journal < 0; tries++) {
+                snprintf(list->name, sizeof(list->name), JOURNAL_PREFIX "%d.%ld.%d", (int)getpid(), (long)ts.tv_nsec,
+                         tries);
+                list->journal = openat(list->logs, list->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        }
+        if (list->journal >= 0 && flock(list->journal, LOCK_EX) < 0) {
+                close(list->journal);
+                list->journal = -1;
+                unlinkat(list->logs, list->name, 0);
+        }
+}
+
+/* ---- creating and removing ------------------------------------------------------------- */
+
+static int create_one(const plan_mount *m, placeholder *ret)
+{
+        char name[NAME_MAX + 1];
+        int dfd = open_parent(m->source, name);
+        if (dfd < 0)
+                return -errno;
+        const char *text = m->content ? m->content : "";
+        int r = 0;
+        if (m->is_dir) {
+                r = mkdirat(dfd, name, 0755) < 0 ? -errno : 0;
+        } else {
+                int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+                if (fd < 0)
+                        r = -errno;
+                else if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+                        r = -EIO;
+                if (fd >= 0)
+                        close(fd);
+        }
+        struct stat st;
+        if (r == 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                r = -errno;
+        close(dfd);
+        if (r == 0)
+                *ret = (placeholder){.path = m->source, .dev = st.st_dev, .ino = st.st_ino, .is_dir = m->is_dir,
+                                     .size = (off_t)strlen(text)};
+        return r;
+}
+
+int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon_error **ret_error)
 {
         *ret = NULL;
         if (p->backend != BACKEND_LINUX)
                 return 0;
+        placeholders *list = calloc(1, sizeof(*list));
+        if (!list)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        list->logs = list->journal = -1;
+        *ret = list;
+        journal_open(list, p->instance_root);
+        if (list->logs >= 0)
+                for_each_journal(list, true, repair_journal, (void *)p);
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
+                placeholder ph;
                 if (!m->missing)
                         continue;
-                int r = m->is_dir ? mkdir(m->source, 0755) : mknod(m->source, S_IFREG | 0444, 0);
-                if (r < 0 && errno == EEXIST)
-                        continue; /* created meanwhile: the bind covers it as it is */
+                int r = create_one(m, &ph);
+                if (r == -EEXIST)
+                        continue; /* created meanwhile: the bind checks what it is */
+                if (r == 0)
+                        r = journal_add(list, &ph);
                 if (r < 0) {
-                        r = error_set(ret_error, errno, "cannot create a placeholder for the protected path %s: %s",
-                                      m->source, strerror(errno));
-                        protect_placeholders_remove(ret);
-                        return r;
-                }
-                if (strv_push(ret, m->source) < 0) {
-                        protect_placeholders_remove(ret);
-                        return error_set(ret_error, ENOMEM, "out of memory");
+                        *ret = protect_placeholders_remove(list);
+                        return error_set(ret_error, -r,
+                                         "cannot create a placeholder for the protected path %s: %s%s", m->source,
+                                         strerror(-r),
+                                         r == -ELOOP ? " (a directory on the way is a symlink now: cordon "
+                                                       "does not follow links in writable mounts)"
+                                                     : "");
                 }
         }
         return 0;
 }
 
-void protect_placeholders_remove(char ***list)
+placeholders *protect_placeholders_remove(placeholders *list)
 {
-        for (size_t i = 0; *list && (*list)[i]; i++) {
-                const char *path = (*list)[i];
-                struct stat st;
-                if (lstat(path, &st) < 0)
-                        continue;
-                if (S_ISDIR(st.st_mode))
-                        rmdir(path); /* fails, and keeps it, when not empty */
-                else if (S_ISREG(st.st_mode) && st.st_size == 0)
-                        unlink(path);
+        if (!list)
+                return NULL;
+        for (size_t i = 0; i < list->n; i++) {
+                if (!used_by_live_run(list, &list->v[i]))
+                        remove_one(&list->v[i]);
+                placeholder_clear(&list->v[i]);
         }
-        *list = strv_free(*list);
+        free(list->v);
+        if (list->journal >= 0) {
+                unlinkat(list->logs, list->name, 0);
+                close(list->journal);
+        }
+        if (list->logs >= 0)
+                close(list->logs);
+        free(list);
+        return NULL;
 }

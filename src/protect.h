@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Protected paths inside writable mounts (.git/hooks, .git/config, protect). */
+/* Placeholders for protected paths that do not exist yet (see protect.c). */
 #pragma once
 
 #include "plan.h"
 
-/* Create empty placeholders for protected paths the plan marks absent, so
- * that they can be mounted read-only; stores what was created. */
-int protect_placeholders_create(const cordon_plan *p, char ***ret, cordon_error **ret_error) HIDDEN;
-/* Remove the placeholders that are still empty, free the list. */
-void protect_placeholders_remove(char ***list) HIDDEN;
+typedef struct placeholders placeholders;
+
+/* Create the placeholders the plan marks missing (relative to parent
+ * directories opened without following links), after repairing what killed
+ * runs of the same instance left behind. Journals them in the instance's
+ * logs/. *ret may be set on failure too: remove it. */
+int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon_error **ret_error) HIDDEN;
+/* Remove the placeholders that are still the inodes created and unchanged,
+ * unless another live run protects them too; free the list. Returns NULL. */
+placeholders *protect_placeholders_remove(placeholders *list) HIDDEN;

@@ -54,7 +54,7 @@ struct cordon_process {
         struct timespec term_at;
         cordon_result result;
         cgroup *cg;
-        char **placeholders;     /* protect placeholders to remove afterwards */
+        placeholders *placeholders; /* protect placeholders to remove afterwards */
         void *stacks;            /* the init's and the command's (see stacks_map) */
 };
 
@@ -1030,7 +1030,7 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
                 if (now_s() >= user_deadline && !p->finished)
                         return -ETIMEDOUT;
         }
-        protect_placeholders_remove(&p->placeholders);
+        p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
         if (ret_result)
@@ -1050,7 +1050,7 @@ cordon_process *cordon_process_free(cordon_process *p)
                 }
                 reap(p); /* a finished init is only tearing down its namespaces */
         }
-        protect_placeholders_remove(&p->placeholders);
+        p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);
         if (p->stacks) /* the init is reaped: it ran there until its end */

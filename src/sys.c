@@ -2,6 +2,8 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -92,4 +94,48 @@ size_t sys_strlcpy(char *dst, const char *src, size_t size)
                 dst[k] = '\0';
         }
         return n;
+}
+
+int sys_open_nofollow(const char *path, int flags)
+{
+        int fd = sys_openat2(AT_FDCWD, path, (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+                             RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        if (fd >= 0 || errno != ENOSYS)
+                return fd;
+        /* before Linux 5.6: one component at a time */
+        if (path[0] != '/') {
+                errno = EINVAL;
+                return -1;
+        }
+        int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        const char *p = path;
+        while (dfd >= 0) {
+                while (*p == '/')
+                        p++;
+                const char *end = strchrnul(p, '/');
+                const char *next = end;
+                while (*next == '/')
+                        next++;
+                char comp[NAME_MAX + 1];
+                size_t len = (size_t)(end - p);
+                if (len > NAME_MAX) {
+                        close(dfd);
+                        errno = ENAMETOOLONG;
+                        return -1;
+                }
+                memcpy(comp, p, len);
+                comp[len] = '\0';
+                bool last = *next == '\0';
+                int nfd = openat(dfd, len ? comp : ".",
+                                 last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                 0);
+                int e = errno;
+                close(dfd);
+                errno = e;
+                if (last)
+                        return nfd;
+                dfd = nfd;
+                p = next;
+        }
+        return -1;
 }

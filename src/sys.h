@@ -20,6 +20,9 @@
  * |ret_pidfd| is not NULL. Falls back to clone(2) where clone3 is missing. */
 pid_t sys_clone(unsigned long flags, int *ret_pidfd) HIDDEN;
 int sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve) HIDDEN;
+/* open() refusing a symlink anywhere on the way (RESOLVE_NO_SYMLINKS; a
+ * component walk with O_NOFOLLOW before Linux 5.6). Host side only. */
+int sys_open_nofollow(const char *path, int flags) HIDDEN;
 int sys_pivot_root(const char *new_root, const char *put_old) HIDDEN;
 int sys_close_range(unsigned first, unsigned last, unsigned flags) HIDDEN;
 int sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags) HIDDEN;
