@@ -28,7 +28,8 @@ const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug",
 static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
 static const char *const ETC_ENTRIES[] = {
         "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/ld.so.conf",
-        "/etc/ld.so.conf.d", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", NULL,
+        "/etc/ld.so.conf.d", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives",
+        "/etc/gitconfig", NULL,
 };
 /* Never exposed automatically: kernel interfaces the sandbox gets its own of. */
 static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
@@ -1273,14 +1274,12 @@ static int scan_repositories(builder *b, const plan_mount *rw, const char *rel, 
 static int protect_mount(builder *b, const plan_mount *rw)
 {
         int r = 0;
-        /* the instance root holds the command's own files (runtime-user-env)
-         * and the workspace, which is a writable mount of its own */
-        if (rw->origin != ORIGIN_INSTANCE) {
-                if (is_bare_repository(b, rw))
-                        r = protect_gitdir(b, rw, "", 0, false);
-                if (r == 0)
-                        r = scan_repositories(b, rw, "", REPO_SCAN_DEPTH);
-        }
+        if (is_bare_repository(b, rw))
+                r = protect_gitdir(b, rw, "", 0, false);
+        /* below the instance root are the command's own files
+         * (runtime-user-env) and the workspace, a writable mount of its own */
+        if (r == 0)
+                r = scan_repositories(b, rw, "", rw->origin == ORIGIN_INSTANCE ? 0 : REPO_SCAN_DEPTH);
         for (size_t i = 0; r == 0 && b->c->protect && b->c->protect[i]; i++) {
                 const char *pt = b->c->protect[i];
                 if (path_startswith(pt, rw->target) && !streq(pt, rw->target))
