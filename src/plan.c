@@ -318,6 +318,18 @@ static int add_mount(cordon_plan *p, plan_mount m)
 {
         plan_mount *old = find_target(p, m.target);
         if (old) {
+                /* An explicit read-write exposure of exactly a protected
+                 * path is the user's opt-out (a repository's config made
+                 * writable): then neither is mounted, so that git can
+                 * still replace the file by renaming over it. */
+                if (old->origin == ORIGIN_EXPOSE && m.origin == ORIGIN_PROTECT) {
+                        if (old->writable && streq(old->source, m.source)) {
+                                mount_clear(old);
+                                *old = p->mounts[--p->n_mounts];
+                        }
+                        mount_clear(&m);
+                        return 0;
+                }
                 if (origin_rank(m.origin) < origin_rank(old->origin)) {
                         mount_clear(&m);
                         return 0;
