@@ -792,6 +792,96 @@ static void test_network_and_namespaces(void)
         cordon_plan_free(p);
 }
 
+/* ---- links and git inside writable mounts (the workspace is hostile) ------------------------- */
+
+#define WS_JSON "{\"isolation\": {\"workspace\": \"/srv/ws\"}}"
+
+static bool fx_hostile_workspace(const char *r)
+{
+        return fx_dir(r, "/srv/private") && fx_file(r, "/srv/private/secret", "s", 0644) &&
+               fx_file(r, "/srv/private/tool", "ELF", 0755) && fx_dir(r, "/srv/ws/real") &&
+               fx_link(r, "/srv/ws/sub", "/srv/private") && fx_link(r, "/srv/ws/conf.json", "/srv/private/secret") &&
+               fx_link(r, "/srv/ws/tool", "/srv/private/tool") && fx_link(r, "/srv/ws/myls", "/usr/bin/ls") &&
+               fx_dir(r, "/srv/ws/.git/hooks") && fx_file(r, "/srv/ws/.git/config", "", 0644) &&
+               fx_file(r, "/srv/ws/.git/HEAD", "ref: refs/heads/main\n", 0644) &&
+               fx_dir(r, "/srv/ws/.git/modules/m/hooks") && fx_file(r, "/srv/ws/.git/modules/m/HEAD", "x", 0644) &&
+               fx_dir(r, "/srv/ws/real/nested/.git") && fx_dir(r, "/srv/ws2/.git") &&
+               fx_link(r, "/srv/ws2/.git/config", "/srv/private/secret");
+}
+
+/* Does the plan have a mount of |type| origin at |target|, ro/rw? */
+static bool has_mount(const cordon_plan *p, const char *target, mount_origin o, bool writable)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (streq(p->mounts[i].target, target) && p->mounts[i].origin == o &&
+                    p->mounts[i].writable == writable)
+                        return true;
+        return false;
+}
+
+static bool mounts_source_under(const cordon_plan *p, const char *dir)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (p->mounts[i].type == MOUNT_BIND && path_startswith(p->mounts[i].source, dir))
+                        return true;
+        return false;
+}
+
+static void test_links_in_writable_mounts(void)
+{
+        CHECK(fx_hostile_workspace(M));
+        /* an explicit exposure through a planted link */
+        fails(&(plan_case){.root = M, .json = WS_JSON, .expose = {{"/srv/ws/conf.json", NULL, "ro"}},
+                           .argv = {"ls"}, .cwd = "/srv/ws"},
+              ELOOP, 125,
+              "cannot expose /srv/ws/conf.json: /srv/ws/conf.json is a symlink inside the writable mount /srv/ws, "
+              "and cordon never follows links there (a command may have planted it); expose the link's target "
+              "itself if you trust it");
+        /* a writable root through a link inside another one */
+        fails(&(plan_case){.root = M, .json = WS_JSON, .expose = {{"/srv/ws/sub", NULL, "rw"}}, .argv = {"ls"},
+                           .cwd = "/srv/ws"},
+              ELOOP, 125,
+              "cannot use the writable path /srv/ws/sub: /srv/ws/sub is a symlink inside the writable mount "
+              "/srv/ws, and cordon never follows links there (a command may have planted it); give the real path "
+              "of the directory");
+        /* the working directory */
+        fails(&(plan_case){.root = M, .json = WS_JSON, .argv = {"ls"}, .cwd = "/srv/ws/sub"}, ELOOP, 125,
+              "the working directory /srv/ws/sub: /srv/ws/sub is a symlink inside the writable mount /srv/ws, and "
+              "cordon never follows links there (a command may have planted it); run from the real directory (the "
+              "link's target must be exposed on purpose)");
+        /* an executable pointing out of the view dangles; one pointing in works */
+        fails(&(plan_case){.root = M, .json = WS_JSON, .argv = {"./tool"}, .cwd = "/srv/ws"}, ENOENT, 127,
+              "./tool: command not found in the sandbox's PATH");
+        cordon_plan *p = NULL;
+        cordon_error *e = NULL;
+        CHECK_INTEQ(build(&(plan_case){.root = M, .json = WS_JSON, .argv = {"./myls"}, .cwd = "/srv/ws"}, &p, &e), 0);
+        CHECK(p && !mounts_source_under(p, "/srv/private"));
+        CHECK(p && streq(p->exe, "/srv/ws/myls") && !p->exe_untrusted);
+        /* git: the .git pinned, control files read-only, placeholders for the missing ones */
+        CHECK(p && has_mount(p, "/srv/ws/.git", ORIGIN_PROTECT, true));
+        CHECK(p && has_mount(p, "/srv/ws/.git/hooks", ORIGIN_PROTECT, false));
+        CHECK(p && has_mount(p, "/srv/ws/.git/config", ORIGIN_PROTECT, false));
+        CHECK(p && has_mount(p, "/srv/ws/.git/commondir", ORIGIN_PROTECT, false));
+        CHECK(p && has_mount(p, "/srv/ws/.git/modules/m", ORIGIN_PROTECT, true));
+        CHECK(p && has_mount(p, "/srv/ws/.git/modules/m/hooks", ORIGIN_PROTECT, false));
+        CHECK(p && has_mount(p, "/srv/ws/real/nested/.git", ORIGIN_PROTECT, true));
+        CHECK(p && has_mount(p, "/srv/ws/real/nested/.git/config", ORIGIN_PROTECT, false));
+        const plan_mount *cd = NULL;
+        for (size_t i = 0; p && i < p->n_mounts; i++)
+                if (streq(p->mounts[i].target, "/srv/ws/.git/commondir"))
+                        cd = &p->mounts[i];
+        CHECK(cd && cd->missing && streq(cd->content, ".\n"));
+        p = cordon_plan_free(p);
+        cordon_error_free(e);
+        /* a protected path that is a planted link */
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"workspace\": \"/srv/ws2\"}}", .argv = {"ls"},
+                           .cwd = "/srv/ws2"},
+              ELOOP, 125,
+              "cannot protect /srv/ws2/.git/config: /srv/ws2/.git/config is a symlink inside the writable mount "
+              "/srv/ws2, and cordon never follows links there (a command may have planted it); cordon will not run "
+              "with a link there: remove it, or put the real file in its place");
+}
+
 static void test_text_first_line(void)
 {
         cordon_plan *p = plan_ok(&(plan_case){.root = S, .argv = {"ls"}});
@@ -825,6 +915,7 @@ int main(void)
         RUN(test_instance_root);
         RUN(test_network_and_namespaces);
         RUN(test_text_first_line);
+        RUN(test_links_in_writable_mounts);
         fixtures_remove();
         return TAP_DONE();
 }
