@@ -1323,23 +1323,27 @@ static int plan_protect(builder *b)
          * can be made read-only again. Say so, and keep no rule that would
          * pretend otherwise. */
         size_t o = 0;
+        buf w = {0};
         for (size_t i = 0; i < p->n_mounts; i++) {
                 plan_mount *m = &p->mounts[i];
                 if (m->origin != ORIGIN_PROTECT) {
                         p->mounts[o++] = *m;
                         continue;
                 }
-                char *w = m->missing || m->writable
-                                  ? NULL
-                                  : xasprintf("the landlock backend cannot keep %s read-only inside a "
-                                              "writable directory (the linux backend can)",
-                                              m->target);
+                if (!m->missing && !m->writable)
+                        buf_printf(&w, "%s%s", w.len ? ", " : "", m->target);
                 mount_clear(m);
-                if (w && strv_consume(&p->warnings, w) < 0)
-                        return -ENOMEM;
         }
         p->n_mounts = o;
-        return 0;
+        char *text = w.len ? buf_steal(&w) : NULL;
+        char *say = text ? xasprintf("the landlock backend cannot keep these read-only inside writable "
+                                     "directories (the linux backend can): %s",
+                                     text)
+                         : NULL;
+        free(text);
+        if (w.oom || (w.len && !say))
+                return -ENOMEM;
+        return say ? strv_consume(&p->warnings, say) : 0;
 }
 
 /* ---- ordering and checks -------------------------------------------------------------- */
