@@ -54,11 +54,12 @@ static void placeholder_clear(placeholder *ph) { free(ph->path); }
 static int open_parent(const char *path, char name[NAME_MAX + 1])
 {
         const char *slash = strrchr(path, '/');
-        if (!slash || strlen(slash + 1) > NAME_MAX || !slash[1]) {
+        size_t len = slash ? strlen(slash + 1) : 0;
+        if (len == 0 || len > NAME_MAX) {
                 errno = EINVAL;
                 return -1;
         }
-        strcpy(name, slash + 1);
+        memcpy(name, slash + 1, len + 1);
         _cleanup_free_ char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
         if (!dir) {
                 errno = ENOMEM;
@@ -97,7 +98,7 @@ static void remove_one(const placeholder *ph)
 static int journal_add(placeholders *list, const placeholder *ph)
 {
         placeholder *v = realloc(list->v, (list->n + 1) * sizeof(*v));
-        char *path = strdup(ph->path);
+        char *path = ph->path ? strdup(ph->path) : NULL;
         if (!v || !path) {
                 if (v)
                         list->v = v;
@@ -301,7 +302,7 @@ int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon
                 for_each_journal(list, true, repair_journal, (void *)p);
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
-                placeholder ph;
+                placeholder ph = {0};
                 if (!m->missing)
                         continue;
                 int r = create_one(m, &ph);
