@@ -1048,6 +1048,43 @@ static const char *env_value(char *const *env, const char *name)
         return env ? env_get(env, name) : NULL;
 }
 
+/* CORDON_DEBUG: comma-separated words, each matched whole (a substring
+ * match would let "no-rw-binds-please" weaken the mounts). An unknown word is
+ * a warning, not an error: the variable comes from the caller's environment,
+ * which a newer or older cordon may share. Returns 0 or -ENOMEM. */
+static int parse_debug(cordon_plan *p, const char *debug)
+{
+        const struct {
+                const char *word;
+                bool *flag;
+        } WORDS[] = {
+                {"timing", &p->debug_timing},
+                {"classic-mounts", &p->debug_classic_mounts},
+                {"fork-init", &p->debug_fork_init},
+                {"rw-binds", &p->debug_rw_binds},
+        };
+        for (const char *w = debug; w && *w;) {
+                size_t n = strcspn(w, ",");
+                bool known = n == 0; /* "a,,b" and a trailing comma are harmless */
+                for (size_t i = 0; !known && i < ARRAY_SIZE(WORDS); i++)
+                        if (strlen(WORDS[i].word) == n && strncmp(w, WORDS[i].word, n) == 0) {
+                                *WORDS[i].flag = true;
+                                known = true;
+                        }
+                if (!known && strv_consume(&p->warnings,
+                                           xasprintf("CORDON_DEBUG: unknown word \"%.*s\" ignored (known: timing, "
+                                                     "classic-mounts, fork-init, rw-binds)",
+                                                     (int)n, w)) < 0)
+                        return -ENOMEM;
+                w += n + (w[n] == ',');
+        }
+        if (p->debug_rw_binds &&
+            strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds are mounted writable (a "
+                                    "test hook; only Landlock keeps them read-only)") < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 static int plan_init(builder *b)
 {
         const cordon_config *c = b->c;
@@ -1060,17 +1097,9 @@ static int plan_init(builder *b)
         p->uid = b->h->uid;
         p->gid = b->h->gid;
         p->hostname = strdup("cordon");
-        const char *debug = env_value(b->h->environ, "CORDON_DEBUG");
-        if (debug) {
-                p->debug_timing = strstr(debug, "timing") != NULL;
-                p->debug_classic_mounts = strstr(debug, "classic-mounts") != NULL;
-                p->debug_fork_init = strstr(debug, "fork-init") != NULL;
-                p->debug_rw_binds = strstr(debug, "rw-binds") != NULL;
-                if (p->debug_rw_binds &&
-                    strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds are mounted writable (a "
-                                            "test hook; only Landlock keeps them read-only)") < 0)
-                        return -ENOMEM;
-        }
+        r = parse_debug(p, env_value(b->h->environ, "CORDON_DEBUG"));
+        if (r < 0)
+                return r;
         memcpy(p->limits, c->limits, sizeof(p->limits));
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;

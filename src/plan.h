@@ -83,7 +83,8 @@ struct cordon_plan {
         cordon_log_fn log_fn;
         void *log_userdata;
         char **warnings;           /* said at every start (log callback) */
-        /* CORDON_DEBUG=item,item (read from the caller's environment):
+        /* CORDON_DEBUG=word,word (read from the caller's environment; whole
+         * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;
          * classic-mounts: use mount(2) even where the new mount API exists;
          * fork-init: the init gets a copy of the launcher's memory instead of
