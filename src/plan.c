@@ -1079,8 +1079,8 @@ static int parse_debug(cordon_plan *p, const char *debug)
                 w += n + (w[n] == ',');
         }
         if (p->debug_rw_binds &&
-            strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds are mounted writable (a "
-                                    "test hook; only Landlock keeps them read-only)") < 0)
+            strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds (except protected paths) "
+                                    "are mounted writable (a test hook; only Landlock keeps them read-only)") < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -90,7 +90,8 @@ struct cordon_plan {
          * fork-init: the init gets a copy of the launcher's memory instead of
          * sharing it (what sanitizer builds always do; for valgrind);
          * rw-binds: mount read-only binds writable, leaving Landlock alone to
-         * deny writes (a test hook; every run warns). */
+         * deny writes (a test hook; every run warns; never protected paths
+         * nor cordon's instance root). */
         bool debug_timing, debug_classic_mounts, debug_fork_init, debug_rw_binds;
         double prepare_s;          /* time cordon_prepare took */
 };

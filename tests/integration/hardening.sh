@@ -30,4 +30,27 @@ rm -f "$T/data/x"
 cordon_debug timing,rw-binds run -- true 2>"$T/dbg.err"
 has "control: ... and warns (in a list of words)" "$T/dbg.err" "CORDON_DEBUG=rw-binds: read-only binds"
 has "... while the other word of the list works too" "$T/dbg.err" "timing (ms)"
+
+# -- rw-binds never touches protected paths nor cordon's hidden logs/
+repo=$T/repo; mkdir -p "$repo/.git/hooks"; echo "[core]" >"$repo/.git/config"
+[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$repo"
+# the first write shows the knob is on: Landlock alone refuses it, or nothing
+for ll in best_effort off; do
+    out=$(cordon_debug rw-binds run --landlock $ll --expose "$T/bin" --expose "$T/data:/opt/cordon-data" \
+        --expose "$repo:rw" -- sh -c "\"$PROBE\" create /opt/cordon-data/y-$ll
+            \"$PROBE\" create \"$repo/.git/hooks/x\"; \"$PROBE\" append \"$repo/.git/config\" x
+            \"$PROBE\" create \"$H/.cordon/logs/x\"" 2>"$T/rw.err" | tr '\n' ' ')
+    want="EACCES EROFS EROFS EROFS "; [ $ll = off ] && want="OK EROFS EROFS EROFS "
+    d="rw-binds, landlock $ll: .git/hooks, .git/config and logs/ stay read-only"
+    [ "$out" = "$want" ] && ok "$d ($out)" || { not_ok "$d ($out, want $want)"; diag <"$T/rw.err"; }
+done
+check "... and nothing was planted on the host" test ! -e "$repo/.git/hooks/x"
+check "... nor .git/config changed" test "$(cat "$repo/.git/config")" = "[core]"
+rmdir "$repo/.git/hooks"
+check_out "rw-binds: a missing .git/hooks (a placeholder) cannot be created" "EROFS" \
+    cordon_debug rw-binds run --landlock off --expose "$repo:rw" -- "$PROBE" create "$repo/.git/hooks/x"
+check "... and nothing is left on the host" test ! -e "$repo/.git/hooks"
+mkdir -p "$repo/.git/hooks"; [ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$repo/.git/hooks"
+check_out "control: .git/hooks is writable unsandboxed" "OK" as_user "$PROBE" create "$repo/.git/hooks/control"
+rm -f "$repo/.git/hooks/control"
 done_testing
