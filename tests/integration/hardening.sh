@@ -53,4 +53,13 @@ check "... and nothing is left on the host" test ! -e "$repo/.git/hooks"
 mkdir -p "$repo/.git/hooks"; [ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$repo/.git/hooks"
 check_out "control: .git/hooks is writable unsandboxed" "OK" as_user "$PROBE" create "$repo/.git/hooks/control"
 rm -f "$repo/.git/hooks/control"
+
+# -- /dev/shm is sized like /tmp (--tmp-size, default a quarter of RAM)
+check_out "--tmp-size 1M: 2 MiB do not fit in /dev/shm" "ENOSPC" \
+    cordon run --tmp-size 1M -- "$PROBE" write-bytes /dev/shm/big 2097152
+check_out "--tmp-size 1M: 512 KiB fit in /dev/shm" "OK" \
+    cordon run --tmp-size 1M -- "$PROBE" write-bytes /dev/shm/small 524288
+check_out "control: without --tmp-size, 2 MiB fit in /dev/shm" "OK" \
+    cordon run -- "$PROBE" write-bytes /dev/shm/big 2097152
+check_out "... as in /tmp" "ENOSPC" cordon run --tmp-size 1M -- "$PROBE" write-bytes /tmp/big 2097152
 done_testing
