@@ -62,4 +62,23 @@ check_out "--tmp-size 1M: 512 KiB fit in /dev/shm" "OK" \
 check_out "control: without --tmp-size, 2 MiB fit in /dev/shm" "OK" \
     cordon run -- "$PROBE" write-bytes /dev/shm/big 2097152
 check_out "... as in /tmp" "ENOSPC" cordon run --tmp-size 1M -- "$PROBE" write-bytes /tmp/big 2097152
+
+# -- seccomp: calls libseccomp cannot name, and other architectures' calls
+calls="open_tree_attr"
+if [ "$(uname -m)" = x86_64 ]; then
+    calls="$calls modify_ldt"
+    if [ "$(as_user "$PROBE" syscall getpid-i386 2>&1)" = OK ]; then
+        calls="$calls umount-i386 umount2-i386 open_tree_attr-i386 modify_ldt-i386"
+    else
+        skip "i386 system calls" "no ia32 emulation (int \$0x80 fails)"
+    fi
+fi
+for c in $calls; do
+    ctl=$(as_user "$PROBE" syscall $c 2>&1)
+    case $ctl in EPERM|E\?|"") not_ok "control: $c is not refused unsandboxed ($ctl)";;
+        *) ok "control: $c is not refused unsandboxed ($ctl)";; esac
+    for backend in linux landlock; do
+        check_out "$backend: $c fails with EPERM" "EPERM" cordon run --backend $backend -- "$PROBE" syscall $c
+    done
+done
 done_testing
