@@ -110,7 +110,9 @@ typedef struct builder {
         const host_info *h;
         cordon_plan *p;
         cordon_error **err;
-        char *home_real; /* the home directory with its symlinks resolved, or NULL */
+        /* the home directories ($HOME and the passwd entry's) with their
+         * symlinks resolved, or NULL */
+        char *home_real, *passwd_home_real;
 } builder;
 
 static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
@@ -400,13 +402,17 @@ static bool sandbox_visible(builder *b, const char *path)
 
 /* Why |path| may not be exposed automatically (to follow "the working
  * directory X is ..."), or NULL. Never "/", the home directory or an
- * ancestor of it, nor kernel interfaces. */
+ * ancestor of it, nor kernel interfaces. The home directory is both $HOME
+ * and the passwd entry's: $HOME comes from the caller's environment, and
+ * pointing it elsewhere must not make the real home exposable. */
 static const char *auto_expose_problem(const builder *b, const char *path)
 {
         if (streq(path, "/"))
                 return "the root directory";
-        if ((b->h->home && path_startswith(b->h->home, path)) || (b->home_real && path_startswith(b->home_real, path)))
-                return "your home directory or above it";
+        const char *const homes[] = {b->h->home, b->home_real, b->h->passwd_home, b->passwd_home_real};
+        for (size_t i = 0; i < ARRAY_SIZE(homes); i++)
+                if (homes[i] && homes[i][0] == '/' && path_startswith(homes[i], path))
+                        return "your home directory or above it";
         for (size_t i = 0; NEVER_AUTO[i]; i++)
                 if (path_startswith(path, NEVER_AUTO[i]))
                         return "a kernel interface (the sandbox has its own /proc, /sys and /dev)";
@@ -1141,13 +1147,22 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
 {
         /* Paths are compared after resolving their symlinks: so must the
          * home directory be ($HOME=/home/me with /home -> var/home). */
-        _cleanup_free_ char *home_real = NULL;
+        _cleanup_free_ char *home_real = NULL, *passwd_home_real = NULL;
         if (h->home && h->home[0] == '/' && host_resolve(h, h->home, true, &home_real) == -ENOMEM)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        if (h->passwd_home && h->passwd_home[0] == '/' &&
+            host_resolve(h, h->passwd_home, true, &passwd_home_real) == -ENOMEM)
                 return error_set(ret_error, ENOMEM, "out of memory");
         cordon_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        builder b = {.c = c, .cmd = cmd, .h = h, .p = p, .err = ret_error, .home_real = home_real};
+        builder b = {.c = c,
+                     .cmd = cmd,
+                     .h = h,
+                     .p = p,
+                     .err = ret_error,
+                     .home_real = home_real,
+                     .passwd_home_real = passwd_home_real};
         int r = plan_init(&b);
         if (r == 0)
                 r = plan_environment(&b);

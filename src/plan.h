@@ -104,7 +104,8 @@ typedef struct host_info {
         gid_t gid;
         const char *user;       /* login name, NULL: unknown */
         const char *group;      /* group name, NULL: unknown */
-        const char *home;       /* the user's home directory, NULL: unknown */
+        const char *home;       /* the user's home directory ($HOME), NULL: unknown */
+        const char *passwd_home; /* the home directory of the user's passwd entry, NULL: unknown */
         const char *cwd;        /* the caller's working directory */
         char *const *environ;   /* the caller's environment */
         struct stat_cache *cache; /* lstat results while one plan is built (plan_build's own) */
@@ -117,7 +118,7 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
 /* Gather host_info for the real host (reads $HOME, /etc/passwd, getcwd). The
  * strings live in |storage| (free with host_info_free). */
 typedef struct host_storage {
-        char *user, *group, *home, *cwd;
+        char *user, *group, *home, *passwd_home, *cwd;
 } host_storage;
 int host_info_read(host_info *h, host_storage *storage, char *const *env, cordon_error **ret_error) HIDDEN;
 void host_info_free(host_storage *storage) HIDDEN;
