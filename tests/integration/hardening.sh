@@ -81,4 +81,19 @@ for c in $calls; do
         check_out "$backend: $c fails with EPERM" "EPERM" cordon run --backend $backend -- "$PROBE" syscall $c
     done
 done
+# -- a path with a colon: --expose-ro/--expose-rw take the argument whole,
+# --expose takes "\:"
+xd="$T/x:rw"; mkdir -p "$xd"; echo inside >"$xd/f"
+[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$xd"
+check_status "control: --expose $xd reads it as $T/x, rw (which does not exist)" 125 \
+    cordon run --expose "$xd" -- true
+check_contains "... and says so" "--expose $xd: source does not exist" cordon run --expose "$xd" -- true
+check_out "--expose-ro: a directory named x:rw is visible" "inside" cordon run --expose-ro "$xd" -- "$PROBE" read "$xd/f"
+check_out "... and read-only" "EROFS" cordon run --expose-ro "$xd" -- "$PROBE" create "$xd/new"
+check_out "control: --expose-rw makes it writable" "OK" cordon run --expose-rw "$xd" -- "$PROBE" create "$xd/new"
+check "... on the host" test -e "$xd/new"
+check_out "--expose with \\: exposes it read-only" "EROFS" \
+    cordon run --expose "$T/bin" --expose "${xd%:rw}\\:rw" -- sh -c "cat '$xd/f' >/dev/null && '$PROBE' create '$xd/new2'"
+check_out "... or read-write with :rw after it" "OK" \
+    cordon run --expose "${xd%:rw}\\:rw:rw" -- "$PROBE" create "$xd/new3"
 done_testing
