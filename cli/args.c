@@ -246,7 +246,8 @@ const char *cli_usage(cli_command command)
                        "Run CMD inside the isolation boundary, or not at all.\n\n" CONFIG_FLAGS LIMIT_FLAGS
                        "  -C, --cwd DIR              working directory (default: the current one)\n"
                        "  --log-plan                 print the mount plan to stderr and <home>/logs/cordon.log\n"
-                       "  --stats FILE, --stats-fd N write a JSON usage report after the run\n"
+                       "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
+                       "                             through a symlink)\n"
                        "  --quiet                    no message when a limit killed the command\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"
                        "125 for cordon's own failures, 126 not executable, 127 not found.\n";

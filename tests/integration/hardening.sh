@@ -96,4 +96,24 @@ check_out "--expose with \\: exposes it read-only" "EROFS" \
     cordon run --expose "$T/bin" --expose "${xd%:rw}\\:rw" -- sh -c "cat '$xd/f' >/dev/null && '$PROBE' create '$xd/new2'"
 check_out "... or read-write with :rw after it" "OK" \
     cordon run --expose "${xd%:rw}\\:rw:rw" -- "$PROBE" create "$xd/new3"
+# -- --stats FILE is opened before the command, never through a symlink
+echo original >"$T/victim"
+[ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$T/victim"
+as_user ln -s "$T/victim" "$W/stats.json"
+check_status "--stats on a symlink: exit 125" 125 \
+    cordon run --expose "$W:rw" --stats "$W/stats.json" -- "$PROBE" create "$W/marker"
+check_contains "... naming the path and saying it is a symlink" "--stats $W/stats.json: is a symlink" \
+    cordon run --expose "$W:rw" --stats "$W/stats.json" -- "$PROBE" create "$W/marker"
+check "... the link's target is unchanged" test "$(cat "$T/victim")" = original
+check "... the link is still there" test -L "$W/stats.json"
+check "... and the command did not run" test ! -e "$W/marker"
+check_status "control: --stats on a plain path runs the command" 0 \
+    cordon run --expose "$W:rw" --stats "$W/plain.json" -- "$PROBE" create "$W/marker"
+check "... which ran" test -e "$W/marker"
+check_contains "... and the report is there" '"exit_code": 0' cat "$W/plain.json"
+check_out "... readable by its owner only" "600" stat -c %a "$W/plain.json"
+echo "old report, longer than the new one: ${W//?/x}${W//?/x}" >"$W/plain.json"
+cordon run --stats "$W/plain.json" -- sh -c 'exit 3' >/dev/null 2>&1
+check_contains "control: --stats replaces an existing plain file" '"exit_code": 3' cat "$W/plain.json"
+check_out "... whole (truncated first)" "0" grep -c "old report" "$W/plain.json"
 done_testing
