@@ -23,6 +23,8 @@ typedef struct flag_spec {
 static const flag_spec FLAGS[] = {
         {{"config", required_argument, NULL, OPT_CONFIG}, F_CONFIG},
         {{"expose", required_argument, NULL, OPT_EXPOSE}, F_VIEW},
+        {{"expose-ro", required_argument, NULL, OPT_EXPOSE_RO}, F_VIEW},
+        {{"expose-rw", required_argument, NULL, OPT_EXPOSE_RW}, F_VIEW},
         {{"network", required_argument, NULL, OPT_NETWORK}, F_VIEW},
         {{"home", required_argument, NULL, OPT_HOME}, F_VIEW},
         {{"workspace", required_argument, NULL, OPT_WORKSPACE}, F_VIEW},
@@ -207,7 +209,10 @@ void cli_args_free(cli_args *a)
 
 #define CONFIG_FLAGS                                                                                   \
         "  --config FILE              a JSON config layer (repeatable; later files win)\n"             \
-        "  --expose SRC[:TARGET][:ro|rw]  show a host path inside (repeatable, default ro)\n"          \
+        "  --expose SRC[:TARGET][:ro|rw]  show a host path inside (repeatable, default ro;\n"          \
+        "                             in a path, \\: is a colon and \\\\ a backslash)\n"               \
+        "  --expose-ro PATH, --expose-rw PATH  show PATH at the same path, read-only or\n"            \
+        "                             read-write (the whole argument is the path; repeatable)\n"     \
         "  --network none|loopback|full   network access (default none)\n"                             \
         "  --home DIR                 instance root (default $CORDON_HOME, else $HOME/.cordon)\n"      \
         "  --workspace DIR            the read-write workspace (default <home>/workspace)\n"           \
@@ -241,7 +246,8 @@ const char *cli_usage(cli_command command)
                        "Run CMD inside the isolation boundary, or not at all.\n\n" CONFIG_FLAGS LIMIT_FLAGS
                        "  -C, --cwd DIR              working directory (default: the current one)\n"
                        "  --log-plan                 print the mount plan to stderr and <home>/logs/cordon.log\n"
-                       "  --stats FILE, --stats-fd N write a JSON usage report after the run\n"
+                       "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
+                       "                             through a symlink)\n"
                        "  --quiet                    no message when a limit killed the command\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"
                        "125 for cordon's own failures, 126 not executable, 127 not found.\n";

@@ -40,6 +40,8 @@ typedef struct cli_args {
 enum {
         OPT_CONFIG = 1000,
         OPT_EXPOSE,
+        OPT_EXPOSE_RO,
+        OPT_EXPOSE_RW,
         OPT_NETWORK,
         OPT_HOME,
         OPT_WORKSPACE,

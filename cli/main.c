@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* cordon: the CLI. Uses only the public API (cordon.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -60,6 +62,8 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         const char *v = f->value;
         switch (f->opt) {
         case OPT_EXPOSE: return cordon_config_add_expose_spec(c, v, err);
+        case OPT_EXPOSE_RO: return cordon_config_add_expose(c, v, NULL, false, err);
+        case OPT_EXPOSE_RW: return cordon_config_add_expose(c, v, NULL, true, err);
         case OPT_NETWORK: return cordon_config_set_network_name(c, v, err);
         case OPT_HOME: return cordon_config_set_home(c, v, err);
         case OPT_WORKSPACE: return cordon_config_set_workspace(c, v, err);
@@ -156,18 +160,51 @@ static void install_forwarding(void)
                 sigaction(SIGS[i], &sa, NULL);
 }
 
-static void write_stats(const cli_args *a, const cordon_result *res)
+/* --stats FILE, opened before the command starts. The file may lie where
+ * the command can write (the workspace), and a symlink it leaves there
+ * would make cordon, with the caller's rights, overwrite the link's target
+ * after the run: so the last component is never followed, and the report
+ * goes to the file opened now, whatever the command does to the path.
+ * Returns the descriptor, or -1 with the reason printed. */
+static int open_stats(const char *path)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+                return fd;
+        int e = errno;
+        struct stat st;
+        if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+                fprintf(stderr,
+                        "cordon: --stats %s: is a symlink, which cordon does not follow (it would write the "
+                        "report over the link's target): remove it or choose another path\n",
+                        path);
+        else
+                fprintf(stderr, "cordon: --stats %s: cannot open it: %s\n", path, strerror(e));
+        return -1;
+}
+
+static void write_all(int fd, const char *s, const char *what)
+{
+        for (size_t n = strlen(s); n > 0;) {
+                ssize_t w = write(fd, s, n);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0) {
+                        fprintf(stderr, "cordon: cannot write %s: %s\n", what, w < 0 ? strerror(errno) : "short write");
+                        return;
+                }
+                s += w;
+                n -= (size_t)w;
+        }
+}
+
+static void write_stats(const cli_args *a, int stats_file_fd, const cordon_result *res)
 {
         char *json = cordon_result_to_json(res);
         if (!json)
                 return;
-        if (a->stats_file) {
-                FILE *f = fopen(a->stats_file, "we");
-                if (!f || fputs(json, f) < 0)
-                        fprintf(stderr, "cordon: cannot write %s: %s\n", a->stats_file, strerror(errno));
-                if (f)
-                        fclose(f);
-        }
+        if (stats_file_fd >= 0)
+                write_all(stats_file_fd, json, a->stats_file);
         if (a->stats_fd >= 0 && write(a->stats_fd, json, strlen(json)) < 0)
                 fprintf(stderr, "cordon: cannot write the stats to fd %d: %s\n", a->stats_fd, strerror(errno));
         free(json);
@@ -218,11 +255,19 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         double limits[CORDON_LIMIT__MAX];
         for (int i = 0; i < CORDON_LIMIT__MAX; i++)
                 limits[i] = cordon_plan_limit(plan, (cordon_limit)i);
+        int stats_fd = a->stats_file ? open_stats(a->stats_file) : -1;
+        if (a->stats_file && stats_fd < 0) {
+                cordon_plan_free(plan);
+                return EXIT_CORDON;
+        }
         cordon_process *p = NULL;
         int r = cordon_start(plan, &p, &err);
         cordon_plan_free(plan);
-        if (r < 0)
+        if (r < 0) {
+                if (stats_fd >= 0)
+                        close(stats_fd);
                 return err ? fail_with(err) : EXIT_CORDON;
+        }
         running = p;
         install_forwarding();
         cordon_result res;
@@ -230,9 +275,13 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         if (r < 0) {
                 running = NULL;
                 cordon_process_free(p);
+                if (stats_fd >= 0)
+                        close(stats_fd);
                 return err ? fail_with(err) : EXIT_CORDON;
         }
-        write_stats(a, &res);
+        write_stats(a, stats_fd, &res);
+        if (stats_fd >= 0 && close(stats_fd) < 0)
+                fprintf(stderr, "cordon: cannot write %s: %s\n", a->stats_file, strerror(errno));
         if (!a->quiet)
                 explain_limit(&res, limits);
         /* Everything in the sandbox is dead; only its init may still be

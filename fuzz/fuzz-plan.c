@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cordon_command *cmd = cordon_command_new(argv);
         char *const environ_[] = {"PATH=/usr/bin:/bin", "HOME=/home/u", "CORDON_HOME=/home/u/.cordon", NULL};
         host_info h = {.root = root, .uid = 1000, .gid = 1000, .user = "u", .home = "/home/u",
-                       .cwd = "/home/u/proj", .environ = environ_};
+                       .passwd_home = "/srv/u", .cwd = "/home/u/proj", .environ = environ_};
         cordon_plan *p = NULL;
         /* config paths must exist on the real host to validate; most fuzzed
          * ones don't, which still exercises the rest */
@@ -70,10 +70,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         FUZZ_ASSERT(strcmp(p->mounts[i].target, "/") != 0);
                         if (i > 0) /* sorted, one rule per target */
                                 FUZZ_ASSERT(path_compare(p->mounts[i - 1].target, p->mounts[i].target) < 0);
-                        /* never the home directory or an ancestor, automatically */
+                        /* never the home directory ($HOME's or passwd's) or an
+                         * ancestor, automatically */
                         mount_origin o = p->mounts[i].origin;
-                        if (o == ORIGIN_EXE || o == ORIGIN_CWD || o == ORIGIN_ARG)
+                        if (o == ORIGIN_EXE || o == ORIGIN_CWD || o == ORIGIN_ARG) {
                                 FUZZ_ASSERT(!path_startswith("/home/u", p->mounts[i].target));
+                                FUZZ_ASSERT(!path_startswith("/srv/u", p->mounts[i].target));
+                        }
                 }
                 char *t = cordon_plan_to_text(p), *j = cordon_plan_to_json(p);
                 FUZZ_ASSERT(t && j);

@@ -180,7 +180,8 @@ CORDON_API int cordon_config_set_workspace(cordon_config *c, const char *dir, co
  * errno of stat(), e.g. -ENOENT); |target| may not be "/" nor contain "..". */
 CORDON_API int cordon_config_add_expose(cordon_config *c, const char *source, const char *target,
                                         bool writable, cordon_error **ret_error);
-/* Same, from a "SRC[:TARGET][:ro|rw]" spec (default ro). */
+/* Same, from a "SRC[:TARGET][:ro|rw]" spec (default ro). In SRC and TARGET,
+ * "\:" is a literal colon and "\\" a literal backslash. */
 CORDON_API int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_error **ret_error);
 /* Add a path inside a writable mount to keep read-only (isolation.protect). */
 CORDON_API int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error);

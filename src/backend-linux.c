@@ -677,7 +677,10 @@ static void op_dev(const launch *l, walk_cache *wc, const mount_op *op, bool cre
         mount_at(l, wc, STEP_DEV, path, true, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620");
         if (!concat(path, op->target, "/shm"))
                 fail(l, STEP_DEV, ENAMETOOLONG, op->target);
-        mount_at(l, wc, STEP_DEV, path, true, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+        /* sized as /tmp is (--tmp-size, else a quarter of RAM): without
+         * size= the kernel allows half of RAM, a second /tmp to fill */
+        mount_at(l, wc, STEP_DEV, path, true, "tmpfs", MS_NOSUID | MS_NODEV,
+                 l->tmp_opts ? l->tmp_opts : "mode=1777");
         close(dfd);
         add_rule_path(l, op->target, op->access);
 }

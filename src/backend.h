@@ -129,7 +129,7 @@ typedef struct launch {
         bool have_open_tree_attr; /* open_tree and mount_setattr in one call (Linux 6.15) */
         const char *base_dir;   /* where the new root is first attached */
         const char *tmpfs_opts; /* for the root tmpfs */
-        const char *tmp_opts;   /* for /tmp */
+        const char *tmp_opts;   /* for /tmp and /dev/shm (mode and --tmp-size) */
         uint64_t access_root, access_proc, access_dev; /* Landlock rights */
         const char *hostname;
         bool new_netns;         /* the init creates the network namespace (not the clone) */

@@ -971,28 +971,61 @@ int cordon_config_add_expose(cordon_config *c, const char *source, const char *t
         return expose_add(c, what, source, target, writable, ret_error);
 }
 
+/* |s|[0, n) with "\:" read as ':' and "\\" as a backslash (any other
+ * backslash is itself), or NULL when out of memory. */
+static char *unescape_spec(const char *s, size_t n)
+{
+        char *out = malloc(n + 1), *o = out;
+        for (size_t i = 0; out && i < n; i++) {
+                if (s[i] == '\\' && i + 1 < n && (s[i + 1] == ':' || s[i + 1] == '\\'))
+                        i++;
+                *o++ = s[i];
+        }
+        if (out)
+                *o = '\0';
+        return out;
+}
+
+/* "SRC[:TARGET][:ro|rw]". The first unescaped ':' ends SRC, a last one
+ * followed by ro or rw gives the mode (a target may hold more colons, as
+ * before escapes existed); "\:" is a colon that belongs to the path and
+ * "\\" a backslash, so that any path can be written. */
 int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_error **ret_error)
 {
-        _cleanup_free_ char *copy = xstrdup(spec), *what = xasprintf("--expose %s", spec ? spec : "");
         if (!spec)
                 return error_set(ret_error, EINVAL, "--expose: a spec is required");
-        if (!copy || !what)
+        _cleanup_free_ char *what = xasprintf("--expose %s", spec);
+        if (!what)
                 return error_set(ret_error, ENOMEM, "out of memory");
+        size_t len = strlen(spec), first = len, last = len;
+        for (size_t i = 0; i < len; i++) {
+                if (spec[i] == '\\' && (spec[i + 1] == ':' || spec[i + 1] == '\\'))
+                        i++;
+                else if (spec[i] == ':') {
+                        if (first == len)
+                                first = i;
+                        last = i;
+                }
+        }
         bool writable = false;
-        char *last = strrchr(copy, ':');
-        if (last && (streq(last + 1, "ro") || streq(last + 1, "rw"))) {
-                writable = streq(last + 1, "rw");
-                *last = '\0';
-        } else if (last && !strchr(last + 1, '/')) {
-                return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what, last + 1);
+        size_t end = len; /* of SRC[:TARGET] */
+        if (last < len) {
+                _cleanup_free_ char *mode = unescape_spec(spec + last + 1, len - last - 1);
+                if (!mode)
+                        return error_set(ret_error, ENOMEM, "out of memory");
+                if (streq(mode, "ro") || streq(mode, "rw")) {
+                        writable = streq(mode, "rw");
+                        end = last;
+                } else if (!strchr(mode, '/'))
+                        return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what,
+                                         mode);
         }
-        char *sep = strchr(copy, ':');
-        const char *target = NULL;
-        if (sep) {
-                *sep = '\0';
-                target = sep + 1;
-        }
-        return expose_add(c, what, copy, target, writable, ret_error);
+        bool has_target = first < end;
+        _cleanup_free_ char *source = unescape_spec(spec, has_target ? first : end);
+        _cleanup_free_ char *target = has_target ? unescape_spec(spec + first + 1, end - first - 1) : NULL;
+        if (!source || (has_target && !target))
+                return error_set(ret_error, ENOMEM, "out of memory");
+        return expose_add(c, what, source, target, writable, ret_error);
 }
 
 int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error)

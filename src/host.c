@@ -57,7 +57,8 @@ int host_info_read(host_info *h, host_storage *s, char *const *env, cordon_error
                 s->user = strdup(env_get(env, "USER"));
         s->group = db_lookup("/etc/group", h->gid, 2, 0);
         const char *home = env_get(env, "HOME");
-        s->home = home && home[0] == '/' ? strdup(home) : db_lookup("/etc/passwd", h->uid, 2, 5);
+        s->passwd_home = db_lookup("/etc/passwd", h->uid, 2, 5);
+        s->home = home && home[0] == '/' ? strdup(home) : xstrdup(s->passwd_home);
         s->cwd = getcwd(NULL, 0);
         if (!s->cwd) {
                 int r = error_set(ret_error, errno, "cannot read the working directory: %s", strerror(errno));
@@ -67,6 +68,7 @@ int host_info_read(host_info *h, host_storage *s, char *const *env, cordon_error
         h->user = s->user;
         h->group = s->group;
         h->home = s->home;
+        h->passwd_home = s->passwd_home;
         h->cwd = s->cwd;
         return 0;
 }
@@ -76,6 +78,7 @@ void host_info_free(host_storage *s)
         free(s->user);
         free(s->group);
         free(s->home);
+        free(s->passwd_home);
         free(s->cwd);
         *s = (host_storage){0};
 }

@@ -113,7 +113,9 @@ typedef struct builder {
         const host_info *h;
         cordon_plan *p;
         cordon_error **err;
-        char *home_real; /* the home directory with its symlinks resolved, or NULL */
+        /* the home directories ($HOME and the passwd entry's) with their
+         * symlinks resolved, or NULL */
+        char *home_real, *passwd_home_real;
         char *exe_host;  /* the host file the executable is, canonical */
         bool exe_visible; /* ... already visible in the sandbox: nothing to expose */
         int scan_budget;  /* directory entries left to read looking for repositories */
@@ -548,13 +550,17 @@ static int sandbox_resolve(builder *b, const char *path, char **ret_host)
 
 /* Why |path| may not be exposed automatically (to follow "the working
  * directory X is ..."), or NULL. Never "/", the home directory or an
- * ancestor of it, nor kernel interfaces. */
+ * ancestor of it, nor kernel interfaces. The home directory is both $HOME
+ * and the passwd entry's: $HOME comes from the caller's environment, and
+ * pointing it elsewhere must not make the real home exposable. */
 static const char *auto_expose_problem(const builder *b, const char *path)
 {
         if (streq(path, "/"))
                 return "the root directory";
-        if ((b->h->home && path_startswith(b->h->home, path)) || (b->home_real && path_startswith(b->home_real, path)))
-                return "your home directory or above it";
+        const char *const homes[] = {b->h->home, b->home_real, b->h->passwd_home, b->passwd_home_real};
+        for (size_t i = 0; i < ARRAY_SIZE(homes); i++)
+                if (homes[i] && homes[i][0] == '/' && path_startswith(homes[i], path))
+                        return "your home directory or above it";
         for (size_t i = 0; NEVER_AUTO[i]; i++)
                 if (path_startswith(path, NEVER_AUTO[i]))
                         return "a kernel interface (the sandbox has its own /proc, /sys and /dev)";
@@ -1511,6 +1517,43 @@ static const char *env_value(char *const *env, const char *name)
         return env ? env_get(env, name) : NULL;
 }
 
+/* CORDON_DEBUG: comma-separated words, each matched whole (a substring
+ * match would let "no-rw-binds-please" weaken the mounts). An unknown word is
+ * a warning, not an error: the variable comes from the caller's environment,
+ * which a newer or older cordon may share. Returns 0 or -ENOMEM. */
+static int parse_debug(cordon_plan *p, const char *debug)
+{
+        const struct {
+                const char *word;
+                bool *flag;
+        } WORDS[] = {
+                {"timing", &p->debug_timing},
+                {"classic-mounts", &p->debug_classic_mounts},
+                {"fork-init", &p->debug_fork_init},
+                {"rw-binds", &p->debug_rw_binds},
+        };
+        for (const char *w = debug; w && *w;) {
+                size_t n = strcspn(w, ",");
+                bool known = n == 0; /* "a,,b" and a trailing comma are harmless */
+                for (size_t i = 0; !known && i < ARRAY_SIZE(WORDS); i++)
+                        if (strlen(WORDS[i].word) == n && strncmp(w, WORDS[i].word, n) == 0) {
+                                *WORDS[i].flag = true;
+                                known = true;
+                        }
+                if (!known && strv_consume(&p->warnings,
+                                           xasprintf("CORDON_DEBUG: unknown word \"%.*s\" ignored (known: timing, "
+                                                     "classic-mounts, fork-init, rw-binds)",
+                                                     (int)n, w)) < 0)
+                        return -ENOMEM;
+                w += n + (w[n] == ',');
+        }
+        if (p->debug_rw_binds &&
+            strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds (except protected paths) "
+                                    "are mounted writable (a test hook; only Landlock keeps them read-only)") < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 static int plan_init(builder *b)
 {
         const cordon_config *c = b->c;
@@ -1523,17 +1566,9 @@ static int plan_init(builder *b)
         p->uid = b->h->uid;
         p->gid = b->h->gid;
         p->hostname = strdup("cordon");
-        const char *debug = env_value(b->h->environ, "CORDON_DEBUG");
-        if (debug) {
-                p->debug_timing = strstr(debug, "timing") != NULL;
-                p->debug_classic_mounts = strstr(debug, "classic-mounts") != NULL;
-                p->debug_fork_init = strstr(debug, "fork-init") != NULL;
-                p->debug_rw_binds = strstr(debug, "rw-binds") != NULL;
-                if (p->debug_rw_binds &&
-                    strv_push(&p->warnings, "CORDON_DEBUG=rw-binds: read-only binds are mounted writable (a "
-                                            "test hook; only Landlock keeps them read-only)") < 0)
-                        return -ENOMEM;
-        }
+        r = parse_debug(p, env_value(b->h->environ, "CORDON_DEBUG"));
+        if (r < 0)
+                return r;
         memcpy(p->limits, c->limits, sizeof(p->limits));
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;
@@ -1579,13 +1614,22 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
 {
         /* Paths are compared after resolving their symlinks: so must the
          * home directory be ($HOME=/home/me with /home -> var/home). */
-        _cleanup_free_ char *home_real = NULL;
+        _cleanup_free_ char *home_real = NULL, *passwd_home_real = NULL;
         if (h->home && h->home[0] == '/' && host_resolve(h, h->home, true, &home_real) == -ENOMEM)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        if (h->passwd_home && h->passwd_home[0] == '/' &&
+            host_resolve(h, h->passwd_home, true, &passwd_home_real) == -ENOMEM)
                 return error_set(ret_error, ENOMEM, "out of memory");
         cordon_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        builder b = {.c = c, .cmd = cmd, .h = h, .p = p, .err = ret_error, .home_real = home_real};
+        builder b = {.c = c,
+                     .cmd = cmd,
+                     .h = h,
+                     .p = p,
+                     .err = ret_error,
+                     .home_real = home_real,
+                     .passwd_home_real = passwd_home_real};
         int r = plan_init(&b);
         if (r == 0)
                 r = plan_environment(&b);

@@ -94,13 +94,15 @@ struct cordon_plan {
         cordon_log_fn log_fn;
         void *log_userdata;
         char **warnings;           /* said at every start (log callback) */
-        /* CORDON_DEBUG=item,item (read from the caller's environment):
+        /* CORDON_DEBUG=word,word (read from the caller's environment; whole
+         * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;
          * classic-mounts: use mount(2) even where the new mount API exists;
          * fork-init: the init gets a copy of the launcher's memory instead of
          * sharing it (what sanitizer builds always do; for valgrind);
          * rw-binds: mount read-only binds writable, leaving Landlock alone to
-         * deny writes (a test hook; every run warns). */
+         * deny writes (a test hook; every run warns; never protected paths
+         * nor cordon's instance root). */
         bool debug_timing, debug_classic_mounts, debug_fork_init, debug_rw_binds;
         double prepare_s;          /* time cordon_prepare took */
 };
@@ -113,7 +115,8 @@ typedef struct host_info {
         gid_t gid;
         const char *user;       /* login name, NULL: unknown */
         const char *group;      /* group name, NULL: unknown */
-        const char *home;       /* the user's home directory, NULL: unknown */
+        const char *home;       /* the user's home directory ($HOME), NULL: unknown */
+        const char *passwd_home; /* the home directory of the user's passwd entry, NULL: unknown */
         const char *cwd;        /* the caller's working directory */
         char *const *environ;   /* the caller's environment */
         struct stat_cache *cache; /* lstat results while one plan is built (plan_build's own) */
@@ -127,7 +130,7 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
 /* Gather host_info for the real host (reads $HOME, /etc/passwd, getcwd). The
  * strings live in |storage| (free with host_info_free). */
 typedef struct host_storage {
-        char *user, *group, *home, *cwd;
+        char *user, *group, *home, *passwd_home, *cwd;
 } host_storage;
 int host_info_read(host_info *h, host_storage *storage, char *const *env, cordon_error **ret_error) HIDDEN;
 void host_info_free(host_storage *storage) HIDDEN;

@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -46,9 +48,15 @@ const seccomp_rule_info SECCOMP_DENIED[] = {
         /* the mount tree is the sandbox's boundary */
         {"mount", EPERM, "reshapes the filesystem view"},
         {"umount2", EPERM, "could reveal what a mount hides"},
+        /* i386 only (nr 22; x86_64 and arm64 have no such call): the same,
+         * reachable from a 64-bit process through int $0x80 */
+        {"umount", EPERM, "could reveal what a mount hides (i386's oldumount)"},
         {"pivot_root", EPERM, "reshapes the filesystem view"},
         {"move_mount", EPERM, "reshapes the filesystem view"},
         {"open_tree", EPERM, "reshapes the filesystem view"},
+        /* Linux 6.15; denied by number where libseccomp does not know it
+         * (NUMBERED below) */
+        {"open_tree_attr", EPERM, "reshapes the filesystem view, and sets mount attributes"},
         {"fsopen", EPERM, "reshapes the filesystem view"},
         {"fsmount", EPERM, "reshapes the filesystem view"},
         {"fsconfig", EPERM, "reshapes the filesystem view"},
@@ -63,6 +71,9 @@ const seccomp_rule_info SECCOMP_DENIED[] = {
         {"clock_settime", EPERM, "the clock is host-wide"},
         {"adjtimex", EPERM, "the clock is host-wide"},
         {"clock_adjtime", EPERM, "the clock is host-wide"},
+        /* x86 only (i386, x86_64, x32) */
+        {"modify_ldt", EPERM, "x86 segment descriptors: a history of kernel bugs (CVE-2015-3290, "
+                              "CVE-2017-17053), needed only by 16-bit code and Wine"},
         /* arguments in memory cannot be inspected: ENOSYS makes libc fall back */
         {"clone3", ENOSYS, "flags in memory; glibc falls back to clone"},
         {"openat2", ENOSYS, "mode in memory; callers fall back to openat"},
@@ -75,8 +86,10 @@ const seccomp_rule_info SECCOMP_DENIED[] = {
 /* One argument comparison (libseccomp's SCMP_Ax macros leave datum_b out). */
 #define ARG(n, cmp, a, b) ((struct scmp_arg_cmp){.arg = (n), .op = (cmp), .datum_a = (a), .datum_b = (b)})
 
-/* A rule on an unknown name (old libseccomp) is skipped: the kernel then
- * has no such call either, or libc uses its older form. */
+/* A rule on a name libseccomp does not know is skipped: where libseccomp is
+ * as old as the kernel, the kernel has no such call either, or libc uses
+ * its older form. The calls of a kernel newer than libseccomp that must be
+ * denied are in NUMBERED. */
 static int add_rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n, const struct scmp_arg_cmp *a)
 {
         int nr = seccomp_syscall_resolve_name(name);
@@ -151,7 +164,36 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
         return r;
 }
 
-static int add_arches(scmp_filter_ctx ctx)
+/* Denied calls that libseccomp may not know yet (2.5.4 does not know
+ * open_tree_attr, Linux 6.15), by number. Since Linux 5.1 a new call has
+ * the same number on every architecture but alpha and mips (x32 adds its
+ * bit), so one number serves the native architecture, i386, x32 and arm.
+ * libseccomp cannot take them: it translates a rule's number to the
+ * filter's other architectures through the name, and refuses (-EFAULT) a
+ * number it cannot name. So they become a few BPF instructions of our own
+ * in front of libseccomp's program (numbered_prefix). */
+static const struct {
+        const char *name;
+        uint32_t nr;
+} NUMBERED[] = {
+        {"open_tree_attr", 467},
+};
+
+#define MAX_ARCHES 4
+#define X32_SYSCALL_BIT 0x40000000U
+
+/* What the filter is being built of. */
+typedef struct compile_state {
+        uint32_t arches[MAX_ARCHES]; /* libseccomp's SCMP_ARCH_* */
+        size_t n_arches;
+        struct {
+                uint32_t nr;
+                int err;
+        } by_number[ARRAY_SIZE(NUMBERED)];
+        size_t n_by_number;
+} compile_state;
+
+static int add_arches(scmp_filter_ctx ctx, compile_state *st)
 {
         uint32_t native = seccomp_arch_native();
         static const struct {
@@ -161,16 +203,87 @@ static int add_arches(scmp_filter_ctx ctx)
                 {SCMP_ARCH_X86_64, SCMP_ARCH_X32},
                 {SCMP_ARCH_AARCH64, SCMP_ARCH_ARM},
         };
+        st->arches[st->n_arches++] = native;
         for (size_t i = 0; i < ARRAY_SIZE(EXTRA); i++)
                 if (EXTRA[i].native == native) {
                         int r = seccomp_arch_add(ctx, EXTRA[i].extra);
                         if (r < 0 && r != -EEXIST)
                                 return r;
+                        if (st->n_arches < MAX_ARCHES)
+                                st->arches[st->n_arches++] = EXTRA[i].extra;
                 }
         return 0;
 }
 
-static int export_bpf(scmp_filter_ctx ctx, seccomp_prog *ret)
+/* Deny |name| with |err|: through libseccomp when it knows the name, else
+ * by number when NUMBERED has it, else not at all (see add_rule). */
+static int deny(scmp_filter_ctx ctx, compile_state *st, const char *name, int err)
+{
+        if (seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR)
+                return add_rule(ctx, SCMP_ACT_ERRNO((uint32_t)err), name, 0, NULL);
+        for (size_t i = 0; i < ARRAY_SIZE(NUMBERED); i++)
+                if (streq(NUMBERED[i].name, name) && st->n_by_number < ARRAY_SIZE(st->by_number)) {
+                        st->by_number[st->n_by_number].nr = NUMBERED[i].nr;
+                        st->by_number[st->n_by_number++].err = err;
+                }
+        return 0;
+}
+
+/* The audit architecture (what seccomp_data.arch holds) of a libseccomp
+ * architecture whose numbers follow the common table, and the bit its
+ * numbers carry. False for the others (their NUMBERED rules are left out). */
+static bool audit_arch(uint32_t scmp_arch, uint32_t *ret_audit, uint32_t *ret_bit)
+{
+        *ret_bit = 0;
+        switch (scmp_arch) {
+        case SCMP_ARCH_X86_64: *ret_audit = AUDIT_ARCH_X86_64; return true;
+        case SCMP_ARCH_X32: /* seccomp sees x32 as x86_64 with the x32 bit in the number */
+                *ret_audit = AUDIT_ARCH_X86_64;
+                *ret_bit = X32_SYSCALL_BIT;
+                return true;
+        case SCMP_ARCH_X86: *ret_audit = AUDIT_ARCH_I386; return true;
+        case SCMP_ARCH_AARCH64: *ret_audit = AUDIT_ARCH_AARCH64; return true;
+        case SCMP_ARCH_ARM: *ret_audit = AUDIT_ARCH_ARM; return true;
+        case SCMP_ARCH_RISCV64: *ret_audit = AUDIT_ARCH_RISCV64; return true;
+        case SCMP_ARCH_PPC64LE: *ret_audit = AUDIT_ARCH_PPC64LE; return true;
+        case SCMP_ARCH_S390X: *ret_audit = AUDIT_ARCH_S390X; return true;
+        default: return false;
+        }
+}
+
+/* Upper bound of numbered_prefix's length. */
+#define PREFIX_MAX (1 + MAX_ARCHES * (3 + 2 * ARRAY_SIZE(NUMBERED)))
+
+/* The BPF for the by-number rules, into |out| (PREFIX_MAX entries); returns
+ * its length. Per architecture: if the arch matches, load the number,
+ * return each rule's errno on its number, reload the arch. Every way out
+ * falls through to libseccomp's program with the arch in A, and that
+ * program loads what it needs itself. */
+static size_t numbered_prefix(const compile_state *st, struct sock_filter *out)
+{
+        size_t n = 0, k = st->n_by_number;
+        if (k == 0)
+                return 0;
+        out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+        for (size_t a = 0; a < st->n_arches; a++) {
+                uint32_t audit, bit;
+                if (!audit_arch(st->arches[a], &audit, &bit))
+                        continue;
+                /* not this arch: skip the block (A still holds the arch) */
+                out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit, 0, (uint8_t)(2 * k + 2));
+                out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+                for (size_t i = 0; i < k; i++) {
+                        uint32_t ret = SECCOMP_RET_ERRNO | ((uint32_t)st->by_number[i].err & SECCOMP_RET_DATA);
+                        out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, st->by_number[i].nr | bit,
+                                                                0, 1);
+                        out[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
+                }
+                out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+        }
+        return n;
+}
+
+static int export_bpf(scmp_filter_ctx ctx, const compile_state *st, seccomp_prog *ret)
 {
         _cleanup_close_ int fd = memfd_create("cordon-seccomp", MFD_CLOEXEC);
         if (fd < 0)
@@ -179,17 +292,24 @@ static int export_bpf(scmp_filter_ctx ctx, seccomp_prog *ret)
         if (r < 0)
                 return r;
         off_t size = lseek(fd, 0, SEEK_CUR);
-        if (size <= 0 || size % (off_t)sizeof(struct sock_filter) || size / 8 > 0xffff)
+        struct sock_filter prefix[PREFIX_MAX];
+        size_t n_prefix = numbered_prefix(st, prefix);
+        if (size <= 0 || size % (off_t)sizeof(struct sock_filter) ||
+            (size_t)size / sizeof(struct sock_filter) + n_prefix > BPF_MAXINSNS)
                 return -EINVAL;
-        struct sock_filter *f = malloc((size_t)size);
+        size_t len = n_prefix + (size_t)size / sizeof(struct sock_filter);
+        struct sock_filter *f = malloc(len * sizeof(*f));
         if (!f)
                 return -ENOMEM;
-        if (pread(fd, f, (size_t)size, 0) != size) {
+        /* classic BPF jumps are relative and forward: libseccomp's program
+         * is unchanged by what comes before it */
+        memcpy(f, prefix, n_prefix * sizeof(*f));
+        if (pread(fd, f + n_prefix, (size_t)size, 0) != size) {
                 free(f);
                 return -EIO;
         }
         ret->filter = f;
-        ret->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+        ret->len = (unsigned short)len;
         return 0;
 }
 
@@ -202,14 +322,15 @@ int seccomp_compile(const seccomp_options *opt, seccomp_prog *ret, cordon_error 
          * runs the filter for every syscall of every architecture when it
          * builds its action cache at install time, and every call after. */
         int r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+        compile_state st = {0};
         if (r == 0)
-                r = add_arches(ctx);
+                r = add_arches(ctx, &st);
         for (size_t i = 0; r == 0 && SECCOMP_DENIED[i].name; i++)
-                r = add_rule(ctx, SCMP_ACT_ERRNO((uint32_t)SECCOMP_DENIED[i].err), SECCOMP_DENIED[i].name, 0, NULL);
+                r = deny(ctx, &st, SECCOMP_DENIED[i].name, SECCOMP_DENIED[i].err);
         if (r == 0)
                 r = add_arg_rules(ctx, opt);
         if (r == 0)
-                r = export_bpf(ctx, ret);
+                r = export_bpf(ctx, &st, ret);
         seccomp_release(ctx);
         if (r < 0)
                 return error_set(ret_error, -r, "seccomp: cannot build the filter: %s", strerror(-r));

@@ -200,6 +200,17 @@ static int link_parents(mount_op *ops, size_t n)
         return 0;
 }
 
+/* CORDON_DEBUG=rw-binds mounts a read-only bind writable so that tests can
+ * see Landlock deny writes on its own. Never a protected path (.git/hooks
+ * and the like: what the host runs later stays read-only whatever the knob
+ * says), nor a read-only part of cordon's own instance: a debug knob does
+ * not weaken those boundaries. */
+static bool debug_rw_bind(const cordon_plan *p, const plan_mount *m)
+{
+        return p->debug_rw_binds && m->type == MOUNT_BIND && m->origin != ORIGIN_PROTECT &&
+               m->origin != ORIGIN_INSTANCE && m->origin != ORIGIN_WORKSPACE;
+}
+
 static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rights *ll)
 {
         s->ops = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(mount_op));
@@ -212,7 +223,7 @@ static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
                         .kind = op_for(m->type),
                         .source = m->source,
                         .target = m->target,
-                        .writable = m->writable || (p->debug_rw_binds && m->type == MOUNT_BIND),
+                        .writable = m->writable || debug_rw_bind(p, m),
                         .is_dir = m->is_dir,
                         .host_mkdir_ok = m->type == MOUNT_BIND &&
                                          (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),

@@ -7,6 +7,7 @@
  *   probe connect HOST PORT | listen PORT (serve one "hello") | bind PORT
  *   probe socket inet|inet6|unix|netlink | abstract-connect NAME | abstract-listen NAME
  *   probe syscall NAME | kill PID [SIG] | ptrace PID | chmod-suid PATH | mknod-suid PATH
+ *     (NAME-i386: the i386 call through int $0x80, x86-64 only)
  *   probe tiocsti | fds | alloc MIB | spin | fork-many N | open-many N
  *   probe write-bytes PATH N | sleep-ignore-term SECONDS | link SRC DST
  *   probe keyring-read KEYID | setuid-check
@@ -167,11 +168,50 @@ static int do_abstract(const char *name, bool listen_side)
         }
 }
 
+#if defined(__x86_64__)
+/* An i386 system call from this 64-bit process: int $0x80 goes through the
+ * i386 table and seccomp sees AUDIT_ARCH_I386. Pointers must fit 32 bits. */
+static long i386_syscall(long nr, long a, long b, long c, long d, long e)
+{
+        long r;
+        __asm__ volatile("int $0x80"
+                         : "=a"(r)
+                         : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+                         : "memory", "r8", "r9", "r10", "r11");
+        if (r < 0 && r > -4096) {
+                errno = (int)-r;
+                return -1;
+        }
+        return r;
+}
+
+/* NAME-i386: umount (22, i386 only), umount2 (52), open_tree_attr (467),
+ * modify_ldt (123), getpid (20: is there ia32 emulation at all?) */
+static long try_i386(const char *name)
+{
+        char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        if (low == MAP_FAILED)
+                return -1;
+        strcpy(low, "/nonexistent/cordon");
+        if (!strcmp(name, "umount-i386")) return i386_syscall(22, (long)low, 0, 0, 0, 0);
+        if (!strcmp(name, "umount2-i386")) return i386_syscall(52, (long)low, 0, 0, 0, 0);
+        if (!strcmp(name, "open_tree_attr-i386")) return i386_syscall(467, -1, (long)low, 0, 0, 0);
+        if (!strcmp(name, "modify_ldt-i386")) return i386_syscall(123, 0, (long)(low + 2048), 16, 0, 0);
+        if (!strcmp(name, "getpid-i386")) return i386_syscall(20, 0, 0, 0, 0, 0);
+        fprintf(stderr, "probe: unknown syscall %s\n", name);
+        exit(2);
+}
+#endif
+
 /* Each syscall with arguments that cannot do harm; the interesting part is
  * whether the call is refused before the kernel looks at them. */
 static long try_syscall(const char *name)
 {
         static char buf[64];
+#if defined(__x86_64__)
+        if (strstr(name, "-i386"))
+                return try_i386(name);
+#endif
         struct {
                 const char *name;
                 long nr;
@@ -200,6 +240,10 @@ static long try_syscall(const char *name)
                 {"pivot_root", SYS_pivot_root, {(long)"/nonexistent/a", (long)"/nonexistent/b"}},
                 {"move_mount", SYS_move_mount, {-1, (long)"", -1, (long)"", 0}},
                 {"open_tree", SYS_open_tree, {-1, (long)"/nonexistent/cordon", 0}},
+                {"open_tree_attr", 467, {-1, (long)"/nonexistent/cordon", 0, 0, 0}},
+#if defined(__x86_64__)
+                {"modify_ldt", SYS_modify_ldt, {0 /* read */, (long)buf, sizeof(buf)}},
+#endif
                 {"fsopen", SYS_fsopen, {(long)"cordon-no-such-fs", 0}},
                 {"fsmount", SYS_fsmount, {-1, 0, 0}},
                 {"setns", SYS_setns, {-1, 0}},

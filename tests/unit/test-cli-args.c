@@ -106,6 +106,8 @@ static void test_every_config_flag(void)
                 bool run, plan, env, check;
         } T[] = {
                 {"--expose", "/srv:/data:rw", OPT_EXPOSE, true, true, true, false},
+                {"--expose-ro", "/srv/x:rw", OPT_EXPOSE_RO, true, true, true, false},
+                {"--expose-rw", "/srv/x:ro", OPT_EXPOSE_RW, true, true, true, false},
                 {"--network", "loopback", OPT_NETWORK, true, true, true, false},
                 {"--home", "/h", OPT_HOME, true, true, true, false},
                 {"--workspace", "/w", OPT_WORKSPACE, true, true, true, false},
@@ -259,6 +261,11 @@ static void test_help(void)
         /* every flag of a subcommand is in its usage text */
         CHECK(strstr(cli_usage(CLI_RUN), "--limits-best-effort") != NULL);
         CHECK(strstr(cli_usage(CLI_RUN), "--stats-fd") != NULL);
+        for (int cmd = CLI_RUN; cmd <= CLI_ENV; cmd++) {
+                CHECK(strstr(cli_usage((cli_command)cmd), "--expose-ro PATH") != NULL);
+                CHECK(strstr(cli_usage((cli_command)cmd), "--expose-rw PATH") != NULL);
+                CHECK(strstr(cli_usage((cli_command)cmd), "\\: is a colon") != NULL);
+        }
         CHECK(strstr(cli_usage(CLI_PLAN), "--json") != NULL);
         CHECK(strstr(cli_usage(CLI_ENV), "--include-only") != NULL);
         CHECK(strstr(cli_usage(CLI_CHECK), "--backend") != NULL);

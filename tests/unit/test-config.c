@@ -598,6 +598,77 @@ static void test_setters_expose_spec(void)
         }
 }
 
+/* Paths with colons and backslashes: "\:" and "\\" in a spec. The
+ * directories are made in a scratch directory (the source must exist). */
+static void test_setters_expose_spec_escapes(void)
+{
+        char dir[] = "/tmp/cordon-test-config.XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        static const char *const NAMES[] = {"x:rw", "b\\", "c\\d", "p:q:r"};
+        for (size_t i = 0; i < ARRAY_SIZE(NAMES); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", dir, NAMES[i]);
+                CHECK(p && mkdir(p, 0755) == 0);
+        }
+        static const struct {
+                const char *spec, *source, *target; /* after "DIR/" ("/" alone: DIR itself) */
+                bool writable;
+        } OK[] = {
+                {"x\\:rw", "x:rw", NULL, false},
+                {"x\\:rw:ro", "x:rw", NULL, false},
+                {"x\\:rw:rw", "x:rw", NULL, true},
+                {"x\\:rw:/opt/x\\:y:rw", "x:rw", "/opt/x:y", true},
+                {"p\\:q\\:r", "p:q:r", NULL, false},
+                {"b\\\\", "b\\", NULL, false},        /* "\\" is one backslash */
+                {"b\\\\:rw", "b\\", NULL, true},      /* ... so the colon after it separates */
+                {"c\\d", "c\\d", NULL, false},          /* any other backslash is itself */
+                {"x\\:rw:/t:/u", "x:rw", "/t:/u", false}, /* colons in a target, as before escapes */
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(OK); i++) {
+                _cleanup_free_ char *spec = xasprintf("%s/%s", dir, OK[i].spec);
+                _cleanup_free_ char *source = xasprintf("%s/%s", dir, OK[i].source);
+                cordon_config *c = cordon_config_new();
+                cordon_error *e = NULL;
+                int r = cordon_config_add_expose_spec(c, spec, &e);
+                if (r < 0)
+                        printf("# %s: %s\n", spec, cordon_error_message(e));
+                CHECK_INTEQ(r, 0);
+                CHECK_INTEQ(c->n_expose, 1);
+                if (c->n_expose == 1) {
+                        CHECK_STREQ(c->expose[0].source, source);
+                        CHECK_STREQ(c->expose[0].target, OK[i].target ? OK[i].target : source);
+                        CHECK(c->expose[0].writable == OK[i].writable);
+                }
+                cordon_error_free(e);
+                cordon_config_free(c);
+        }
+        /* control: unescaped, the colon separates (DIR/x does not exist) */
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        _cleanup_free_ char *spec = xasprintf("%s/x:rw", dir);
+        _cleanup_free_ char *want = xasprintf("--expose %s: source does not exist", spec);
+        CHECK_INTEQ(cordon_config_add_expose_spec(c, spec, &e), -ENOENT);
+        CHECK_STREQ(cordon_error_message(e), want);
+        e = cordon_error_free(e);
+        /* a mode is still checked after an escaped colon */
+        _cleanup_free_ char *bad = xasprintf("%s/x\\:rw:rwx", dir);
+        _cleanup_free_ char *bad_want = xasprintf("--expose %s: mode must be \"ro\" or \"rw\", got \"rwx\"", bad);
+        CHECK_INTEQ(cordon_config_add_expose_spec(c, bad, &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), bad_want);
+        e = cordon_error_free(e);
+        /* cordon_config_add_expose (--expose-ro/--expose-rw) takes the path whole */
+        _cleanup_free_ char *whole = xasprintf("%s/x:rw", dir);
+        CHECK_INTEQ(cordon_config_add_expose(c, whole, NULL, false, &e), 0);
+        CHECK(c->n_expose == 1 && streq(c->expose[0].source, whole) && streq(c->expose[0].target, whole) &&
+              !c->expose[0].writable);
+        cordon_error_free(e);
+        cordon_config_free(c);
+        for (size_t i = 0; i < ARRAY_SIZE(NAMES); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", dir, NAMES[i]);
+                CHECK(p && rmdir(p) == 0);
+        }
+        CHECK(rmdir(dir) == 0);
+}
+
 static void test_setters_expose(void)
 {
         cordon_config *c = cordon_config_new();
@@ -810,6 +881,7 @@ int main(void)
         RUN(test_expose_merge_in_one_layer);
         RUN(test_limits_json);
         RUN(test_setters_expose_spec);
+        RUN(test_setters_expose_spec_escapes);
         RUN(test_setters_expose);
         RUN(test_setters_limits);
         RUN(test_setters_enums);

@@ -175,7 +175,8 @@ typedef struct plan_case {
         const char *expose[4][3]; /* source, target, "rw"/"ro": config rules in the fixture */
         const char *argv[10];     /* empty: an environment-only plan */
         const char *cwd;          /* default /home/ada/project */
-        const char *home;         /* the user's home directory, default /home/ada */
+        const char *home;         /* the user's home directory ($HOME), default /home/ada */
+        const char *passwd_home;  /* the passwd entry's home directory, default /home/ada */
 } plan_case;
 
 /* Adds a rule directly: the public setters check the source on the real host,
@@ -208,6 +209,7 @@ static int build(const plan_case *t, cordon_plan **ret, cordon_error **err)
                 .user = "ada",
                 .group = "ada",
                 .home = t->home ? t->home : "/home/ada",
+                .passwd_home = t->passwd_home ? t->passwd_home : "/home/ada",
                 .cwd = "/home/ada/project",
                 .environ = (char *const *)HOST_ENV,
         };
@@ -599,6 +601,50 @@ static void test_cwd(void)
         cordon_plan_free(p);
 }
 
+/* $HOME comes from the caller's environment: pointing it elsewhere does not
+ * make the passwd entry's home directory exposable. */
+static void test_home_from_passwd(void)
+{
+        fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/bob", .home = "/home/ada",
+                           .passwd_home = "/home/bob"},
+              EACCES, 125,
+              "the working directory /home/bob is your home directory or above it, which cordon never exposes "
+              "automatically: " CWD_HINT);
+        /* ... through symlinks too (passwd home /users/bob, /users -> home) */
+        fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/bob", .home = "/home/ada",
+                           .passwd_home = "/users/bob"},
+              EACCES, 125,
+              "the working directory /home/bob is your home directory or above it, which cordon never exposes "
+              "automatically: " CWD_HINT);
+        /* ... and its ancestors */
+        fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/srv", .home = "/home/ada",
+                           .passwd_home = "/srv/ws"},
+              EACCES, 125,
+              "the working directory /srv is your home directory or above it, which cordon never exposes "
+              "automatically: " CWD_HINT);
+        /* an argument naming it is not exposed either */
+        cordon_plan *p = plan_ok(&(plan_case){.root = M,
+                                              .json = "{\"isolation\": {\"auto_expose\": {\"args\": \"ro\"}}}",
+                                              .argv = {"ls", "/home/bob", "/srv/data"},
+                                              .home = "/home/ada",
+                                              .passwd_home = "/home/bob"});
+        CHECK(mount_at(p, "/home/bob") == NULL);
+        CHECK(mount_at(p, "/srv/data") != NULL);
+        cordon_plan_free(p);
+        /* control: with the passwd home elsewhere, the same cwd and argument are exposed */
+        p = plan_ok(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/bob", .home = "/home/ada",
+                                 .passwd_home = "/home/ada"});
+        CHECK(mount_at(p, "/home/bob") != NULL);
+        cordon_plan_free(p);
+        p = plan_ok(&(plan_case){.root = M,
+                                 .json = "{\"isolation\": {\"auto_expose\": {\"args\": \"ro\"}}}",
+                                 .argv = {"ls", "/home/bob"},
+                                 .home = "/home/ada",
+                                 .passwd_home = "/home/ada"});
+        CHECK(mount_at(p, "/home/bob") != NULL);
+        cordon_plan_free(p);
+}
+
 /* ---- arguments ------------------------------------------------------------------------------------ */
 
 static void test_args(void)
@@ -907,6 +953,7 @@ int main(void)
         RUN(test_auto_expose_exe);
         RUN(test_auto_expose_exe_errors);
         RUN(test_cwd);
+        RUN(test_home_from_passwd);
         RUN(test_args);
         RUN(test_args_symlinks);
         RUN(test_mountpoint_missing_in_ro_bind);

@@ -115,6 +115,44 @@ static long p_clock_settime(void) { return syscall(SYS_clock_settime, -1, NULL);
 static long p_adjtimex(void) { return syscall(SYS_adjtimex, NULL); }
 static long p_clone3(void) { return syscall(SYS_clone3, NULL, 0); }
 static long p_openat2(void) { return syscall(SYS_openat2, -1, NULL, NULL, 0); }
+/* open_tree_attr (Linux 6.15; libseccomp 2.5 cannot name it: denied by number) */
+static long p_open_tree_attr(void) { return syscall(467, -1, "/nonexistent/cordon", 0, NULL, 0); }
+
+#if defined(__x86_64__)
+#include <sys/mman.h>
+static char *low_path; /* "/nonexistent/cordon" below 4 GiB, for i386 calls */
+
+/* An i386 system call from this 64-bit process: int $0x80 goes through the
+ * i386 table, and seccomp sees AUDIT_ARCH_I386 (pointers must fit 32 bits). */
+static long i386_syscall(long nr, long a, long b, long c, long d, long e)
+{
+        long r;
+        __asm__ volatile("int $0x80"
+                         : "=a"(r)
+                         : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+                         : "memory", "r8", "r9", "r10", "r11");
+        if (r < 0 && r > -4096) {
+                errno = (int)-r;
+                return -1;
+        }
+        return r;
+}
+static long p_i386_getpid(void) { return i386_syscall(20, 0, 0, 0, 0, 0); }
+/* umount (oldumount) exists on i386 only; the path is looked up first, so
+ * unfiltered it fails with ENOENT for root and users alike */
+static long p_i386_umount(void) { return i386_syscall(22, (long)low_path, 0, 0, 0, 0); }
+static long p_i386_umount2(void) { return i386_syscall(52, (long)low_path, 0, 0, 0, 0); }
+static long p_i386_open_tree_attr(void) { return i386_syscall(467, -1, (long)low_path, 0, 0, 0); }
+static long p_i386_modify_ldt(void) { return i386_syscall(123, 0 /* read */, (long)(low_path + 2048), 16, 0, 0); }
+/* x32's number for it (the x32 bit set): ENOSYS unfiltered where the kernel
+ * has no x32 ABI, still EPERM with the filter */
+static long p_x32_open_tree_attr(void) { return syscall(467 | 0x40000000L, -1, "/nonexistent/cordon", 0, NULL, 0); }
+static long p_modify_ldt(void)
+{
+        char ldt[16];
+        return syscall(SYS_modify_ldt, 0 /* read */, ldt, sizeof(ldt));
+}
+#endif
 static long p_personality(void)
 {
         long r = syscall(SYS_personality, ADDR_NO_RANDOMIZE);
@@ -305,6 +343,48 @@ static void test_denied_calls(void)
         }
 }
 
+/* The calls of the other architectures a 64-bit x86 process can reach, and
+ * the ones libseccomp cannot name, each against a filter-less control. */
+static void test_denied_other_arches(void)
+{
+        int ctl = errno_in_child(p_open_tree_attr, NULL);
+        printf("# open_tree_attr unfiltered: errno %d\n", ctl);
+        CHECK(ctl == ENOENT || ctl == ENOSYS);
+        CHECK_INTEQ(errno_in_child(p_open_tree_attr, &prog), EPERM);
+        CHECK_INTEQ(errno_in_child(p_open_tree_attr, &prog_unix), EPERM);
+#if defined(__x86_64__)
+        CHECK_INTEQ(errno_in_child(p_modify_ldt, NULL), 0);
+        CHECK_INTEQ(errno_in_child(p_modify_ldt, &prog), EPERM);
+        ctl = errno_in_child(p_x32_open_tree_attr, NULL);
+        CHECK(ctl == ENOENT || ctl == ENOSYS);
+        CHECK_INTEQ(errno_in_child(p_x32_open_tree_attr, &prog), EPERM);
+        low_path = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        CHECK(low_path != MAP_FAILED);
+        if (low_path == MAP_FAILED)
+                return;
+        strcpy(low_path, "/nonexistent/cordon");
+        /* a kernel without ia32 emulation kills int $0x80 with SIGSEGV */
+        if (errno_in_child(p_i386_getpid, NULL) != 0) {
+                tap_skip("i386 system calls", "no ia32 emulation (CONFIG_IA32_EMULATION, ia32_emulation=)");
+                return;
+        }
+        static const denied_case I386[] = {
+                {"i386 umount", p_i386_umount, EPERM},
+                {"i386 umount2", p_i386_umount2, EPERM},
+                {"i386 open_tree_attr", p_i386_open_tree_attr, EPERM},
+                {"i386 modify_ldt", p_i386_modify_ldt, EPERM},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(I386); i++) {
+                ctl = errno_in_child(I386[i].fn, NULL);
+                int got = errno_in_child(I386[i].fn, &prog);
+                printf("# %s: errno %d unfiltered, %d with the filter\n", I386[i].name, ctl, got);
+                CHECK_INTEQ(got, I386[i].want);
+                CHECK(ctl != I386[i].want);
+        }
+        CHECK_INTEQ(errno_in_child(p_i386_getpid, &prog), 0);
+#endif
+}
+
 static void test_allowed_calls(void)
 {
         CHECK_INTEQ(errno_in_child(p_chmod_plain, &prog), 0);
@@ -330,6 +410,7 @@ int main(void)
         close(fd);
         RUN(test_build_and_arches);
         RUN(test_denied_calls);
+        RUN(test_denied_other_arches);
         RUN(test_allowed_calls);
         RUN(test_unix_sockets_only);
         unlink(file_path);
