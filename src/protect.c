@@ -121,31 +121,37 @@ static int journal_add(placeholders *list, const placeholder *ph)
 /* The entries of the journal |fd|. */
 static int journal_read(int fd, placeholder **ret, size_t *ret_n)
 {
-        FILE *f = fdopen(dup(fd), "r");
+        int copy_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        FILE *f = copy_fd < 0 ? NULL : fdopen(copy_fd, "r");
         *ret = NULL;
         *ret_n = 0;
-        if (!f)
-                return -errno;
+        if (!f) {
+                int e = errno;
+                if (copy_fd >= 0)
+                        close(copy_fd);
+                return -e;
+        }
         char line[PATH_MAX + 96];
         while (fgets(line, sizeof(line), f)) {
-                uint64_t dev, ino;
-                int64_t size;
-                char kind;
-                int off = 0;
                 line[strcspn(line, "\n")] = '\0';
-                if (sscanf(line, "%" SCNu64 " %" SCNu64 " %c %" SCNd64 " %n", &dev, &ino, &kind, &size, &off) != 4 ||
-                    off == 0 || line[off] != '/')
+                char *s = line, *end = NULL;
+                errno = 0;
+                uint64_t dev = strtoull(s, &end, 10), ino = end && *end == ' ' ? strtoull(end + 1, &end, 10) : 0;
+                char kind = end && end[0] == ' ' ? end[1] : '\0';
+                int64_t size = (kind == 'd' || kind == 'f') && end[2] == ' ' ? strtoll(end + 3, &end, 10) : -1;
+                if (errno || size < 0 || !end || end[0] != ' ' || end[1] != '/')
                         continue;
+                const char *path = end + 1;
                 placeholder *v = realloc(*ret, (*ret_n + 1) * sizeof(*v));
-                char *path = strdup(line + off);
-                if (!v || !path) {
-                        free(path);
+                char *copy = strdup(path);
+                if (!v || !copy) {
+                        free(copy);
                         if (v)
                                 *ret = v;
                         break;
                 }
                 *ret = v;
-                v[(*ret_n)++] = (placeholder){.path = path, .dev = (dev_t)dev, .ino = (ino_t)ino,
+                v[(*ret_n)++] = (placeholder){.path = copy, .dev = (dev_t)dev, .ino = (ino_t)ino,
                                               .is_dir = kind == 'd', .size = (off_t)size};
         }
         fclose(f);
