@@ -116,7 +116,8 @@ typedef struct launch {
         int go_fd;              /* parent -> child: "go" once the parent's setup is done */
         int status_fd;          /* init -> parent: init_status */
         int landlock_fd;        /* ruleset, or -1 */
-        int keep_fds[8];        /* every fd above that the child keeps (sorted, -1 terminated) */
+        int launcher_fd;        /* the launcher thread's /proc/thread-self (O_PATH), or -1 */
+        int keep_fds[10];       /* every fd above that the child keeps (sorted, -1 terminated) */
         /* the view */
         mount_op *ops;
         size_t n_ops;

@@ -126,6 +126,7 @@ typedef struct launch_storage {
         mount_op *ops;
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
+        int launcher_fd;        /* this thread's /proc directory, for the child */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
         void *stacks;           /* stacks_map(), until the process owns it */
@@ -152,6 +153,8 @@ static void launch_storage_free(launch_storage *s)
         }
         if (s->l.landlock_fd >= 0)
                 close(s->l.landlock_fd);
+        if (s->launcher_fd >= 0)
+                close(s->launcher_fd);
         if (s->l.marks)
                 munmap(s->l.marks, sizeof(double) * MARK__MAX);
         if (s->stacks)
@@ -331,7 +334,8 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 static void set_keep_fds(launch *l)
 {
         int n = 0;
-        int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd, l->go_fd, l->status_fd, l->landlock_fd};
+        int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
+                      l->status_fd, l->landlock_fd, l->launcher_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -419,6 +423,7 @@ static void launch_storage_init(launch_storage *s)
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
+        s->launcher_fd = s->l.launcher_fd = -1;
 }
 
 static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
@@ -455,6 +460,10 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         l->report_fd = s->pipes[0][1];
         l->go_fd = s->pipes[1][0];
         l->status_fd = s->pipes[2][1];
+        /* The child dies with this thread; this names it, for the child's
+         * check that it did not die first (wait_for_launcher). Without
+         * /proc the go pipe still tells it when the process dies. */
+        s->launcher_fd = l->launcher_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
         r = setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
