@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "host.h"
+#include "undo.h"
 
 enum { C_MEMORY, C_PIDS, C_CPU, C__MAX };
 static const char *const CTRL[C__MAX] = {"memory", "pids", "cpu"};
@@ -614,11 +615,16 @@ static int create_hier(const cgroup_env *env, hier *h, const cgroup_request *req
                 char *dir = name ? path_join(h->parent, name) : NULL;
                 if (!dir)
                         return -ENOMEM;
+                /* noted first: a launcher killed right after the mkdir
+                 * leaves nothing (undo.h) */
+                int note = undo_note_cgroup(req->undo, dir, h->version);
                 if (mkdir(dir, 0755) == 0) {
+                        undo_made(req->undo, note, true, -1);
                         h->dir = dir;
                         break;
                 }
                 int e = errno;
+                undo_made(req->undo, note, false, -1);
                 free(dir);
                 if (e != EEXIST)
                         return fail_why(why, -e, "cannot create a cgroup in %s: %s", h->parent, strerror(e));
@@ -807,10 +813,11 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
         return 0;
 }
 
-int cgroup_prepare(const cordon_plan *p, cgroup **ret, cordon_error **ret_error)
+int cgroup_prepare(const cordon_plan *p, undo_log *undo, cgroup **ret, cordon_error **ret_error)
 {
         cgroup_env env = cgroup_env_host();
         cgroup_request req = {
+                .undo = undo,
                 .memory_bytes = p->limits[CORDON_LIMIT_MEMORY_BYTES],
                 .pids = p->limits[CORDON_LIMIT_PIDS],
                 .cpu_quota = p->limits[CORDON_LIMIT_CPU_QUOTA],

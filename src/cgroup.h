@@ -27,6 +27,7 @@
 #pragma once
 
 #include "plan.h"
+#include "undo.h"
 
 typedef struct cgroup cgroup;
 
@@ -47,6 +48,7 @@ typedef struct cgroup_request {
         bool private_tmp;      /* the backend mounts its own /tmp */
         bool count_init;       /* the sandbox has an init of cordon's: pids.max gets one more */
         bool best_effort;      /* warn (once) instead of failing */
+        undo_log *undo;        /* each cgroup directory is noted there before it is made (or NULL) */
         cordon_log_fn log_fn;
         void *log_userdata;
 } cgroup_request;
@@ -60,8 +62,9 @@ cgroup_env cgroup_env_host(void) HIDDEN;
  * that failed), unless |req->best_effort|: then one warning goes to
  * |req->log_fn| and the limits that can be enforced are. */
 int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret, cordon_error **ret_error) HIDDEN;
-/* The same for a plan, on the real host. */
-int cgroup_prepare(const cordon_plan *p, cgroup **ret, cordon_error **ret_error) HIDDEN;
+/* The same for a plan, on the real host, noting each directory in |undo|
+ * (or NULL) before it is made. */
+int cgroup_prepare(const cordon_plan *p, undo_log *undo, cgroup **ret, cordon_error **ret_error) HIDDEN;
 /* Move |pid| into it (before the command starts). Returns 0 or -errno. */
 int cgroup_attach(cgroup *cg, pid_t pid, cordon_error **ret_error) HIDDEN;
 /* Signal every process in it (cgroup.kill for SIGKILL on v2, else each pid

@@ -39,6 +39,7 @@
 #include "instance.h"
 #include "landlock.h"
 #include "sys.h"
+#include "undo.h"
 
 struct cordon_process {
         backend_kind backend;
@@ -55,6 +56,7 @@ struct cordon_process {
         cordon_result result;
         cgroup *cg;
         char **placeholders;     /* protect placeholders to remove afterwards */
+        undo_log *undo;          /* what we made on the host, for a helper should we die first */
         void *stacks;            /* the init's and the command's (see stacks_map) */
 };
 
@@ -783,6 +785,7 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
                             : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
         } else {
                 proc->pid = pid;
+                undo_set_init(proc->undo, pid);
                 proc->stacks = s->stacks;
                 s->stacks = NULL;
                 r = after_clone(p, s, proc, ret_error);
@@ -792,6 +795,59 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
                 proc->status_fd = TAKE_FD(s->pipes[2][0]);
                 for (int i = 0; i < 3; i++)
                         proc->stdio[i] = TAKE_FD(s->stdio_parent[i]);
+        }
+        return r;
+}
+
+/* How many things this run may make on the host (undo.h): a cgroup
+ * directory per hierarchy, the placeholders. */
+static size_t undo_notes_needed(const cordon_plan *p)
+{
+        size_t n = 0;
+        if (p->limits[CORDON_LIMIT_MEMORY_BYTES] > 0 || p->limits[CORDON_LIMIT_PIDS] > 0 ||
+            p->limits[CORDON_LIMIT_CPU_QUOTA] > 0)
+                n += 3;
+        for (size_t i = 0; p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
+                n += p->mounts[i].missing;
+        return n;
+}
+
+/* protect.c makes the placeholders; each is noted in the undo log first,
+ * by its parent directory reached without following a symlink, so that a
+ * launcher killed meanwhile leaves none behind. */
+static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_error **ret_error)
+{
+        size_t n = 0;
+        for (size_t i = 0; proc->undo && p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
+                n += p->mounts[i].missing;
+        _cleanup_free_ int *notes = n ? calloc(n, sizeof(int)) : NULL;
+        _cleanup_free_ int *dirs = n ? calloc(n, sizeof(int)) : NULL;
+        if (n && (!notes || !dirs))
+                return error_set(ret_error, ENOMEM, "out of memory");
+        for (size_t i = 0, k = 0; k < n; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (!m->missing)
+                        continue;
+                _cleanup_free_ char *parent = path_dirname(m->source);
+                const char *name = strrchr(m->source, '/');
+                dirs[k] = parent ? sys_openat2(AT_FDCWD, parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                               RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+                                 : -1;
+                notes[k] = dirs[k] >= 0 && name ? undo_note_file_at(proc->undo, dirs[k], name + 1) : -1;
+                k++;
+        }
+        int r = protect_placeholders_create(p, &proc->placeholders, ret_error);
+        for (size_t i = 0, k = 0; k < n; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (!m->missing)
+                        continue;
+                bool made = false;
+                for (size_t j = 0; r == 0 && proc->placeholders && proc->placeholders[j]; j++)
+                        made |= streq(proc->placeholders[j], m->source);
+                undo_made(proc->undo, notes[k], made, dirs[k]);
+                if (dirs[k] >= 0)
+                        close(dirs[k]);
+                k++;
         }
         return r;
 }
@@ -810,9 +866,15 @@ int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         cordon_process *proc = process_new(p);
         if (!proc)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        r = protect_placeholders_create(p, &proc->placeholders, ret_error);
+        /* Before anything is made on the host: the helper that undoes it
+         * should we die first. */
+        size_t notes = undo_notes_needed(p);
+        if (notes)
+                r = undo_start(notes, &proc->undo, ret_error);
         if (r == 0)
-                r = cgroup_prepare(p, &proc->cg, ret_error);
+                r = make_placeholders(p, proc, ret_error);
+        if (r == 0)
+                r = cgroup_prepare(p, proc->undo, &proc->cg, ret_error);
         launch_storage s;
         launch_storage_init(&s);
         if (r == 0)
@@ -1030,6 +1092,7 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
         protect_placeholders_remove(&p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
+        undo_done(p->undo); /* the helper exits; reaped by cordon_process_free */
         if (ret_result)
                 *ret_result = p->result;
         return 0;
@@ -1050,6 +1113,7 @@ cordon_process *cordon_process_free(cordon_process *p)
         protect_placeholders_remove(&p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);
+        p->undo = undo_free(p->undo);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
         if (p->pidfd >= 0)
