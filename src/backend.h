@@ -135,7 +135,7 @@ typedef struct launch {
         char *const *argv;
         char *const *envp;
         const char *cwd;
-        child_rlimit rlimits[4];
+        child_rlimit rlimits[6];
         size_t n_rlimits;
         int cap_last;
         seccomp_prog seccomp;

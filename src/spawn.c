@@ -82,6 +82,12 @@ int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_pla
                 return r;
         r = plan_build(c, cmd, &h, ret_plan, ret_error);
         host_info_free(&s);
+        if (r == 0 && (*ret_plan)->limits[CORDON_LIMIT_PIDS] > 0) {
+                /* what would enforce the process limit, for `cordon plan` */
+                _cleanup_free_ char *text = NULL;
+                int by = host_pids_mechanism((*ret_plan)->backend == BACKEND_LINUX, &text);
+                (*ret_plan)->pids_by = by > 0 ? (pids_by)by : PIDS_BY_UNKNOWN;
+        }
         if (r == 0)
                 (*ret_plan)->prepare_s = now_s() - t0;
         return r;
@@ -350,23 +356,28 @@ static void set_keep_fds(launch *l)
  * launcher's: CAP_SYS_RESOURCE counts only in the initial user namespace,
  * so even a root launcher's sandbox gets EPERM. Say so here, naming the
  * limit, rather than fail in the child. */
-static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error)
+static int set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error **ret_error)
 {
         static const struct {
                 cordon_limit limit;
                 int resource;
                 const char *name, *flag;
                 rlim_t grace; /* hard = soft + grace */
+                rlim_t extra; /* added to both */
         } R[] = {
                 /* SIGXCPU at the soft limit, SIGKILL one second later */
-                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1},
-                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0},
-                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0},
+                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1, 0},
+                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0, 0},
+                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0, 0},
+                /* where no pids cgroup could be had (cgroup_prepare): counted
+                 * in the sandbox's user namespace, where the init counts too */
+                {CORDON_LIMIT_PIDS, RLIMIT_NPROC, "process", "--pids", 0, 1},
         };
         for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
                 double v = p->limits[R[i].limit];
-                if (v <= 0)
+                if (v <= 0 || (R[i].resource == RLIMIT_NPROC && !nproc))
                         continue;
+                v += (double)R[i].extra;
                 struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
                 if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
                         if (want.rlim_cur > cur.rlim_max)
@@ -374,7 +385,8 @@ static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error
                                                  "the %s limit %.0f (%s) is above this process's hard limit %llu, "
                                                  "which a sandbox cannot raise (not even as root): raise the hard "
                                                  "limit first (ulimit -H) or ask for at most that",
-                                                 R[i].name, v, R[i].flag, (unsigned long long)cur.rlim_max);
+                                                 R[i].name, p->limits[R[i].limit], R[i].flag,
+                                                 (unsigned long long)(cur.rlim_max - R[i].extra));
                         if (want.rlim_max > cur.rlim_max)
                                 want.rlim_max = cur.rlim_max;
                 }
@@ -428,7 +440,7 @@ static void launch_storage_init(launch_storage *s)
         s->launcher_fd = s->l.launcher_fd = -1;
 }
 
-static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_error **ret_error)
 {
         launch *l = &s->l;
         l->backend = p->backend;
@@ -448,7 +460,7 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
                 sigaddset(&l->forward, FWD[i]);
-        int r = set_rlimits(p, l, ret_error);
+        int r = set_rlimits(p, nproc, l, ret_error);
         if (r < 0)
                 return r;
         if (p->debug_timing) {
@@ -873,12 +885,13 @@ int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 r = undo_start(notes, &proc->undo, ret_error);
         if (r == 0)
                 r = make_placeholders(p, proc, ret_error);
+        bool nproc = false;
         if (r == 0)
-                r = cgroup_prepare(p, proc->undo, &proc->cg, ret_error);
+                r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
         launch_storage s;
         launch_storage_init(&s);
         if (r == 0)
-                r = prepare_launch(p, &s, ret_error);
+                r = prepare_launch(p, nproc, &s, ret_error);
         if (r == 0 && p->log_plan)
                 log_plan(p, &s);
         double t_clone = now_s();
