@@ -864,7 +864,20 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_
         return r;
 }
 
+static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error);
+
+/* Not a cancellation point: a thread cancelled half-way would leave what
+ * it made to the helpers, and its memory and descriptors to no one. */
 int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
+{
+        int old;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        int r = start(p, ret_proc, ret_error);
+        pthread_setcancelstate(old, NULL);
+        return r;
+}
+
+static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
         if (!p->argv)
                 return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");

@@ -15,11 +15,16 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 enum { NOTE_FREE, NOTE_PENDING, NOTE_MADE };
 enum { KIND_CGROUP = 1, KIND_FILE };
@@ -188,10 +193,24 @@ static void undo_file(const note *n)
 }
 
 /* Wait (until |deadline|) for the sandbox's init to end: its mounts sit on
- * the placeholders. It dies with the launcher by itself. */
+ * the placeholders, and removing a mount point detaches the mount in every
+ * namespace. It dies with the launcher by itself, and once it is a zombie
+ * (not reaped: the launcher's gone) nothing of its pid namespace is left.
+ * A pidfd tells an exit from a zombie; kill(0) cannot. */
 static void wait_init(pid_t pid, long long deadline)
 {
-        while (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) && now_ns() < deadline)
+        if (pid <= 0)
+                return;
+        int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0) {
+                long long left = deadline - now_ns();
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                if (left > 0)
+                        poll(&p, 1, (int)(left / 1000000));
+                close(fd);
+                return;
+        }
+        while (errno != ESRCH && (kill(pid, 0) == 0 || errno == EPERM) && now_ns() < deadline)
                 nap_ms(5);
 }
 
