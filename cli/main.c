@@ -16,6 +16,8 @@
 #define EXIT_CORDON 125
 
 static cordon_process *running; /* for the signal forwarder */
+/* A forwarded signal that came before the command ran (0: none). */
+static volatile sig_atomic_t pending_signal;
 
 static void on_log(cordon_log_level level, const char *message, void *userdata)
 {
@@ -148,13 +150,21 @@ static void forward_signal(int sig)
         int saved = errno;
         if (running)
                 cordon_signal_command(running, sig);
+        else if (sig != SIGWINCH)
+                pending_signal = sig;
         errno = saved;
 }
 
+/* From the start of `cordon run`: a signal that would otherwise kill the
+ * CLI (SIGTERM from a client, SIGINT from a terminal) while it plans, makes
+ * the cgroup or starts the sandbox would leave what it made behind.
+ * Before the command runs such a signal is kept and acted on as soon as
+ * the command exists (forwarded, like any later one), or ends the run when
+ * it came before the start. */
 static void install_forwarding(void)
 {
         static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
-        struct sigaction sa = {.sa_handler = forward_signal};
+        struct sigaction sa = {.sa_handler = forward_signal, .sa_flags = SA_RESTART};
         sigemptyset(&sa.sa_mask);
         for (size_t i = 0; i < sizeof(SIGS) / sizeof(SIGS[0]); i++)
                 sigaction(SIGS[i], &sa, NULL);
@@ -250,8 +260,13 @@ static int cmd_run(const cli_args *a, cordon_config *c)
 {
         cordon_error *err = NULL;
         cordon_plan *plan = NULL;
+        install_forwarding();
         if (prepare(a, c, true, &plan, &err) < 0)
                 return err ? fail_with(err) : EXIT_CORDON;
+        if (pending_signal) { /* nothing was made yet */
+                cordon_plan_free(plan);
+                return 128 + pending_signal;
+        }
         double limits[CORDON_LIMIT__MAX];
         for (int i = 0; i < CORDON_LIMIT__MAX; i++)
                 limits[i] = cordon_plan_limit(plan, (cordon_limit)i);
@@ -268,8 +283,9 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                         close(stats_fd);
                 return err ? fail_with(err) : EXIT_CORDON;
         }
-        running = p;
-        install_forwarding();
+        running = p; /* from here on the handler forwards */
+        if (pending_signal)
+                cordon_signal_command(p, pending_signal);
         cordon_result res;
         r = cordon_wait(p, -1, &res, &err);
         if (r < 0) {

@@ -5,11 +5,14 @@
  * stdio, no locks. Any failure is sent to the launcher as a child_report
  * and the command never runs.
  *
+ * Both backends first arm the parent death signal, close every inherited
+ * fd they do not use, check that the launcher did not die before that, and
+ * wait for its "go" (see wait_for_launcher).
+ *
  * linux backend, in order (minijail_enter's order):
- *   wait for the launcher (uid/gid maps written) -> (a copy of the memory
- *   only:) scrub the launcher's argv/env, non-dumpable -> close inherited
- *   fds -> cgroup
- *   namespace -> "/" private -> new root on tmpfs, pivot_root -> the plan's
+ *   wait for the launcher (uid/gid maps written, cgroup joined) -> (a copy
+ *   of the memory only:) scrub the launcher's argv/env, non-dumpable ->
+ *   cgroup namespace -> "/" private -> new root on tmpfs, pivot_root -> the plan's
  *   mounts, parents first, Landlock rules as they go -> detach the old root
  *   -> root read-only -> loopback -> fork the command; the init stays as
  *   pid 1, reaps and forwards signals.
@@ -49,6 +52,10 @@
 #include "sys.h"
 
 #define GENERATED_DIR "/.cordon-files"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
 const char *child_step_name(child_step s)
 {
@@ -1073,34 +1080,55 @@ static void scrub_launcher_memory(const launch *l)
                 memset((void *)l->env_start, 0, l->env_end - l->env_start);
 }
 
-/* Close every inherited fd but the ones in l->keep_fds (and 0..2). */
+/* Close every inherited fd but the ones in l->keep_fds (and 0..2). Raw
+ * calls: the launcher is running meanwhile, and may share our errno. */
 static void close_inherited(const launch *l)
 {
         unsigned from = 3;
         for (size_t i = 0; i < ARRAY_SIZE(l->keep_fds) && l->keep_fds[i] >= 0; i++) {
                 unsigned k = (unsigned)l->keep_fds[i];
                 if (k > from)
-                        sys_close_range(from, k - 1, 0);
+                        INIT_CALL(SYS_close_range, from, k - 1, 0, 0);
                 if (k + 1 > from)
                         from = k + 1;
         }
-        if (sys_close_range(from, ~0U, 0) < 0)
+        if (INIT_CALL(SYS_close_range, from, ~0U, 0, 0) < 0)
                 for (unsigned fd = from; fd < 65536; fd++)
-                        close((int)fd);
+                        INIT_CALL(SYS_close, fd, 0, 0, 0);
 }
 
+/* Nothing may outlive the launcher, whenever it dies (a SIGKILL at any
+ * instant included). Three things together close every gap:
+ *  - the parent death signal, armed first: from here on the death of the
+ *    launcher's thread (the one that cloned us; the library documents that
+ *    the sandbox dies with it) kills us;
+ *  - the go pipe: we keep only its read end, so a launcher process that
+ *    dies before "go" is an EOF here, not a wait forever;
+ *  - a look at the launcher's thread, through a descriptor of its /proc
+ *    directory opened before the clone, for a death before the signal was
+ *    armed (the launcher may even have sent "go" and died before we ran;
+ *    in a new pid namespace getppid() cannot tell). The kernel marks a
+ *    thread exiting before it hands its children to a new parent, and
+ *    sends the signal when it does, so one of the two always sees it.
+ * Raw system calls: the launcher's thread is running meanwhile. */
 static void wait_for_launcher(const launch *l)
 {
+        INIT_CALL(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+        close_inherited(l);
+        if (l->launcher_fd >= 0) {
+                bool gone = sys_task_gone(l->launcher_fd);
+                INIT_CALL(SYS_close, l->launcher_fd, 0, 0, 0);
+                if (gone)
+                        INIT_CALL(SYS_exit_group, 125, 0, 0, 0);
+        }
         char go = 0;
-        ssize_t n;
-        /* die with the launcher; the check below closes the race with its exit */
-        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        long n;
         do
-                n = read(l->go_fd, &go, 1);
-        while (n < 0 && errno == EINTR);
+                n = INIT_CALL(SYS_read, l->go_fd, &go, 1, 0);
+        while (n == -EINTR);
         if (n != 1)
-                _exit(125); /* the launcher is gone */
-        close(l->go_fd);
+                INIT_CALL(SYS_exit_group, 125, 0, 0, 0); /* the launcher is gone */
+        INIT_CALL(SYS_close, l->go_fd, 0, 0, 0);
 }
 
 /* What the init still needs once the launcher knows the command started:
@@ -1177,7 +1205,6 @@ static void init_prepare(const launch *l)
                 prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         }
         prctl(PR_SET_NAME, "cordon-init", 0, 0, 0);
-        close_inherited(l);
         /* The raw system call: glibc's setgroups() in a multi-threaded
          * process signals every other thread (__nptl_setxid) and waits for
          * them under a lock; they are not ours (in a copy of the launcher

@@ -121,7 +121,8 @@ typedef struct launch {
         int go_fd;              /* parent -> child: "go" once the parent's setup is done */
         int status_fd;          /* init -> parent: init_status */
         int landlock_fd;        /* ruleset, or -1 */
-        int keep_fds[8];        /* every fd above that the child keeps (sorted, -1 terminated) */
+        int launcher_fd;        /* the launcher thread's /proc/thread-self (O_PATH), or -1 */
+        int keep_fds[10];       /* every fd above that the child keeps (sorted, -1 terminated) */
         /* the view */
         mount_op *ops;
         size_t n_ops;
@@ -144,7 +145,7 @@ typedef struct launch {
         char *const *argv;
         char *const *envp;
         const char *cwd;
-        child_rlimit rlimits[4];
+        child_rlimit rlimits[6];
         size_t n_rlimits;
         int cap_last;
         seccomp_prog seccomp;

@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "host.h"
+#include "undo.h"
 
 enum { C_MEMORY, C_PIDS, C_CPU, C__MAX };
 static const char *const CTRL[C__MAX] = {"memory", "pids", "cpu"};
@@ -614,11 +615,16 @@ static int create_hier(const cgroup_env *env, hier *h, const cgroup_request *req
                 char *dir = name ? path_join(h->parent, name) : NULL;
                 if (!dir)
                         return -ENOMEM;
+                /* noted first: a launcher killed right after the mkdir
+                 * leaves nothing (undo.h) */
+                int note = undo_note_cgroup(req->undo, dir, h->version);
                 if (mkdir(dir, 0755) == 0) {
+                        undo_made(req->undo, note, true, -1);
                         h->dir = dir;
                         break;
                 }
                 int e = errno;
+                undo_made(req->undo, note, false, -1);
                 free(dir);
                 if (e != EEXIST)
                         return fail_why(why, -e, "cannot create a cgroup in %s: %s", h->parent, strerror(e));
@@ -699,12 +705,14 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                 if (want[c] > 0)
                         wanted |= 1u << c;
         char *why[C__MAX + 1] = {0};
-        int err = 0;
+        /* each failed limit's errno, and the order the failures came in */
+        int errs[C__MAX + 1] = {0}, seq[C__MAX + 1] = {0}, nfail = 0;
+#define FAILED(c, e) (errs[c] = (e), seq[c] = ++nfail)
         if (want[C__MAX] > 0 && !req->private_tmp) {
                 why[C__MAX] = xasprintf("only the linux backend mounts a private /tmp");
-                err = ENOTSUP;
+                FAILED(C__MAX, ENOTSUP);
         }
-        if (!wanted && !err)
+        if (!wanted && !nfail)
                 return 0;
 
         probe pr;
@@ -727,12 +735,12 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                         why[c] = xasprintf("no cgroup hierarchy here has the %s controller (neither a cgroup v1 "
                                            "mount nor the cgroup v2 root)",
                                            CTRL[c]);
-                        err = err ? err : ENOTSUP;
+                        FAILED(c, ENOTSUP);
                         continue;
                 }
                 if (pr.ro[c]) {
                         why[c] = xasprintf("%s is mounted read-only", pr.mount[c]);
-                        err = err ? err : EROFS;
+                        FAILED(c, EROFS);
                         continue;
                 }
                 hier *h = NULL;
@@ -765,10 +773,11 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                         return error_set(ret_error, ENOMEM, "out of memory");
                 }
                 for (int c = 0; c < C__MAX; c++)
-                        if (h->ctrls & (1u << c))
+                        if (h->ctrls & (1u << c)) {
                                 why[c] = xstrdup(w);
+                                FAILED(c, -r);
+                        }
                 free(w);
-                err = err ? err : -r;
                 if (h->dir)
                         remove_dir(cg->fixture, h->version, h->dir);
                 hier_free(h);
@@ -776,6 +785,28 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                 cg->h[--cg->n] = (hier){0};
         }
 
+        /* Where no pids cgroup can be had, RLIMIT_NPROC in the sandbox's
+         * own user namespace caps its tasks as well (cgroup_nproc_rlimit). */
+        if (errs[C_PIDS] && req->pids_rlimit_ok) {
+                why[C_PIDS] = (free(why[C_PIDS]), NULL);
+                errs[C_PIDS] = 0;
+                if (req->ret_pids_by_rlimit)
+                        *req->ret_pids_by_rlimit = true;
+        } else if (errs[C_PIDS] && req->pids_rlimit_why) {
+                char *w = xasprintf("%s; RLIMIT_NPROC cannot stand in: %s", why[C_PIDS] ? why[C_PIDS] : "",
+                                    req->pids_rlimit_why);
+                if (w) {
+                        free(why[C_PIDS]);
+                        why[C_PIDS] = w;
+                }
+        }
+#undef FAILED
+        int err = 0, first = 0;
+        for (int c = 0; c <= C__MAX; c++)
+                if (errs[c] && (!err || seq[c] < first)) {
+                        err = errs[c];
+                        first = seq[c];
+                }
         if (err) {
                 buf b = {0};
                 bool cgroup_reason = false;
@@ -783,8 +814,7 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
                         if (!why[c])
                                 continue;
                         _cleanup_free_ char *label = limit_label(c, req);
-                        buf_printf(&b, "%s%s: %s", b.len ? "; " : "", label ? label : "a limit",
-                                   why[c] ? why[c] : "out of memory");
+                        buf_printf(&b, "%s%s: %s", b.len ? "; " : "", label ? label : "a limit", why[c]);
                         cgroup_reason |= c < C__MAX;
                 }
                 _cleanup_free_ char *list = buf_steal(&b);
@@ -807,10 +837,25 @@ int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret
         return 0;
 }
 
-int cgroup_prepare(const cordon_plan *p, cgroup **ret, cordon_error **ret_error)
+int cgroup_prepare(const cordon_plan *p, undo_log *undo, cgroup **ret, bool *ret_pids_by_rlimit,
+                   cordon_error **ret_error)
 {
         cgroup_env env = cgroup_env_host();
+        _cleanup_free_ char *nproc_why = NULL;
+        /* only the linux backend gives the sandbox a user namespace of its own */
+        bool nproc = p->limits[CORDON_LIMIT_PIDS] > 0 && p->backend == BACKEND_LINUX &&
+                     cgroup_nproc_rlimit(&env, &nproc_why);
+        if (p->limits[CORDON_LIMIT_PIDS] > 0 && p->backend != BACKEND_LINUX) {
+                free(nproc_why);
+                nproc_why = xasprintf("it counts the user's processes on the whole host without the linux "
+                                      "backend's user namespace");
+        }
+        *ret_pids_by_rlimit = false;
         cgroup_request req = {
+                .pids_rlimit_ok = nproc,
+                .pids_rlimit_why = nproc_why,
+                .ret_pids_by_rlimit = ret_pids_by_rlimit,
+                .undo = undo,
                 .memory_bytes = p->limits[CORDON_LIMIT_MEMORY_BYTES],
                 .pids = p->limits[CORDON_LIMIT_PIDS],
                 .cpu_quota = p->limits[CORDON_LIMIT_CPU_QUOTA],
@@ -908,6 +953,114 @@ void cgroup_collect(cgroup *cg, cordon_result *res)
 
 /* ---- cordon check ------------------------------------------------------------------ */
 
+/* Where a cgroup for controller |c| would go (*ret_where, the parent
+ * directory without env->root), or why it cannot (*ret_why). Both are the
+ * caller's to free. Returns 0 or -errno. */
+static int dry_plan(const cgroup_env *env, const probe *pr, int c, char **ret_where, char **ret_why)
+{
+        *ret_where = *ret_why = NULL;
+        if (!pr->version[c]) {
+                *ret_why = xasprintf("no cgroup hierarchy here has the %s controller", CTRL[c]);
+                return -ENOTSUP;
+        }
+        if (pr->ro[c]) {
+                *ret_why = xasprintf("%s is read-only", pr->mount[c] + strlen(env->root ? env->root : ""));
+                return -EROFS;
+        }
+        hier h = {.version = pr->version[c], .ctrls = 1u << c, .mount = xstrdup(pr->mount[c]), .own = xstrdup(pr->own[c])};
+        int r = !h.mount ? -ENOMEM : h.version == 1 ? plan_v1(env, &h, ret_why) : plan_v2(env, &h, ret_why);
+        if (r == 0)
+                *ret_where = xstrdup(h.parent + strlen(env->root ? env->root : ""));
+        hier_free(&h);
+        return r;
+}
+
+/* "5.14.0-rc1" -> 5, 14; false when it is not a version. */
+static bool kernel_version(const char *release, unsigned *major, unsigned *minor)
+{
+        char *end = NULL;
+        unsigned long a = strtoul(release, &end, 10);
+        if (end == release || *end != '.')
+                return false;
+        const char *m = end + 1;
+        unsigned long b = strtoul(m, &end, 10);
+        if (end == m)
+                return false;
+        *major = (unsigned)a;
+        *minor = (unsigned)b;
+        return true;
+}
+
+/* The id of the parent namespace that |id| maps to in a uid_map text, or
+ * -1 when it maps to none. */
+static long long map_outside(const char *map, unsigned id)
+{
+        for (const char *l = map; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                unsigned long long in, out, count;
+                if (sscanf(l, "%llu %llu %llu", &in, &out, &count) == 3 && id >= in && id - in < count)
+                        return (long long)(out + (id - in));
+        }
+        return -1;
+}
+
+bool cgroup_nproc_rlimit(const cgroup_env *env, char **ret_why)
+{
+        *ret_why = NULL;
+        _cleanup_free_ char *rel_path = at_root(env, "/proc/sys/kernel/osrelease");
+        _cleanup_free_ char *map_path = at_root(env, "/proc/self/uid_map");
+        _cleanup_free_ char *rel = rel_path ? read_text(rel_path) : NULL;
+        _cleanup_free_ char *map = map_path ? read_text(map_path) : NULL;
+        unsigned major = 0, minor = 0;
+        if (!rel || !kernel_version(rel, &major, &minor)) {
+                *ret_why = xasprintf("the kernel's version is unknown (/proc/sys/kernel/osrelease), and before "
+                                     "Linux 5.14 it counts the user's processes on the whole host");
+                return false;
+        }
+        if (major < 5 || (major == 5 && minor < 14)) {
+                *ret_why = xasprintf("Linux %u.%u counts it per user on the whole host (per user namespace only "
+                                     "since 5.14)",
+                                     major, minor);
+                return false;
+        }
+        /* The kernel exempts the host's root (and CAP_SYS_RESOURCE, which
+         * the command never has). A uid that maps to 0 outside, or an
+         * unreadable map, counts as root. */
+        long long outside = map ? map_outside(map, (unsigned)env->uid) : 0;
+        if (outside == 0) {
+                *ret_why = xasprintf("root (uid 0 of the host) is exempt from it");
+                return false;
+        }
+        return true;
+}
+
+int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, char **ret_text)
+{
+        *ret_text = NULL;
+        probe pr;
+        if (probe_read(env, &pr) < 0)
+                return -ENOMEM;
+        _cleanup_free_ char *where = NULL, *why = NULL, *nproc_why = NULL;
+        int r = dry_plan(env, &pr, C_PIDS, &where, &why);
+        probe_free(&pr);
+        if (r == -ENOMEM && !why)
+                return -ENOMEM;
+        pids_by by;
+        if (r == 0) {
+                by = PIDS_BY_CGROUP;
+                *ret_text = xasprintf("the pids cgroup (in %s)", where ? where : "?");
+        } else if (own_userns && cgroup_nproc_rlimit(env, &nproc_why)) {
+                by = PIDS_BY_RLIMIT;
+                *ret_text = xasprintf("RLIMIT_NPROC in the sandbox's user namespace (no pids cgroup: %s)",
+                                      why ? why : strerror(-r));
+        } else {
+                by = PIDS_BY_NONE;
+                *ret_text = xasprintf("cannot be enforced: no pids cgroup (%s), and RLIMIT_NPROC cannot stand in (%s)",
+                                      why ? why : strerror(-r),
+                                      nproc_why ? nproc_why : "only in the linux backend's user namespace");
+        }
+        return *ret_text ? (int)by : -ENOMEM;
+}
+
 char *cgroup_summary(const cgroup_env *env)
 {
         probe pr;
@@ -928,22 +1081,14 @@ char *cgroup_summary(const cgroup_env *env)
                                 buf_printf(&b, "missing");
                                 continue;
                         }
-                        hier h = {.version = pr.version[c],
-                                  .ctrls = 1u << c,
-                                  .mount = xstrdup(pr.mount[c]),
-                                  .own = xstrdup(pr.own[c])};
-                        char *w = NULL;
-                        int r = pr.ro[c]         ? (w = xasprintf("%s is read-only", pr.mount[c]), -EROFS)
-                                : !h.mount       ? -ENOMEM
-                                : h.version == 1 ? plan_v1(env, &h, &w)
-                                                 : plan_v2(env, &h, &w);
+                        char *where = NULL, *w = NULL;
+                        int r = dry_plan(env, &pr, c, &where, &w);
                         if (r == 0)
-                                buf_printf(&b, "v%d, usable (in %s)", h.version,
-                                           h.parent + strlen(env->root ? env->root : ""));
+                                buf_printf(&b, "v%d, usable (in %s)", pr.version[c], where ? where : "?");
                         else
-                                buf_printf(&b, "v%d, not usable: %s", h.version, w ? w : strerror(-r));
+                                buf_printf(&b, "v%d, not usable: %s", pr.version[c], w ? w : strerror(-r));
+                        free(where);
                         free(w);
-                        hier_free(&h);
                 }
                 if (pr.v2_mount && pr.version[C_MEMORY] != 2 && pr.version[C_PIDS] != 2 && pr.version[C_CPU] != 2)
                         buf_printf(&b, "; cgroup v2 at %s holds none of them (hybrid host)",
@@ -957,4 +1102,10 @@ char *host_cgroup_summary(void)
 {
         cgroup_env env = cgroup_env_host();
         return cgroup_summary(&env);
+}
+
+int host_pids_mechanism(bool own_userns, char **ret_text)
+{
+        cgroup_env env = cgroup_env_host();
+        return cgroup_pids_mechanism(&env, own_userns, ret_text);
 }

@@ -27,6 +27,7 @@
 #pragma once
 
 #include "plan.h"
+#include "undo.h"
 
 typedef struct cgroup cgroup;
 
@@ -47,6 +48,14 @@ typedef struct cgroup_request {
         bool private_tmp;      /* the backend mounts its own /tmp */
         bool count_init;       /* the sandbox has an init of cordon's: pids.max gets one more */
         bool best_effort;      /* warn (once) instead of failing */
+        /* RLIMIT_NPROC can enforce |pids| where the pids controller cannot
+         * be had (cgroup_nproc_rlimit): then that is no failure, and
+         * *ret_pids_by_rlimit is set. Else |pids_rlimit_why| (or NULL) says
+         * why not, in the failure. */
+        bool pids_rlimit_ok;
+        const char *pids_rlimit_why;
+        bool *ret_pids_by_rlimit;
+        undo_log *undo;        /* each cgroup directory is noted there before it is made (or NULL) */
         cordon_log_fn log_fn;
         void *log_userdata;
 } cgroup_request;
@@ -60,8 +69,12 @@ cgroup_env cgroup_env_host(void) HIDDEN;
  * that failed), unless |req->best_effort|: then one warning goes to
  * |req->log_fn| and the limits that can be enforced are. */
 int cgroup_create(const cgroup_env *env, const cgroup_request *req, cgroup **ret, cordon_error **ret_error) HIDDEN;
-/* The same for a plan, on the real host. */
-int cgroup_prepare(const cordon_plan *p, cgroup **ret, cordon_error **ret_error) HIDDEN;
+/* The same for a plan, on the real host, noting each directory in |undo|
+ * (or NULL) before it is made; *ret_pids_by_rlimit says whether the process
+ * limit falls to RLIMIT_NPROC (the launcher then sets it on the command:
+ * the pids limit + 1, for the init counts too). */
+int cgroup_prepare(const cordon_plan *p, undo_log *undo, cgroup **ret, bool *ret_pids_by_rlimit,
+                   cordon_error **ret_error) HIDDEN;
 /* Move |pid| into it (before the command starts). Returns 0 or -errno. */
 int cgroup_attach(cgroup *cg, pid_t pid, cordon_error **ret_error) HIDDEN;
 /* Signal every process in it (cgroup.kill for SIGKILL on v2, else each pid
@@ -75,6 +88,21 @@ cgroup *cgroup_free(cgroup *cg) HIDDEN;
 /* The directory of the hierarchy holding |controller| ("memory", "pids",
  * "cpu"), or NULL. For tests and messages. */
 const char *cgroup_dir(const cgroup *cg, const char *controller) HIDDEN;
+
+/* Can RLIMIT_NPROC cap the tasks of a sandbox that has a user namespace
+ * of its own? Since Linux 5.14 the kernel counts it per user namespace
+ * (ucounts): inside the sandbox's namespace, where the caller's uid maps to
+ * itself, it counts the sandbox's processes and threads (its init among
+ * them), and fork() and clone() fail with EAGAIN beyond it. Before 5.14 it
+ * counts every process of the user on the host, and the host's root is
+ * exempt from it. False with the reason in *ret_why (caller frees). */
+bool cgroup_nproc_rlimit(const cgroup_env *env, char **ret_why) HIDDEN;
+
+/* How a process limit (--pids) would be enforced on |env|'s host, for a
+ * sandbox with a user namespace of its own when |own_userns|: a pids_by
+ * (plan.h) other than PIDS_BY_UNKNOWN, with a line for people in *ret_text
+ * (caller frees), or -ENOMEM. */
+int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, char **ret_text) HIDDEN;
 
 /* One line on what |env|'s host offers, for `cordon check`, e.g.
  * "v1 (memory pids cpu), usable" or "memory pids cpu: v1, not writable by

@@ -169,12 +169,15 @@ static int probe_seccomp(void)
 
 int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
 {
-        _cleanup_free_ char *userns_reason = NULL, *cg = NULL;
+        _cleanup_free_ char *userns_reason = NULL, *cg = NULL, *pids = NULL;
         int userns = host_probe_userns(&userns_reason);
         int abi = landlock_abi();
         bool seccomp = probe_seccomp() == 1;
         cg = host_cgroup_summary();
         const char *backend = c && !streq(c->backend, "auto") ? c->backend : "linux";
+        static const char *const PIDS_BY[] = {[PIDS_BY_CGROUP] = "cgroup", [PIDS_BY_RLIMIT] = "rlimit",
+                                              [PIDS_BY_NONE] = "none"};
+        int by = host_pids_mechanism(streq(backend, "linux"), &pids);
         bool ok;
         _cleanup_free_ char *why = NULL;
         if (streq(backend, "linux")) {
@@ -207,6 +210,8 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 json_object_set_new(o, "landlock_scopes", json_boolean(ll.scoped != 0));
                 json_object_set_new(o, "seccomp", json_boolean(seccomp));
                 json_object_set_new(o, "cgroups", json_string(cg ? cg : "unknown"));
+                json_object_set_new(o, "pids_limit_by", json_string(by > 0 ? PIDS_BY[by] : "unknown"));
+                json_object_set_new(o, "pids_limit", json_string(pids ? pids : "unknown"));
                 json_object_set_new(o, "backend", json_string(backend));
                 json_object_set_new(o, "backend_ok", json_boolean(ok));
                 if (why)
@@ -232,6 +237,7 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                         buf_printf(&b, "landlock: no (%s)\n", landlock_hint(abi));
                 buf_printf(&b, "seccomp: %s\n", seccomp ? "yes (filters)" : "no");
                 buf_printf(&b, "cgroups: %s\n", cg ? cg : "unknown");
+                buf_printf(&b, "process limit (--pids): %s\n", pids ? pids : "unknown");
                 buf_printf(&b, "backend %s: %s\n", backend, ok ? "can run" : "cannot run");
                 if (why)
                         buf_printf(&b, "  fix: %s\n", why);

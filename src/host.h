@@ -12,3 +12,6 @@ int host_probe_userns(char **ret_reason) HIDDEN;
 char *host_userns_hint(int err) HIDDEN;
 /* One line on the cgroup setup ("v1 (memory pids cpu), writable" ...). */
 char *host_cgroup_summary(void) HIDDEN;
+/* How --pids would be enforced here (a pids_by of plan.h), with a
+ * line for people in *ret_text (caller frees); -ENOMEM. */
+int host_pids_mechanism(bool own_userns, char **ret_text) HIDDEN;

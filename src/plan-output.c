@@ -77,6 +77,27 @@ static void format_limit(int which, double v, char out[32])
         }
 }
 
+/* What enforces the process limit, in JSON and in the text form. */
+static const char *pids_by_key(pids_by by)
+{
+        switch (by) {
+        case PIDS_BY_CGROUP: return "cgroup";
+        case PIDS_BY_RLIMIT: return "rlimit";
+        case PIDS_BY_NONE: return "none";
+        default: return NULL;
+        }
+}
+
+static const char *pids_by_text(pids_by by)
+{
+        switch (by) {
+        case PIDS_BY_CGROUP: return " (by the pids cgroup)";
+        case PIDS_BY_RLIMIT: return " (by RLIMIT_NPROC in the sandbox's user namespace)";
+        case PIDS_BY_NONE: return " (nothing here can enforce it: see cordon check)";
+        default: return "";
+        }
+}
+
 static void text_limits(buf *b, const cordon_plan *p)
 {
         bool any = false;
@@ -85,7 +106,8 @@ static void text_limits(buf *b, const cordon_plan *p)
                         continue;
                 char v[32];
                 format_limit(i, p->limits[i], v);
-                buf_printf(b, "%s %s=%s", any ? "" : "limits:", LIMIT_KEYS[i], v);
+                buf_printf(b, "%s %s=%s%s", any ? "" : "limits:", LIMIT_KEYS[i], v,
+                           i == CORDON_LIMIT_PIDS ? pids_by_text(p->pids_by) : "");
                 any = true;
         }
         buf_printf(b, "%s\n", any ? "" : "limits: none");
@@ -200,6 +222,8 @@ char *cordon_plan_to_json(const cordon_plan *p)
                 json_object_set_new(o, "proc", proc);
         }
         json_object_set_new(o, "limits", json_limits(p));
+        if (pids_by_key(p->pids_by))
+                json_object_set_new(o, "pids_limit_by", json_string(pids_by_key(p->pids_by)));
         json_object_set_new(o, "instance_root", json_str_or_null(p->instance_root));
         json_object_set_new(o, "workspace", json_str_or_null(p->workspace));
         json_object_set_new(o, "uid", json_integer(p->uid));

@@ -933,6 +933,14 @@ static int plan_cwd(builder *b)
                 b->p->cwd = seen;
                 return 0;
         }
+        if (streq(real, "/")) {
+                /* Started from / (MCP clients often start servers there): the
+                 * command starts in the sandbox's own /, which exists and
+                 * shows nothing of the host's (the landlock backend's rules
+                 * deny listing it). Nothing is exposed for it. */
+                b->p->cwd = TAKE_PTR(real);
+                return 0;
+        }
         cordon_expose_mode mode = b->c->auto_expose[CORDON_AUTO_EXPOSE_CWD];
         const char *hint = "run from the workspace, set the working directory to a path inside it, or expose a "
                            "directory that holds it (--expose DIR or isolation.expose_paths)";

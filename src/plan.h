@@ -65,6 +65,14 @@ typedef enum backend_kind {
         BACKEND_LANDLOCK,
 } backend_kind;
 
+/* What enforces the process limit; cordon_prepare asks the host. */
+typedef enum pids_by {
+        PIDS_BY_UNKNOWN, /* not asked: no limit, or a plan built without the host */
+        PIDS_BY_CGROUP,  /* the pids controller */
+        PIDS_BY_RLIMIT,  /* RLIMIT_NPROC in the sandbox's own user namespace */
+        PIDS_BY_NONE,    /* nothing here: cordon_start fails, or warns (best effort) */
+} pids_by;
+
 struct cordon_plan {
         backend_kind backend;
         char *disabled_by;
@@ -87,6 +95,7 @@ struct cordon_plan {
         uid_t uid;
         gid_t gid;
         double limits[CORDON_LIMIT__MAX];
+        pids_by pids_by;           /* for limits[CORDON_LIMIT_PIDS] */
         bool limits_best_effort;
         bool log_plan;
         landlock_mode landlock;

@@ -329,6 +329,14 @@ int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon
         return 0;
 }
 
+bool protect_placeholder_made(const placeholders *list, const char *path)
+{
+        for (size_t i = 0; list && i < list->n; i++)
+                if (streq(list->v[i].path, path))
+                        return true;
+        return false;
+}
+
 placeholders *protect_placeholders_remove(placeholders *list)
 {
         if (!list)

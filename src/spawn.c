@@ -39,6 +39,7 @@
 #include "instance.h"
 #include "landlock.h"
 #include "sys.h"
+#include "undo.h"
 
 struct cordon_process {
         backend_kind backend;
@@ -55,6 +56,7 @@ struct cordon_process {
         cordon_result result;
         cgroup *cg;
         placeholders *placeholders; /* protect placeholders to remove afterwards */
+        undo_log *undo;          /* what we made on the host, for a helper should we die first */
         void *stacks;            /* the init's and the command's (see stacks_map) */
 };
 
@@ -80,6 +82,12 @@ int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_pla
                 return r;
         r = plan_build(c, cmd, &h, ret_plan, ret_error);
         host_info_free(&s);
+        if (r == 0 && (*ret_plan)->limits[CORDON_LIMIT_PIDS] > 0) {
+                /* what would enforce the process limit, for `cordon plan` */
+                _cleanup_free_ char *text = NULL;
+                int by = host_pids_mechanism((*ret_plan)->backend == BACKEND_LINUX, &text);
+                (*ret_plan)->pids_by = by > 0 ? (pids_by)by : PIDS_BY_UNKNOWN;
+        }
         if (r == 0)
                 (*ret_plan)->prepare_s = now_s() - t0;
         return r;
@@ -126,6 +134,7 @@ typedef struct launch_storage {
         mount_op *ops;
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
+        int launcher_fd;        /* this thread's /proc directory, for the child */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
         void *stacks;           /* stacks_map(), until the process owns it */
@@ -152,6 +161,8 @@ static void launch_storage_free(launch_storage *s)
         }
         if (s->l.landlock_fd >= 0)
                 close(s->l.landlock_fd);
+        if (s->launcher_fd >= 0)
+                close(s->launcher_fd);
         if (s->l.marks)
                 munmap(s->l.marks, sizeof(double) * MARK__MAX);
         if (s->stacks)
@@ -345,7 +356,8 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 static void set_keep_fds(launch *l)
 {
         int n = 0;
-        int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd, l->go_fd, l->status_fd, l->landlock_fd};
+        int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
+                      l->status_fd, l->landlock_fd, l->launcher_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -358,23 +370,28 @@ static void set_keep_fds(launch *l)
  * launcher's: CAP_SYS_RESOURCE counts only in the initial user namespace,
  * so even a root launcher's sandbox gets EPERM. Say so here, naming the
  * limit, rather than fail in the child. */
-static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error)
+static int set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error **ret_error)
 {
         static const struct {
                 cordon_limit limit;
                 int resource;
                 const char *name, *flag;
                 rlim_t grace; /* hard = soft + grace */
+                rlim_t extra; /* added to both */
         } R[] = {
                 /* SIGXCPU at the soft limit, SIGKILL one second later */
-                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1},
-                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0},
-                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0},
+                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1, 0},
+                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0, 0},
+                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0, 0},
+                /* where no pids cgroup could be had (cgroup_prepare): counted
+                 * in the sandbox's user namespace, where the init counts too */
+                {CORDON_LIMIT_PIDS, RLIMIT_NPROC, "process", "--pids", 0, 1},
         };
         for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
                 double v = p->limits[R[i].limit];
-                if (v <= 0)
+                if (v <= 0 || (R[i].resource == RLIMIT_NPROC && !nproc))
                         continue;
+                v += (double)R[i].extra;
                 struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
                 if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
                         if (want.rlim_cur > cur.rlim_max)
@@ -382,7 +399,8 @@ static int set_rlimits(const cordon_plan *p, launch *l, cordon_error **ret_error
                                                  "the %s limit %.0f (%s) is above this process's hard limit %llu, "
                                                  "which a sandbox cannot raise (not even as root): raise the hard "
                                                  "limit first (ulimit -H) or ask for at most that",
-                                                 R[i].name, v, R[i].flag, (unsigned long long)cur.rlim_max);
+                                                 R[i].name, p->limits[R[i].limit], R[i].flag,
+                                                 (unsigned long long)(cur.rlim_max - R[i].extra));
                         if (want.rlim_max > cur.rlim_max)
                                 want.rlim_max = cur.rlim_max;
                 }
@@ -433,9 +451,10 @@ static void launch_storage_init(launch_storage *s)
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
+        s->launcher_fd = s->l.launcher_fd = -1;
 }
 
-static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_error **ret_error)
 {
         launch *l = &s->l;
         l->backend = p->backend;
@@ -459,7 +478,7 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
                 sigaddset(&l->forward, FWD[i]);
-        int r = set_rlimits(p, l, ret_error);
+        int r = set_rlimits(p, nproc, l, ret_error);
         if (r < 0)
                 return r;
         if (p->debug_timing) {
@@ -473,6 +492,10 @@ static int prepare_launch(const cordon_plan *p, launch_storage *s, cordon_error 
         l->report_fd = s->pipes[0][1];
         l->go_fd = s->pipes[1][0];
         l->status_fd = s->pipes[2][1];
+        /* The child dies with this thread; this names it, for the child's
+         * check that it did not die first (wait_for_launcher). Without
+         * /proc the go pipe still tells it when the process dies. */
+        s->launcher_fd = l->launcher_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
         r = setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
@@ -797,6 +820,7 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
                             : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
         } else {
                 proc->pid = pid;
+                undo_set_init(proc->undo, pid);
                 proc->stacks = s->stacks;
                 s->stacks = NULL;
                 r = after_clone(p, s, proc, ret_error);
@@ -810,7 +834,71 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
         return r;
 }
 
+/* How many things this run may make on the host (undo.h): a cgroup
+ * directory per hierarchy, the placeholders. */
+static size_t undo_notes_needed(const cordon_plan *p)
+{
+        size_t n = 0;
+        if (p->limits[CORDON_LIMIT_MEMORY_BYTES] > 0 || p->limits[CORDON_LIMIT_PIDS] > 0 ||
+            p->limits[CORDON_LIMIT_CPU_QUOTA] > 0)
+                n += 3;
+        for (size_t i = 0; p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
+                n += p->mounts[i].missing;
+        return n;
+}
+
+/* protect.c makes the placeholders; each is noted in the undo log first,
+ * by its parent directory reached without following a symlink, so that a
+ * launcher killed meanwhile leaves none behind. */
+static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_error **ret_error)
+{
+        size_t n = 0;
+        for (size_t i = 0; proc->undo && p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
+                n += p->mounts[i].missing;
+        _cleanup_free_ int *notes = n ? calloc(n, sizeof(int)) : NULL;
+        _cleanup_free_ int *dirs = n ? calloc(n, sizeof(int)) : NULL;
+        if (n && (!notes || !dirs))
+                return error_set(ret_error, ENOMEM, "out of memory");
+        for (size_t i = 0, k = 0; k < n; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (!m->missing)
+                        continue;
+                _cleanup_free_ char *parent = path_dirname(m->source);
+                const char *name = strrchr(m->source, '/');
+                dirs[k] = parent ? sys_openat2(AT_FDCWD, parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                               RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+                                 : -1;
+                notes[k] = dirs[k] >= 0 && name ? undo_note_file_at(proc->undo, dirs[k], name + 1) : -1;
+                k++;
+        }
+        int r = protect_placeholders_create(p, &proc->placeholders, ret_error);
+        for (size_t i = 0, k = 0; k < n; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (!m->missing)
+                        continue;
+                bool made = r == 0 && protect_placeholder_made(proc->placeholders, m->source);
+                undo_made(proc->undo, notes[k], made, dirs[k]);
+                if (dirs[k] >= 0)
+                        close(dirs[k]);
+                k++;
+        }
+        return r;
+}
+
+static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error);
+
+/* Not a cancellation point: a thread cancelled half-way would leave what
+ * it made to the helpers, and its memory and descriptors to no one. */
 int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
+{
+        int old;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        int r = start(p, ret_proc, ret_error);
+        pthread_setcancelstate(old, NULL);
+        return r;
+}
+
+static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
         if (!p->argv)
                 return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
@@ -824,13 +912,20 @@ int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         cordon_process *proc = process_new(p);
         if (!proc)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        r = protect_placeholders_create(p, &proc->placeholders, ret_error);
+        /* Before anything is made on the host: the helper that undoes it
+         * should we die first. */
+        size_t notes = undo_notes_needed(p);
+        if (notes)
+                r = undo_start(notes, &proc->undo, ret_error);
         if (r == 0)
-                r = cgroup_prepare(p, &proc->cg, ret_error);
+                r = make_placeholders(p, proc, ret_error);
+        bool nproc = false;
+        if (r == 0)
+                r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
         launch_storage s;
         launch_storage_init(&s);
         if (r == 0)
-                r = prepare_launch(p, &s, ret_error);
+                r = prepare_launch(p, nproc, &s, ret_error);
         if (r == 0 && p->log_plan)
                 log_plan(p, &s);
         double t_clone = now_s();
@@ -1044,6 +1139,7 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
+        undo_done(p->undo); /* the helper exits; reaped by cordon_process_free */
         if (ret_result)
                 *ret_result = p->result;
         return 0;
@@ -1064,6 +1160,7 @@ cordon_process *cordon_process_free(cordon_process *p)
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);
+        p->undo = undo_free(p->undo);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
         if (p->pidfd >= 0)

@@ -85,6 +85,58 @@ int sys_pidfd_send_signal(int pidfd, int sig, void *info, unsigned flags)
         return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, info, flags);
 }
 
+/* A system call that leaves errno alone where that can be had. */
+static long call_noerrno(long nr, long a, long b, long c, long d)
+{
+#if SYS_RAW_AVAILABLE
+        return sys_raw(nr, a, b, c, d);
+#else
+        int saved = errno;
+        long r = syscall(nr, a, b, c, d);
+        if (r < 0)
+                r = -errno;
+        errno = saved;
+        return r;
+#endif
+}
+
+/* PF_EXITING of include/linux/sched.h (the value has not changed since
+ * Linux 2.6). */
+#define TASK_PF_EXITING 0x00000004UL
+
+bool sys_task_gone(int task_dirfd)
+{
+        char st[1024];
+        long fd = call_noerrno(SYS_openat, task_dirfd, (long)"stat", O_RDONLY | O_CLOEXEC, 0);
+        if (fd < 0) /* released: its directory no longer resolves */
+                return fd == -ESRCH || fd == -ENOENT;
+        long n = call_noerrno(SYS_read, fd, (long)st, sizeof(st) - 1, 0);
+        call_noerrno(SYS_close, fd, 0, 0, 0);
+        if (n <= 0)
+                return n == -ESRCH || n == 0;
+        st[n] = '\0';
+        /* "pid (comm) S ppid pgrp session tty_nr tpgid flags ...": the
+         * comm may hold anything, so start after the last ')' */
+        const char *p = strrchr(st, ')');
+        if (!p)
+                return false;
+        p++;
+        while (*p == ' ')
+                p++;
+        if (*p == 'Z' || *p == 'X' || *p == 'x')
+                return true;
+        for (int field = 0; field < 6; field++) {
+                while (*p && *p != ' ')
+                        p++;
+                while (*p == ' ')
+                        p++;
+        }
+        unsigned long flags = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+                flags = flags * 10 + (unsigned long)(*p - '0');
+        return (flags & TASK_PF_EXITING) != 0;
+}
+
 size_t sys_strlcpy(char *dst, const char *src, size_t size)
 {
         size_t n = strlen(src);

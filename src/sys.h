@@ -59,5 +59,14 @@ static inline long sys_raw(long nr, long a, long b, long c, long d)
 #define SYS_RAW_AVAILABLE 0
 #endif
 
+/* Is the thread whose /proc directory |task_dirfd| is (an O_PATH fd of
+ * /proc/thread-self, opened by that thread) gone or exiting? Exiting means
+ * Linux's PF_EXITING, which do_exit() sets before it hands the thread's
+ * children to a new parent (and sends them their parent death signal); the
+ * descriptor names that very thread even if its number is reused. False
+ * when it cannot tell (the read is refused). Touches no errno (raw system
+ * calls where available): a shared-memory child calls it. */
+bool sys_task_gone(int task_dirfd) HIDDEN;
+
 /* Async-signal-safe string helpers for the child. */
 size_t sys_strlcpy(char *dst, const char *src, size_t size) HIDDEN;

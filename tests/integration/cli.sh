@@ -88,7 +88,9 @@ check "plan: argv" grep -qxF 'argv: ["true"]' "$T/out"
 check "plan: cwd" grep -qxF "cwd: $W" "$T/out"
 check_fails "plan: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
 run_cli plan --memory 512M --pids 64 --timeout 1.5 -- true
-check "plan: limits are shown exactly" grep -qxF "limits: wall_time_s=1.5 memory_bytes=512M pids=64" "$T/out"
+if is_root_run; then by="the pids cgroup"; else by="RLIMIT_NPROC in the sandbox's user namespace"; fi
+check "plan: limits are shown exactly, with what enforces the process limit" \
+    grep -qxF "limits: wall_time_s=1.5 memory_bytes=512M pids=64 (by $by)" "$T/out"
 run_cli plan --backend landlock -- true
 check "plan --backend landlock: the first line names the rules" test "$(head -1 "$T/out")" = "landlock isolation access rules"
 
@@ -225,6 +227,7 @@ check_fails_125 "--include-only ''" 'cordon: include_only: the pattern must not 
 check_fails_125 "the cwd is the home directory" "cordon: the working directory $H is your home directory or above it*" \
     plan -C "$H" -- true
 
+
 # -- 126 / 127 from plan as well as run
 echo data >"$W/notexec"; chmod 644 "$W/notexec"
 run_cli plan -- cordon-no-such-command
@@ -242,4 +245,17 @@ check "control: no instance root yet" test ! -e "$H/.cordon"
 run_cli run --expose "$H" -- sh -c 'test -d "$HOME" && test -w "$HOME" && echo ok'
 if [ "$st" -eq 0 ] && [ "$(cat "$T/out")" = ok ]; then ok "run --expose \$HOME on a fresh instance root"
 else not_ok "run --expose \$HOME on a fresh instance root (status $st)"; cat "$T/out" "$T/err" | diag; fi
+
+# -- started from / (MCP clients often start servers there): the sandbox's
+# own /, which exists and shows nothing of the host's
+CWD=/ check_out "run from /: the command starts in /" "/" cordon run -- pwd
+CWD=/ check_out "... in the sandbox's own / (no /home, no /work)" "no" cordon run -- sh -c 'test -e /home || test -e /work && echo yes || echo no'
+CWD=/ cordon plan --json -- true >"$T/root.json" 2>&1
+check "... which is not exposed" node -e '
+const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+process.exit(o.cwd === "/" && !o.mounts.some(m => m.origin === "cwd" || m.target === "/") ? 0 : 1)' "$T/root.json"
+CWD=/ check_out "... on the landlock backend too" "/" cordon run --backend landlock -- pwd
+check_fails_125 "another non-exposable cwd stays an error with its hint" \
+    "cordon: the working directory /proc is a kernel interface (the sandbox has its own /proc, /sys and /dev), which cordon never exposes automatically: run from the workspace*" plan -C /proc -- true
+
 done_testing

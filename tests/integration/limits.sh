@@ -139,17 +139,50 @@ else
     chmod 644 "$T/be.json"
     cordon run --config "$T/be.json" -- true >"$T/be2.out" 2>&1
     st=$?
-    [ $st = 0 ] && [ "$(grep -c warning "$T/be2.out")" = 1 ] && grep -q "the process limit 10 (--pids)" "$T/be2.out" \
-        && ok "config limits_best_effort: runs, one warning naming both limits" \
-        || { not_ok "config limits_best_effort: runs, one warning naming both limits ($st)"; diag <"$T/be2.out"; }
-    check_status "unprivileged --pids fails closed" 125 cordon run --pids 32 -- true
+    # the process limit falls to RLIMIT_NPROC: the warning is the memory limit's alone
+    [ $st = 0 ] && [ "$(grep -c warning "$T/be2.out")" = 1 ] && grep -q "the memory limit 100M (--memory)" "$T/be2.out" &&
+        ! grep -q -- "--pids" "$T/be2.out" \
+        && ok "config limits_best_effort: runs, one warning, for the memory limit only" \
+        || { not_ok "config limits_best_effort: runs, one warning, for the memory limit only ($st)"; diag <"$T/be2.out"; }
     check_status "unprivileged --cpus fails closed" 125 cordon run --cpus 0.5 -- true
     echo "# the OOM kill, the pids and CPU share limits run in the root pass: cgroups are root's on this host"
 fi
 
-# ---- pids (cgroup) ------------------------------------------------------------------------
+# ---- pids (cgroup, else RLIMIT_NPROC) ----------------------------------------------------
 
 check_out "control: 200 processes without a limit" "200" cordon run -- "$PROBE" fork-many 200
+# Without a pids cgroup (as the unprivileged user on this v1 host) the
+# limit is RLIMIT_NPROC, counted in the sandbox's own user namespace
+# (Linux >= 5.14): the same cap, and cordon check and cordon plan say so.
+kernel_ok=no
+awk -F. '{ exit !($1 > 5 || ($1 == 5 && $2 >= 14)) }' /proc/sys/kernel/osrelease && kernel_ok=yes
+if [ $CG = no ] && [ $kernel_ok = yes ]; then
+    check_contains "cordon check: the process limit is RLIMIT_NPROC" \
+        "process limit (--pids): RLIMIT_NPROC in the sandbox's user namespace (no pids cgroup: " cordon check
+    check_contains "cordon plan: ... and says so" "pids=16 (by RLIMIT_NPROC in the sandbox's user namespace)" \
+        cordon plan --pids 16 -- true
+    out=$(cordon run --pids 16 -- "$PROBE" fork-many 200 2>"$T/nproc.err")
+    # 16 processes for the command: the probe and 15 children
+    [ "$out" = 15 ] && ok "a fork bomb under --pids 16 without a cgroup stays at 16 processes (made $out children)" \
+        || { not_ok "a fork bomb under --pids 16 without a cgroup stays at 16 processes (made '$out')"; diag <"$T/nproc.err"; }
+    check_out "... the limit counts only the sandbox: the host can still fork" "50" as_user "$PROBE" fork-many 50
+    # per sandbox, not per user: another sandbox holding 13 tasks meanwhile
+    # does not count against this one
+    ( cd "$W" && as_user "$CORDON" run --pids 16 -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 3 & done; echo held; wait' >"$T/held.out" 2>&1 ) &
+    bg=$!
+    for _ in $(seq 50); do grep -q held "$T/held.out" 2>/dev/null && break; sleep 0.1; done
+    check_out "... counted per sandbox: another one holding 13 tasks meanwhile does not count" "15" \
+        cordon run --pids 16 -- "$PROBE" fork-many 200
+    wait $bg
+    check_status "--pids on the landlock backend (no user namespace) fails closed" 125 \
+        cordon run --backend landlock --pids 16 -- true
+    check_contains "... saying why RLIMIT_NPROC cannot stand in" "RLIMIT_NPROC cannot stand in" \
+        cordon run --backend landlock --pids 16 -- true
+elif [ $CG = no ]; then
+    check_status "unprivileged --pids fails closed before Linux 5.14" 125 cordon run --pids 32 -- true
+else
+    check_contains "cordon check: the process limit is the pids cgroup" "process limit (--pids): the pids cgroup" cordon check
+fi
 if [ $CG = yes ]; then
     out=$(cordon run --pids 32 --stats "$W/pids.json" -- "$PROBE" fork-many 200 2>"$T/pids.err")
     # 32 processes for the command: the probe and 31 children

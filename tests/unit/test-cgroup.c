@@ -586,6 +586,127 @@ static void test_summary(void)
         free(s);
 }
 
+/* RLIMIT_NPROC as the process limit: usable from Linux 5.14 on, for a
+ * uid that is not the host's root. */
+static void test_nproc_rlimit(void)
+{
+        static const struct {
+                const char *release, *uid_map;
+                uid_t uid;
+                bool usable;
+                const char *why; /* a part of it */
+        } T[] = {
+                {"6.18.44-fc\n", "         0          0 4294967295\n", UID, true, NULL},
+                {"5.14.0-rc1\n", "0 0 4294967295\n", UID, true, NULL},
+                {"5.13.19\n", "0 0 4294967295\n", UID, false, "Linux 5.13 counts it per user on the whole host"},
+                {"4.19.0-21-amd64\n", "0 0 4294967295\n", UID, false, "Linux 4.19"},
+                {"6.1.0\n", "0 0 4294967295\n", 0, false, "root (uid 0 of the host) is exempt"},
+                /* root of a container whose uid 0 is 100000 outside */
+                {"6.1.0\n", "0 100000 65536\n", 0, true, NULL},
+                {"6.1.0\n", "0 100000 1000\n1000 0 1\n", 1000, false, "exempt"},
+                {"garbage\n", "0 0 4294967295\n", UID, false, "version is unknown"},
+                {NULL, "0 0 4294967295\n", UID, false, "version is unknown"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                fixture_new();
+                if (T[i].release)
+                        put("/proc/sys/kernel/osrelease", 0444, T[i].release);
+                put("/proc/self/uid_map", 0444, T[i].uid_map);
+                cgroup_env env = env_as(T[i].uid);
+                char *why = NULL;
+                bool usable = cgroup_nproc_rlimit(&env, &why);
+                bool right = usable == T[i].usable && (T[i].usable ? why == NULL : why && strstr(why, T[i].why));
+                if (!right)
+                        printf("# case %zu (%s): usable %d, why \"%s\"\n", i, T[i].release ? T[i].release : "-",
+                               usable, why ? why : "(null)");
+                CHECK(right);
+                free(why);
+        }
+}
+
+/* Where no pids cgroup can be had, RLIMIT_NPROC stands in: no failure, no
+ * warning for it; the other limits fail (or warn) as before. */
+static void test_pids_fall_to_rlimit(void)
+{
+        fixture_new();
+        v1_host(0755); /* root's: uid 4000 may not write there */
+        cgroup_env env = env_as(UID);
+        cgroup_request req = request(0, 16, 0);
+        bool by_rlimit = false;
+        req.pids_rlimit_ok = true;
+        req.ret_pids_by_rlimit = &by_rlimit;
+        cgroup *cg = (cgroup *)1;
+        cordon_error *err = NULL;
+        CHECK_INTEQ(cgroup_create(&env, &req, &cg, &err), 0);
+        CHECK(cg == NULL);
+        CHECK(by_rlimit);
+        CHECK(err == NULL);
+        CHECK_INTEQ(n_logs, 0);
+
+        /* with memory too: memory still fails closed, and the message says
+         * nothing of the process limit */
+        req = request(100 << 20, 16, 0);
+        by_rlimit = false;
+        req.pids_rlimit_ok = true;
+        req.ret_pids_by_rlimit = &by_rlimit;
+        CHECK_INTEQ(cgroup_create(&env, &req, &cg, &err), -EPERM);
+        CHECK(by_rlimit);
+        CHECK(err && strstr(cordon_error_message(err), "the memory limit 100M (--memory)") &&
+              !strstr(cordon_error_message(err), "--pids"));
+        cordon_error_free(err);
+        err = NULL;
+
+        /* RLIMIT_NPROC cannot stand in: the failure says why */
+        req = request(0, 16, 0);
+        by_rlimit = false;
+        req.pids_rlimit_why = "Linux 5.10 counts it per user on the whole host";
+        req.ret_pids_by_rlimit = &by_rlimit;
+        CHECK_INTEQ(cgroup_create(&env, &req, &cg, &err), -EPERM);
+        CHECK(!by_rlimit);
+        CHECK(err && strstr(cordon_error_message(err), "the process limit 16 (--pids): the cgroup v1 hierarchy ") &&
+              strstr(cordon_error_message(err), "; RLIMIT_NPROC cannot stand in: Linux 5.10 counts it"));
+        cordon_error_free(err);
+        err = NULL;
+
+        /* a usable pids cgroup is preferred */
+        env = env_as(0);
+        req = request(0, 16, 0);
+        by_rlimit = false;
+        req.pids_rlimit_ok = true;
+        req.ret_pids_by_rlimit = &by_rlimit;
+        CHECK_INTEQ(cgroup_create(&env, &req, &cg, &err), 0);
+        CHECK(!by_rlimit);
+        CHECK_STREQ(cgroup_dir(cg, "pids"), rooted("/sys/fs/cgroup/pids/cordon/cordon-4242-0"));
+        cgroup_free(cg);
+}
+
+static void test_pids_mechanism(void)
+{
+        fixture_new();
+        v1_host(0755);
+        put("/proc/sys/kernel/osrelease", 0444, "6.1.0\n");
+        put("/proc/self/uid_map", 0444, "0 0 4294967295\n");
+        cgroup_env env = env_as(0);
+        char *text = NULL;
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, &text), PIDS_BY_CGROUP);
+        CHECK_STREQ(text, "the pids cgroup (in /sys/fs/cgroup/pids/cordon)");
+        free(text);
+        env = env_as(UID);
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, &text), PIDS_BY_RLIMIT);
+        CHECK(text && strstr(text, "RLIMIT_NPROC in the sandbox's user namespace (no pids cgroup: the cgroup v1 "
+                                   "hierarchy "));
+        free(text);
+        /* no user namespace of its own (the landlock backend) */
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, false, &text), PIDS_BY_NONE);
+        CHECK(text && strstr(text, "cannot be enforced: no pids cgroup (") &&
+              strstr(text, "RLIMIT_NPROC cannot stand in (only in the linux backend's user namespace)"));
+        free(text);
+        put("/proc/sys/kernel/osrelease", 0444, "5.4.0\n");
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, &text), PIDS_BY_NONE);
+        CHECK(text && strstr(text, "RLIMIT_NPROC cannot stand in (Linux 5.4 counts it per user"));
+        free(text);
+}
+
 /* The real host, as root: create, check the kernel took the value, attach
  * a child, read its counters, remove. */
 static void test_host_round_trip(void)
@@ -658,6 +779,9 @@ int main(void)
         RUN(test_v2_user_not_delegated);
         RUN(test_sweep_stale);
         RUN(test_summary);
+        RUN(test_nproc_rlimit);
+        RUN(test_pids_fall_to_rlimit);
+        RUN(test_pids_mechanism);
         if (geteuid() != 0)
                 tap_skip("test_host_round_trip", "needs root to create a cgroup on this host");
         else

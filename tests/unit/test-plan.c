@@ -569,8 +569,21 @@ static void test_cwd(void)
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/tmp/homelink"}, EACCES, 125,
               "the working directory /home/ada is your home directory or above it, which cordon never exposes "
               "automatically: " CWD_HINT);
-        fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/"}, EACCES, 125,
-              "the working directory / is the root directory, which cordon never exposes automatically: " CWD_HINT);
+        /* started from / (as MCP clients start servers): the sandbox's own
+         * /, nothing exposed for it, whatever auto_expose.cwd says */
+        static const char *const ROOT_CWD_JSON[] = {
+                NULL, "{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}",
+                "{\"isolation\": {\"auto_expose\": {\"cwd\": \"rw\"}}}", "{\"isolation\": {\"backend\": \"landlock\"}}"};
+        for (size_t i = 0; i < ARRAY_SIZE(ROOT_CWD_JSON); i++) {
+                p = plan_ok(&(plan_case){.root = M, .json = ROOT_CWD_JSON[i], .argv = {"ls"}, .cwd = "/"});
+                CHECK_STREQ(p ? p->cwd : NULL, "/");
+                CHECK_STREQ(p ? p->host_cwd : NULL, "/");
+                bool exposed = false;
+                for (size_t k = 0; p && k < p->n_mounts; k++)
+                        exposed |= p->mounts[k].origin == ORIGIN_CWD || streq(p->mounts[k].target, "/");
+                CHECK(p && !exposed);
+                cordon_plan_free(p);
+        }
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/proc"}, EACCES, 125,
               "the working directory /proc is a kernel interface (the sandbox has its own /proc, /sys and /dev), "
               "which cordon never exposes automatically: " CWD_HINT);

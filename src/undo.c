@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/* The undo log of what a run makes on the host, and the helper that acts on
+ * it when the launcher dies first. See undo.h. */
+#include "undo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+enum { NOTE_FREE, NOTE_PENDING, NOTE_MADE };
+enum { KIND_CGROUP = 1, KIND_FILE };
+
+/* One note, plain memory: the helper reads it after the launcher died. */
+typedef struct note {
+        int state; /* NOTE_*, written last (release) */
+        int kind;
+        int version; /* cgroup */
+        bool is_dir; /* file: known once made */
+        off_t size;  /* a file's size when made (a placeholder's content) */
+        dev_t dev, parent_dev;
+        ino_t ino, parent_ino;
+        char path[PATH_MAX]; /* the cgroup directory; a file's parent directory */
+        char name[NAME_MAX + 1];
+} note;
+
+/* Shared with the helper (MAP_SHARED): it sees every note made after the
+ * fork. */
+typedef struct undo_area {
+        int done;     /* the launcher undid everything itself */
+        pid_t init;   /* the sandbox's init, once it exists */
+        size_t n, cap;
+        note notes[];
+} undo_area;
+
+struct undo_log {
+        undo_area *a;
+        size_t size;
+        pid_t pid;    /* the helper */
+        int lifeline; /* our end; the helper sees EOF when we are gone */
+        bool reaped;
+};
+
+/* ---- the helper ------------------------------------------------------------------------ */
+
+/* The whole helper has about two seconds from the launcher's death. */
+#define HELPER_BUDGET_NS (1800LL * 1000000)
+
+static long long now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void nap_ms(long ms)
+{
+        struct timespec ts = {0, ms * 1000000L};
+        nanosleep(&ts, NULL);
+}
+
+/* |a| + "/" + |b| into |out| (PATH_MAX); false when too long. */
+static bool join(char *out, const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b);
+        if (la + 1 + lb + 1 > PATH_MAX)
+                return false;
+        memcpy(out, a, la);
+        out[la] = '/';
+        memcpy(out + la + 1, b, lb + 1);
+        return true;
+}
+
+static void write_small(const char *dir, const char *file, const char *text)
+{
+        char path[PATH_MAX];
+        if (!join(path, dir, file))
+                return;
+        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0) {
+                (void)!write(fd, text, strlen(text));
+                close(fd);
+        }
+}
+
+/* SIGKILL to every process listed in |dir|/cgroup.procs (a cgroup v1
+ * hierarchy has no cgroup.kill), parsed without allocating. */
+static void kill_procs(const char *dir)
+{
+        char path[PATH_MAX], chunk[4096];
+        if (!join(path, dir, "cgroup.procs"))
+                return;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return;
+        long pid = 0;
+        ssize_t n;
+        while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+                for (ssize_t i = 0; i < n; i++) {
+                        if (chunk[i] >= '0' && chunk[i] <= '9')
+                                pid = pid * 10 + (chunk[i] - '0');
+                        else {
+                                if (pid > 0)
+                                        kill((pid_t)pid, SIGKILL);
+                                pid = 0;
+                        }
+                }
+        if (pid > 0)
+                kill((pid_t)pid, SIGKILL);
+        close(fd);
+}
+
+/* A cgroup the launcher made is emptied and removed (its tasks take a
+ * moment to leave after SIGKILL); one it had not confirmed was never
+ * joined by the sandbox: removed only when it is empty. */
+static void undo_cgroup(const note *n, long long deadline)
+{
+        bool made = n->state == NOTE_MADE;
+        if (made && n->version == 2)
+                write_small(n->path, "cgroup.kill", "1");
+        for (;;) {
+                if (rmdir(n->path) == 0 || errno != EBUSY || !made || now_ns() >= deadline)
+                        return;
+                kill_procs(n->path);
+                nap_ms(10);
+        }
+}
+
+/* Open the directory |path| without following any symlink on the way. */
+static int open_dir_nofollow(const char *path)
+{
+        int fd = sys_openat2(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                             RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        if (fd >= 0 || errno != ENOSYS)
+                return fd;
+        /* before Linux 5.6: one component at a time */
+        int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        for (const char *p = path; dfd >= 0 && *p;) {
+                while (*p == '/')
+                        p++;
+                size_t len = strcspn(p, "/");
+                if (len == 0)
+                        break;
+                char comp[NAME_MAX + 1];
+                int nfd = -1;
+                if (len <= NAME_MAX) {
+                        memcpy(comp, p, len);
+                        comp[len] = '\0';
+                        nfd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                }
+                close(dfd);
+                dfd = nfd;
+                p += len;
+        }
+        return dfd;
+}
+
+/* A file or directory, removed only when it is still the one noted (for a
+ * pending note, one in the noted parent) and unchanged: an empty directory,
+ * a file of the size it had when made (empty, for a pending note). */
+static void undo_file(const note *n)
+{
+        int dfd = open_dir_nofollow(n->path);
+        if (dfd < 0)
+                return;
+        struct stat ps, st;
+        if (fstat(dfd, &ps) == 0 && ps.st_dev == n->parent_dev && ps.st_ino == n->parent_ino &&
+            fstatat(dfd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                bool same = n->state != NOTE_MADE || (st.st_dev == n->dev && st.st_ino == n->ino &&
+                                                      S_ISDIR(st.st_mode) == n->is_dir);
+                if (same && S_ISDIR(st.st_mode))
+                        unlinkat(dfd, n->name, AT_REMOVEDIR); /* refused unless empty */
+                else if (same && S_ISREG(st.st_mode) && st.st_size == (n->state == NOTE_MADE ? n->size : 0))
+                        unlinkat(dfd, n->name, 0);
+        }
+        close(dfd);
+}
+
+/* Wait (until |deadline|) for the sandbox's init to end: its mounts sit on
+ * the placeholders, and removing a mount point detaches the mount in every
+ * namespace. It dies with the launcher by itself, and once it is a zombie
+ * (not reaped: the launcher's gone) nothing of its pid namespace is left.
+ * A pidfd tells an exit from a zombie; kill(0) cannot. */
+static void wait_init(pid_t pid, long long deadline)
+{
+        if (pid <= 0)
+                return;
+        int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0) {
+                long long left = deadline - now_ns();
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                if (left > 0)
+                        poll(&p, 1, (int)(left / 1000000));
+                close(fd);
+                return;
+        }
+        while (errno != ESRCH && (kill(pid, 0) == 0 || errno == EPERM) && now_ns() < deadline)
+                nap_ms(5);
+}
+
+static void undo_all(const undo_area *a, long long start)
+{
+        long long deadline = start + HELPER_BUDGET_NS;
+        size_t n = __atomic_load_n(&a->n, __ATOMIC_ACQUIRE);
+        for (size_t i = 0; i < n && i < a->cap; i++)
+                if (a->notes[i].kind == KIND_CGROUP && __atomic_load_n(&a->notes[i].state, __ATOMIC_ACQUIRE))
+                        undo_cgroup(&a->notes[i], deadline);
+        bool files = false;
+        for (size_t i = 0; i < n && i < a->cap; i++)
+                files |= a->notes[i].kind == KIND_FILE && __atomic_load_n(&a->notes[i].state, __ATOMIC_ACQUIRE);
+        if (!files)
+                return;
+        wait_init(__atomic_load_n(&a->init, __ATOMIC_ACQUIRE), deadline);
+        for (size_t i = 0; i < n && i < a->cap; i++)
+                if (a->notes[i].kind == KIND_FILE && __atomic_load_n(&a->notes[i].state, __ATOMIC_ACQUIRE))
+                        undo_file(&a->notes[i]);
+}
+
+static bool is_done(const undo_area *a) { return __atomic_load_n(&a->done, __ATOMIC_ACQUIRE) != 0; }
+
+/* The helper's whole life. |lifeline| and |launcher| (the launcher thread's
+ * /proc directory) are the only descriptors it keeps. */
+_Noreturn static void helper_main(undo_area *a, int lifeline, int launcher)
+{
+        /* From here on the death of the launcher's thread is a SIGTERM,
+         * read from a signalfd (every signal stays blocked). */
+        prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        int sfd = signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
+        /* Out of the caller's process group: a terminal's ^C or a
+         * killpg() of the launcher's group does not stop the clean-up. */
+        setpgid(0, 0);
+        int keep[3] = {lifeline, launcher, sfd};
+        for (int i = 0; i < 3; i++) /* sort */
+                for (int j = i + 1; j < 3; j++)
+                        if (keep[j] < keep[i]) {
+                                int t = keep[i];
+                                keep[i] = keep[j];
+                                keep[j] = t;
+                        }
+        unsigned from = 0;
+        for (int i = 0; i < 3; i++) {
+                if (keep[i] < 0)
+                        continue;
+                if ((unsigned)keep[i] > from)
+                        sys_close_range(from, (unsigned)keep[i] - 1, 0);
+                from = (unsigned)keep[i] + 1;
+        }
+        sys_close_range(from, ~0U, 0);
+        bool gone = launcher >= 0 && sys_task_gone(launcher);
+        while (!gone && !is_done(a)) {
+                struct pollfd p[2] = {{.fd = lifeline, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+                int r = poll(p, sfd >= 0 ? 2 : 1, -1);
+                if (r < 0 && errno != EINTR)
+                        break;
+                if (p[0].revents)
+                        break; /* EOF: the launcher process is gone, or done */
+                if (p[1].revents) {
+                        struct signalfd_siginfo si;
+                        while (read(sfd, &si, sizeof(si)) > 0)
+                                ;
+                        /* a SIGTERM from anyone else does not count */
+                        gone = launcher < 0 || sys_task_gone(launcher);
+                }
+        }
+        if (!is_done(a))
+                undo_all(a, now_ns());
+        _exit(0);
+}
+
+/* ---- the launcher's side ------------------------------------------------------------- */
+
+int undo_start(size_t n, undo_log **ret, cordon_error **ret_error)
+{
+        *ret = NULL;
+        undo_log *u = calloc(1, sizeof(*u));
+        if (!u)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        u->lifeline = -1;
+        u->pid = -1;
+        u->size = sizeof(undo_area) + n * sizeof(note);
+        void *m = mmap(NULL, u->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+                int e = errno;
+                free(u);
+                return error_set(ret_error, e, "cannot map the undo log: %s", strerror(e));
+        }
+        u->a = m;
+        u->a->cap = n;
+        int life[2];
+        if (pipe2(life, O_CLOEXEC) < 0) {
+                int e = errno;
+                undo_free(u);
+                return error_set(ret_error, e, "cannot create a pipe: %s", strerror(e));
+        }
+        /* names this thread: the helper's check that it did not die before
+         * the parent death signal was armed */
+        int launcher = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* No signal handler of the caller may run in the helper, and none
+         * may stop it before it blocks them itself. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pid_t pid = sys_clone(SIGCHLD, NULL);
+        if (pid == 0)
+                helper_main(u->a, life[0], launcher);
+        int e = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        close(life[0]);
+        if (launcher >= 0)
+                close(launcher);
+        u->lifeline = life[1];
+        if (pid < 0) {
+                undo_free(u);
+                return error_set(ret_error, e, "cannot start the clean-up helper: %s", strerror(e));
+        }
+        u->pid = pid;
+        *ret = u;
+        return 0;
+}
+
+/* A free note (a dropped one is reused: a cgroup name may be tried many
+ * times), or NULL. The helper ignores free notes, so filling one is safe. */
+static note *next_note(undo_log *u)
+{
+        if (!u)
+                return NULL;
+        size_t i = 0;
+        while (i < u->a->n && u->a->notes[i].state != NOTE_FREE)
+                i++;
+        if (i >= u->a->cap)
+                return NULL;
+        note *n = &u->a->notes[i];
+        memset(n, 0, sizeof(*n));
+        return n;
+}
+
+/* Publish the note filled in by next_note's caller. */
+static int publish(undo_log *u, note *n)
+{
+        size_t i = (size_t)(n - u->a->notes);
+        __atomic_store_n(&n->state, NOTE_PENDING, __ATOMIC_RELEASE);
+        if (i == u->a->n)
+                __atomic_store_n(&u->a->n, i + 1, __ATOMIC_RELEASE);
+        return (int)i;
+}
+
+int undo_note_cgroup(undo_log *u, const char *path, int version)
+{
+        note *n = next_note(u);
+        if (!n || sys_strlcpy(n->path, path, sizeof(n->path)) >= sizeof(n->path))
+                return -1;
+        n->kind = KIND_CGROUP;
+        n->version = version;
+        return publish(u, n);
+}
+
+int undo_note_file_at(undo_log *u, int dirfd, const char *name)
+{
+        note *n = next_note(u);
+        char link[64];
+        struct stat ps;
+        if (!n || sys_strlcpy(n->name, name, sizeof(n->name)) >= sizeof(n->name) || strchr(name, '/') ||
+            fstat(dirfd, &ps) < 0)
+                return -1;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+        ssize_t len = readlink(link, n->path, sizeof(n->path) - 1);
+        if (len <= 0 || n->path[0] != '/')
+                return -1;
+        n->path[len] = '\0';
+        n->kind = KIND_FILE;
+        n->parent_dev = ps.st_dev;
+        n->parent_ino = ps.st_ino;
+        return publish(u, n);
+}
+
+void undo_made(undo_log *u, int i, bool made, int dirfd)
+{
+        if (!u || i < 0 || (size_t)i >= u->a->n)
+                return;
+        note *n = &u->a->notes[i];
+        struct stat st;
+        if (made && n->kind == KIND_FILE) {
+                made = fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+                if (made) {
+                        n->dev = st.st_dev;
+                        n->ino = st.st_ino;
+                        n->is_dir = S_ISDIR(st.st_mode);
+                        n->size = st.st_size;
+                }
+        }
+        __atomic_store_n(&n->state, made ? NOTE_MADE : NOTE_FREE, __ATOMIC_RELEASE);
+}
+
+void undo_set_init(undo_log *u, pid_t pid)
+{
+        if (u)
+                __atomic_store_n(&u->a->init, pid, __ATOMIC_RELEASE);
+}
+
+void undo_done(undo_log *u)
+{
+        if (!u || !u->a)
+                return;
+        __atomic_store_n(&u->a->done, 1, __ATOMIC_RELEASE);
+        if (u->lifeline >= 0) {
+                close(u->lifeline);
+                u->lifeline = -1;
+        }
+}
+
+undo_log *undo_free(undo_log *u)
+{
+        if (!u)
+                return NULL;
+        undo_done(u);
+        if (u->pid > 0 && !u->reaped)
+                while (waitpid(u->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        if (u->a)
+                munmap(u->a, u->size);
+        free(u);
+        return NULL;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* What a run makes on the host, outside the sandbox's own namespaces (its
+ * cgroup directories, the placeholders of protected paths), undone even
+ * when the launcher dies first.
+ *
+ * The launcher undoes it itself when the run ends. For the case where it
+ * cannot (a SIGKILL at any instant, or the death of the thread that started
+ * the sandbox: the sandbox dies with it), a run that makes anything starts
+ * a small helper process first, and notes each thing in an undo log in
+ * memory shared with it, *before* making it. The helper sleeps until the
+ * launcher is gone (its parent death signal, the EOF of a pipe only the
+ * launcher holds, and a look at the launcher's thread for a death before
+ * the signal was armed, as the sandbox's init does), then, unless the
+ * launcher marked the log done, undoes what the log holds and exits, within
+ * about two seconds:
+ *   - a cgroup directory: emptied (cgroup.kill, or SIGKILL to each process
+ *     of cgroup.procs) and removed, once the launcher confirmed it made it;
+ *     one it had not confirmed is only removed when empty;
+ *   - a file or directory (a placeholder): removed when it is still the very
+ *     one noted (device and inode, its parent's too, the parent reached
+ *     without following any symlink) and still empty.
+ * The helper is a fork of the launcher (a copy of its memory), started with
+ * every signal blocked, in a process group of its own, holding no
+ * descriptor of the caller's; it only makes system calls on the log (no
+ * malloc, no stdio), so it may be started from a multi-threaded program. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+typedef struct undo_log undo_log;
+
+/* Start the helper with room for |n| notes. Returns 0 or -errno (with an
+ * error). */
+int undo_start(size_t n, undo_log **ret, cordon_error **ret_error) HIDDEN;
+/* Note the cgroup directory |path| (cgroup |version| 1 or 2) before it is
+ * made. Returns the note's number, or -1 (no log, or it is full: then
+ * nothing is undone for it but by the next run's sweep). */
+int undo_note_cgroup(undo_log *u, const char *path, int version) HIDDEN;
+/* Note the file or directory |name| in the directory |dirfd| before it is
+ * made (its parent's path is read from /proc/self/fd). Returns the note's
+ * number or -1. */
+int undo_note_file_at(undo_log *u, int dirfd, const char *name) HIDDEN;
+/* The thing of note |i| was made (then the helper may undo it) or not (then
+ * the note is dropped). A file's identity is read now, relative to the
+ * directory the note was made with (|dirfd| again, -1 for a cgroup). */
+void undo_made(undo_log *u, int i, bool made, int dirfd) HIDDEN;
+/* The sandbox's init: the helper waits for its end before it removes
+ * files (a placeholder is a mount point while the sandbox lives). */
+void undo_set_init(undo_log *u, pid_t pid) HIDDEN;
+/* The launcher undid everything itself: the helper exits without touching
+ * anything. Does not wait for it. Accepts NULL. */
+void undo_done(undo_log *u) HIDDEN;
+/* undo_done, then reap the helper and free. Accepts NULL; returns NULL. */
+undo_log *undo_free(undo_log *u) HIDDEN;
