@@ -28,6 +28,7 @@
 
 #include "error.h"
 #include "sys.h"
+#include "undo.h"
 
 #define JOURNAL_PREFIX "placeholders."
 
@@ -241,19 +242,28 @@ static bool used_by_live_run(placeholders *list, const placeholder *ph)
         return probe.size == -1;
 }
 
-/* Open logs/ and start this run's journal, locked while the run lives. */
-static void journal_open(placeholders *list, const char *instance_root)
+/* logs/, where the journals are. */
+static void logs_open(placeholders *list, const char *instance_root)
 {
         _cleanup_free_ char *logs = instance_root ? path_join(instance_root, "logs") : NULL;
         list->logs = logs ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
-        if (list->logs < 0)
-                return;
+}
+
+/* Start this run's journal, locked while the run lives, noted in |undo|
+ * (removed, last, by the helper of a killed launcher). */
+static void journal_open(placeholders *list, undo_log *undo)
+{
         struct timespec ts;
+        if (list->logs < 0 || list->journal >= 0)
+                return;
         clock_gettime(CLOCK_REALTIME, &ts);
         for (int tries = 0; tries < 8 && list->journal < 0; tries++) {
                 snprintf(list->name, sizeof(list->name), JOURNAL_PREFIX "%d.%ld.%d", (int)getpid(), (long)ts.tv_nsec,
                          tries);
+                int note = undo_note_file_at(undo, list->logs, list->name);
                 list->journal = openat(list->logs, list->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                undo_made(undo, note, list->journal >= 0, list->logs);
+                undo_any_size(undo, note);
         }
         if (list->journal >= 0 && flock(list->journal, LOCK_EX) < 0) {
                 close(list->journal);
@@ -293,7 +303,7 @@ static int create_one(const plan_mount *m, placeholder *ret)
         return r;
 }
 
-int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon_error **ret_error)
+int protect_placeholders_create(const cordon_plan *p, undo_log *undo, placeholders **ret, cordon_error **ret_error)
 {
         *ret = NULL;
         if (p->backend != BACKEND_LINUX)
@@ -303,7 +313,7 @@ int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon
                 return error_set(ret_error, ENOMEM, "out of memory");
         list->logs = list->journal = -1;
         *ret = list;
-        journal_open(list, p->instance_root);
+        logs_open(list, p->instance_root);
         if (list->logs >= 0)
                 for_each_journal(list, true, repair_journal, (void *)p);
         for (size_t i = 0; i < p->n_mounts; i++) {
@@ -311,6 +321,7 @@ int protect_placeholders_create(const cordon_plan *p, placeholders **ret, cordon
                 placeholder ph = {0};
                 if (!m->missing)
                         continue;
+                journal_open(list, undo);
                 int r = create_one(m, &ph);
                 if (r == -EEXIST)
                         continue; /* created meanwhile: the bind checks what it is */

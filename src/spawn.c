@@ -842,9 +842,10 @@ static size_t undo_notes_needed(const cordon_plan *p)
         if (p->limits[CORDON_LIMIT_MEMORY_BYTES] > 0 || p->limits[CORDON_LIMIT_PIDS] > 0 ||
             p->limits[CORDON_LIMIT_CPU_QUOTA] > 0)
                 n += 3;
+        size_t missing = 0;
         for (size_t i = 0; p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
-                n += p->mounts[i].missing;
-        return n;
+                missing += p->mounts[i].missing;
+        return n + missing + (missing > 0); /* and their journal */
 }
 
 /* protect.c makes the placeholders; each is noted in the undo log first,
@@ -871,7 +872,7 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_
                 notes[k] = dirs[k] >= 0 && name ? undo_note_file_at(proc->undo, dirs[k], name + 1) : -1;
                 k++;
         }
-        int r = protect_placeholders_create(p, &proc->placeholders, ret_error);
+        int r = protect_placeholders_create(p, proc->undo, &proc->placeholders, ret_error);
         for (size_t i = 0, k = 0; k < n; i++) {
                 const plan_mount *m = &p->mounts[i];
                 if (!m->missing)

@@ -188,7 +188,8 @@ static void undo_file(const note *n)
                                                       S_ISDIR(st.st_mode) == n->is_dir);
                 if (same && S_ISDIR(st.st_mode))
                         unlinkat(dfd, n->name, AT_REMOVEDIR); /* refused unless empty */
-                else if (same && S_ISREG(st.st_mode) && st.st_size == (n->state == NOTE_MADE ? n->size : 0))
+                else if (same && S_ISREG(st.st_mode) &&
+                         (n->size < 0 || st.st_size == (n->state == NOTE_MADE ? n->size : 0)))
                         unlinkat(dfd, n->name, 0);
         }
         close(dfd);
@@ -229,6 +230,8 @@ static void undo_all(const undo_area *a, long long start)
         if (!files)
                 return;
         wait_init(__atomic_load_n(&a->init, __ATOMIC_ACQUIRE), deadline);
+        /* in the order noted: the placeholders (noted by spawn.c before
+         * protect.c makes them) before their journal */
         for (size_t i = 0; i < n && i < a->cap; i++)
                 if (a->notes[i].kind == KIND_FILE && __atomic_load_n(&a->notes[i].state, __ATOMIC_ACQUIRE))
                         undo_file(&a->notes[i]);
@@ -410,6 +413,12 @@ void undo_made(undo_log *u, int i, bool made, int dirfd)
                 }
         }
         __atomic_store_n(&n->state, made ? NOTE_MADE : NOTE_FREE, __ATOMIC_RELEASE);
+}
+
+void undo_any_size(undo_log *u, int i)
+{
+        if (u && i >= 0 && (size_t)i < u->a->n)
+                u->a->notes[i].size = -1;
 }
 
 void undo_set_init(undo_log *u, pid_t pid)

@@ -47,6 +47,9 @@ int undo_note_file_at(undo_log *u, int dirfd, const char *name) HIDDEN;
  * the note is dropped). A file's identity is read now, relative to the
  * directory the note was made with (|dirfd| again, -1 for a cgroup). */
 void undo_made(undo_log *u, int i, bool made, int dirfd) HIDDEN;
+/* The file of note |i| (made) is removed whatever its size (a journal that
+ * grows), as long as it is still the inode noted. */
+void undo_any_size(undo_log *u, int i) HIDDEN;
 /* The sandbox's init: the helper waits for its end before it removes
  * files (a placeholder is a mount point while the sandbox lives). */
 void undo_set_init(undo_log *u, pid_t pid) HIDDEN;

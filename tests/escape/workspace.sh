@@ -473,13 +473,21 @@ else not_ok "git inside: git config fails with a message (status $RC)"; diag <"$
 check_out "... and the host's git log shows the work" w host_git -C "$WS" log -1 --format=%s wtb
 check "... and git status works on the host" host_git -C "$WS" status
 check "... and no placeholder is left in .git" test ! -e "$WS/.git/commondir" -a ! -e "$WS/.git/config.worktree"
-# K. a launcher killed mid-run leaves its placeholders; the next run repairs them
+# K. a launcher killed mid-run: its helper removes the placeholders; when the
+# helper dies too (say, the whole session is killed), the next run repairs them
 fresh_repo k
 bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sleep 30 >/dev/null 2>&1
 for _ in $(seq 50); do [ -e "$WS/.git/commondir" ] && break; sleep 0.1; done
 check "killed launcher: its placeholder is there while it runs" test -e "$WS/.git/commondir"
-kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.3
-check "... and still there after SIGKILL (control for the repair)" test -e "$WS/.git/commondir"
+kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null
+for _ in $(seq 30); do [ -e "$WS/.git/commondir" ] || break; sleep 0.1; done
+check "... and gone within 3 s of a SIGKILL (the launcher's helper)" test ! -e "$WS/.git/commondir"
+check "... with its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q placeholders"
+fresh_repo k2
+bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sleep 30 >/dev/null 2>&1
+for _ in $(seq 50); do [ -e "$WS/.git/commondir" ] && break; sleep 0.1; done
+pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.5
+check "launcher and helper killed: the placeholder stays (control for the repair)" test -e "$WS/.git/commondir"
 check "the next run succeeds" box "$WS" -- true
 check "... and removed the killed run's placeholders" test ! -e "$WS/.git/commondir" -a ! -e "$WS/.git/config.worktree"
 check "... and its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q placeholders"
