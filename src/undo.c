@@ -248,6 +248,8 @@ _Noreturn static void helper_main(undo_area *a, int lifeline, int launcher)
         /* Out of the caller's process group: a terminal's ^C or a
          * killpg() of the launcher's group does not stop the clean-up. */
         setpgid(0, 0);
+        prctl(PR_SET_NAME, "cordon-undo", 0, 0, 0);
+        (void)!chdir("/"); /* every path it uses is absolute; pin no mount */
         int keep[3] = {lifeline, launcher, sfd};
         for (int i = 0; i < 3; i++) /* sort */
                 for (int j = i + 1; j < 3; j++)
