@@ -996,9 +996,18 @@ static bool kernel_version(const char *release, unsigned *major, unsigned *minor
 static long long map_outside(const char *map, unsigned id)
 {
         for (const char *l = map; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-                unsigned long long in, out, count;
-                if (sscanf(l, "%llu %llu %llu", &in, &out, &count) == 3 && id >= in && id - in < count)
-                        return (long long)(out + (id - in));
+                unsigned long long v[3];
+                const char *p = l;
+                int n = 0;
+                for (char *end = NULL; n < 3; n++, p = end) {
+                        while (*p == ' ' || *p == '\t')
+                                p++;
+                        if (*p < '0' || *p > '9')
+                                break;
+                        v[n] = strtoull(p, &end, 10);
+                }
+                if (n == 3 && id >= v[0] && id - v[0] < v[2])
+                        return (long long)(v[1] + (id - v[0]));
         }
         return -1;
 }

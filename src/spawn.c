@@ -864,12 +864,7 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_
                 const plan_mount *m = &p->mounts[i];
                 if (!m->missing)
                         continue;
-                _cleanup_free_ char *parent = path_dirname(m->source);
-                const char *name = strrchr(m->source, '/');
-                dirs[k] = parent ? sys_openat2(AT_FDCWD, parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                                               RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
-                                 : -1;
-                notes[k] = dirs[k] >= 0 && name ? undo_note_file_at(proc->undo, dirs[k], name + 1) : -1;
+                notes[k] = undo_note_path(proc->undo, m->source, &dirs[k]);
                 k++;
         }
         int r = protect_placeholders_create(p, proc->undo, &proc->placeholders, ret_error);

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -108,8 +109,15 @@ bool sys_task_gone(int task_dirfd)
 {
         char st[1024];
         long fd = call_noerrno(SYS_openat, task_dirfd, (long)"stat", O_RDONLY | O_CLOEXEC, 0);
-        if (fd < 0) /* released: its directory no longer resolves */
-                return fd == -ESRCH || fd == -ENOENT;
+        if (fd == -ENOENT) {
+                /* Released: nothing resolves below its directory any more.
+                 * Unless /proc hides it from us (hidepid=invisible: then
+                 * the directory itself cannot be stat'ed while it lives). */
+                struct stat dir;
+                return call_noerrno(SYS_newfstatat, task_dirfd, (long)"", (long)&dir, AT_EMPTY_PATH) == 0;
+        }
+        if (fd < 0)
+                return fd == -ESRCH;
         long n = call_noerrno(SYS_read, fd, (long)st, sizeof(st) - 1, 0);
         call_noerrno(SYS_close, fd, 0, 0, 0);
         if (n <= 0)

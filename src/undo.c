@@ -83,9 +83,9 @@ static bool join(char *out, const char *a, const char *b)
         size_t la = strlen(a), lb = strlen(b);
         if (la + 1 + lb + 1 > PATH_MAX)
                 return false;
-        memcpy(out, a, la);
+        sys_strlcpy(out, a, PATH_MAX);
         out[la] = '/';
-        memcpy(out + la + 1, b, lb + 1);
+        sys_strlcpy(out + la + 1, b, PATH_MAX - la - 1);
         return true;
 }
 
@@ -253,6 +253,8 @@ _Noreturn static void helper_main(undo_area *a, int lifeline, int launcher)
         /* Out of the caller's process group: a terminal's ^C or a
          * killpg() of the launcher's group does not stop the clean-up. */
         setpgid(0, 0);
+        prctl(PR_SET_NAME, "cordon-undo", 0, 0, 0);
+        (void)!chdir("/"); /* every path it uses is absolute; pin no mount */
         int keep[3] = {lifeline, launcher, sfd};
         for (int i = 0; i < 3; i++) /* sort */
                 for (int j = i + 1; j < 3; j++)
@@ -395,6 +397,27 @@ int undo_note_file_at(undo_log *u, int dirfd, const char *name)
         n->parent_dev = ps.st_dev;
         n->parent_ino = ps.st_ino;
         return publish(u, n);
+}
+
+int undo_note_path(undo_log *u, const char *path, int *ret_dirfd)
+{
+        *ret_dirfd = -1;
+        const char *slash = strrchr(path, '/');
+        char parent[PATH_MAX];
+        if (!u || !slash || slash[1] == '\0' || (size_t)(slash - path) >= sizeof(parent))
+                return -1;
+        memcpy(parent, path, (size_t)(slash - path));
+        parent[slash == path ? 1 : slash - path] = '\0';
+        int dfd = open_dir_nofollow(parent);
+        if (dfd < 0)
+                return -1;
+        int i = undo_note_file_at(u, dfd, slash + 1);
+        if (i < 0) {
+                close(dfd);
+                return -1;
+        }
+        *ret_dirfd = dfd;
+        return i;
 }
 
 void undo_made(undo_log *u, int i, bool made, int dirfd)

@@ -43,6 +43,10 @@ int undo_note_cgroup(undo_log *u, const char *path, int version) HIDDEN;
  * made (its parent's path is read from /proc/self/fd). Returns the note's
  * number or -1. */
 int undo_note_file_at(undo_log *u, int dirfd, const char *name) HIDDEN;
+/* The same for the absolute |path|, by its parent directory opened without
+ * following any symlink on the way: *ret_dirfd (the caller's to close,
+ * after undo_made), or -1 with the result -1. */
+int undo_note_path(undo_log *u, const char *path, int *ret_dirfd) HIDDEN;
 /* The thing of note |i| was made (then the helper may undo it) or not (then
  * the note is dropped). A file's identity is read now, relative to the
  * directory the note was made with (|dirfd| again, -1 for a cgroup). */

@@ -101,6 +101,12 @@ int main(int argc, char **argv)
         double grace = atof(argv[4]);
         double u = drand48();
         long delay = argv[2][0] == '=' ? atol(argv[2] + 1) : (long)((double)max_us * u * u * u);
+        /* The command starts as from a terminal, with the default
+         * dispositions (a shell's background job has SIGINT and SIGQUIT
+         * ignored): set before the fork, a kill at once is not lost. */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
                 perror("killer: PR_SET_CHILD_SUBREAPER");
                 return 2;

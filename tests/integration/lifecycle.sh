@@ -11,8 +11,9 @@
 #     anywhere has the launch's marker in its command line or environment;
 #   - a mount on the host naming the scratch directory;
 #   - a cgroup named after the launcher (cordon-PID-*);
-#   - a file in the instance root, the workspace or the project, or a
-#     cordon file in /tmp.
+#   - a file in the instance root, the workspace or the project, or in /tmp
+#     a .cordon-* entry (what the backend makes, in the sandbox's own /tmp)
+#     or one named with the marker.
 # Some launches ask for a cgroup (--memory, --pids; as root on this host) or
 # a placeholder for a missing protected path, so that what is made on the
 # host is killed in the middle too.
@@ -48,7 +49,9 @@ done </proc/self/mountinfo
 mapfile -t cg_parents < <(printf '%s\n' "${cg_parents[@]}" | sort -u)
 
 snapshot() { find "$CI_ROOT" "$W" -xdev 2>/dev/null | sort; }
-tmp_cordon() { ls -A /tmp 2>/dev/null | grep -i cordon | grep -v '^cordon-test\.' | sort; }
+# What the backend makes is named .cordon-* (in the sandbox's own /tmp);
+# other tests' scratch directories come and go meanwhile.
+tmp_cordon() { ls -A /tmp 2>/dev/null | grep '^\.cordon' | sort; }
 
 # A first run creates the instance root; what exists then is the baseline.
 cordon run -- true >/dev/null 2>&1
@@ -119,8 +122,8 @@ for ((i = 0; i < N; i++)); do
         [ $fail_files -le 5 ] && { echo "# files changed: $what"; diff <(echo "$base_files") <(echo "$now") | diag; }
         rm -f "$PROTECTED"; rmdir "$PROTECTED" 2>/dev/null
     fi
-    if [ "$(tmp_cordon)" != "$base_tmp" ]; then
-        new=$(comm -13 <(echo "$base_tmp") <(tmp_cordon) | grep -v '^cordon-test\.')
+    if [ "$(tmp_cordon)" != "$base_tmp" ] || ls -A /tmp 2>/dev/null | grep -qF "$mark"; then
+        new=$(comm -13 <(echo "$base_tmp") <(tmp_cordon); ls -A /tmp 2>/dev/null | grep -F "$mark")
         if [ -n "$new" ]; then
             fail_tmp=$((fail_tmp + 1))
             [ $fail_tmp -le 5 ] && { echo "# /tmp entry left: $what"; echo "$new" | diag; }
@@ -134,7 +137,7 @@ report "a process with the launch's marker" $fail_marker
 report "a cgroup of the killed launcher" $fail_cgroups
 report "a host mount" $fail_mounts
 report "a file in the instance root, the workspace or the project" $fail_files
-report "a cordon file in /tmp" $fail_tmp
+report "a .cordon-* or marked entry in /tmp" $fail_tmp
 report "an exit status other than the signal's or the command's" $fail_status
 
 done_testing
