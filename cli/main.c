@@ -67,6 +67,7 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         case OPT_EXPOSE_RO: return cordon_config_add_expose(c, v, NULL, false, err);
         case OPT_EXPOSE_RW: return cordon_config_add_expose(c, v, NULL, true, err);
         case OPT_NETWORK: return cordon_config_set_network_name(c, v, err);
+        case OPT_ALLOW_NET: return cordon_config_add_network_allow(c, v, err);
         case OPT_HOME: return cordon_config_set_home(c, v, err);
         case OPT_WORKSPACE: return cordon_config_set_workspace(c, v, err);
         case OPT_BACKEND: return cordon_config_set_backend(c, v, err);

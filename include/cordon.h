@@ -104,6 +104,8 @@ typedef enum cordon_network {
         CORDON_NETWORK_NONE = 0,  /* empty network namespace */
         CORDON_NETWORK_LOOPBACK,  /* own namespace, only lo (up) */
         CORDON_NETWORK_FULL,      /* the host network */
+        CORDON_NETWORK_PROXY,     /* own namespace (lo), out only through cordon's
+                                     proxy to the hosts of the allowlist */
 } cordon_network;
 
 typedef enum cordon_inherit {
@@ -170,8 +172,16 @@ CORDON_API int cordon_config_set_enabled(cordon_config *c, bool enabled);
 /* "auto", "linux" or "landlock" ("bwrap", "seatbelt", "windows" are reserved). */
 CORDON_API int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error);
 CORDON_API int cordon_config_set_network(cordon_config *c, cordon_network network);
-/* Parse "none", "loopback" or "full". */
+/* Parse "none", "loopback", "full" or "proxy". */
 CORDON_API int cordon_config_set_network_name(cordon_config *c, const char *name, cordon_error **ret_error);
+/* Add entries to the network allowlist (isolation.network_allow): one
+ * HOST[:PORT] or a comma-separated list of them. HOST is a name, a
+ * wildcard for subdomains ("*.example.org"), an IP address or a CIDR
+ * (IPv6 with a port in brackets: "[2001:db8::/32]:443"); no port means 80
+ * and 443. A non-empty list selects the network "proxy" (unless the network
+ * is "full", which is then an error of cordon_prepare). -EINVAL names the
+ * bad entry. */
+CORDON_API int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_error **ret_error);
 /* Instance root and workspace; absolute paths. */
 CORDON_API int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error);
 CORDON_API int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error);
