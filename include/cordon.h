@@ -143,6 +143,7 @@ typedef enum cordon_limit {
 typedef enum cordon_log_level {
         CORDON_LOG_WARNING = 0,
         CORDON_LOG_INFO,
+        CORDON_LOG_DENIED,  /* the network proxy refused a host (once per host and port) */
 } cordon_log_level;
 
 typedef void (*cordon_log_fn)(cordon_log_level level, const char *message, void *userdata);
@@ -223,7 +224,9 @@ CORDON_API int cordon_config_env_include_only(cordon_config *c, const char *glob
  * log_plan, the plan text go to |fn|. Without a callback they are dropped.
  * Plans prepared from |c| keep |fn| and |userdata|: they must stay valid as
  * long as those plans are started. |fn| runs in the thread that calls
- * cordon_start; |message| is valid during the call only. */
+ * cordon_start, except CORDON_LOG_DENIED messages, which come from the
+ * network proxy's thread while the sandbox runs (make |fn| thread-safe when
+ * the network is "proxy"); |message| is valid during the call only. */
 CORDON_API void cordon_config_set_log(cordon_config *c, cordon_log_fn fn, void *userdata);
 
 /* ---- the command --------------------------------------------------------- */
@@ -378,6 +381,12 @@ CORDON_API int cordon_run(const cordon_plan *plan, cordon_result *ret_result, co
 /* Writes |r| as one JSON object (the --stats format). The caller frees it
  * with free(); NULL on ENOMEM. */
 CORDON_API char *cordon_result_to_json(const cordon_result *r);
+
+/* The --stats JSON: cordon_result_to_json's object plus "network_denied",
+ * the hosts the network proxy refused ([{"host", "port", "reason"}], each
+ * host and port once; [] without a proxy). Complete once cordon_wait
+ * returned 0. The caller frees it with free(); NULL on ENOMEM. */
+CORDON_API char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r);
 
 /* ---- the host --------------------------------------------------------------- */
 
