@@ -295,8 +295,10 @@ static void *resolver_main(void *arg)
 {
         resolve_job *j = arg;
         resolve_result res = {0};
-        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                                 .ai_flags = AI_ADDRCONFIG};
+        /* no AI_ADDRCONFIG: on a host with only loopback it hides every
+         * IPv4 address; an address without a route fails to connect, and
+         * the next one is tried */
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
         struct addrinfo *ai = NULL;
         res.err = getaddrinfo(j->host, NULL, &hints, &ai);
         for (struct addrinfo *a = res.err ? NULL : ai; a && res.n < ADDRS_MAX; a = a->ai_next)
