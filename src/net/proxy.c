@@ -659,6 +659,8 @@ static bool on_client(proxy *p, conn *c, uint32_t ev)
         }
         if (ok && (ev & EPOLLOUT))
                 ok = drain(c->cw.fd, c->down, &c->down_off, &c->down_len, &moved);
+        if (ok && moved && c->st == ST_TUNNEL && c->uw.fd >= 0) /* pass it on now, not a round later */
+                ok = drain(c->uw.fd, c->up, &c->up_off, &c->up_len, &moved);
         if (moved && c->st == ST_TUNNEL)
                 c->deadline = now_s() + (c->c_eof || c->u_eof ? HALF_OPEN_S : IDLE_S);
         return ok;
@@ -675,6 +677,8 @@ static bool on_upstream(proxy *p, conn *c, uint32_t ev)
                 ok = fill(c->uw.fd, c->down, &c->down_off, &c->down_len, BUF_CAP, &c->u_eof, &moved);
         if (ok && (ev & EPOLLOUT))
                 ok = drain(c->uw.fd, c->up, &c->up_off, &c->up_len, &moved);
+        if (ok && moved && c->cw.fd >= 0)
+                ok = drain(c->cw.fd, c->down, &c->down_off, &c->down_len, &moved);
         if (moved)
                 c->deadline = now_s() + (c->c_eof || c->u_eof ? HALF_OPEN_S : IDLE_S);
         return ok;
