@@ -26,6 +26,7 @@ static const flag_spec FLAGS[] = {
         {{"expose-ro", required_argument, NULL, OPT_EXPOSE_RO}, F_VIEW},
         {{"expose-rw", required_argument, NULL, OPT_EXPOSE_RW}, F_VIEW},
         {{"network", required_argument, NULL, OPT_NETWORK}, F_VIEW},
+        {{"allow-net", required_argument, NULL, OPT_ALLOW_NET}, F_VIEW},
         {{"home", required_argument, NULL, OPT_HOME}, F_VIEW},
         {{"workspace", required_argument, NULL, OPT_WORKSPACE}, F_VIEW},
         {{"backend", required_argument, NULL, OPT_BACKEND}, F_CONFIG},
@@ -213,7 +214,9 @@ void cli_args_free(cli_args *a)
         "                             in a path, \\: is a colon and \\\\ a backslash)\n"               \
         "  --expose-ro PATH, --expose-rw PATH  show PATH at the same path, read-only or\n"            \
         "                             read-write (the whole argument is the path; repeatable)\n"     \
-        "  --network none|loopback|full   network access (default none)\n"                             \
+        "  --network none|loopback|full|proxy  network access (default none)\n"                        \
+        "  --allow-net HOST[:PORT]    allow HOST (name, *.domain, IP, CIDR; default ports 80 and\n"  \
+        "                             443) through cordon's proxy (repeatable, or a,b,c)\n"          \
         "  --home DIR                 instance root (default $CORDON_HOME, else $HOME/.cordon)\n"      \
         "  --workspace DIR            the read-write workspace (default <home>/workspace)\n"           \
         "  --backend auto|linux|landlock  isolation backend (default auto = linux)\n"                  \

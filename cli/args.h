@@ -43,6 +43,7 @@ enum {
         OPT_EXPOSE_RO,
         OPT_EXPOSE_RW,
         OPT_NETWORK,
+        OPT_ALLOW_NET,
         OPT_HOME,
         OPT_WORKSPACE,
         OPT_BACKEND,

@@ -16,6 +16,7 @@
 #define EXIT_CORDON 125
 
 static cordon_process *running; /* for the signal forwarder */
+static bool quiet;              /* --quiet: no denial reports */
 /* A forwarded signal that came before the command ran (0: none). */
 static volatile sig_atomic_t pending_signal;
 
@@ -24,6 +25,10 @@ static void on_log(cordon_log_level level, const char *message, void *userdata)
         (void)userdata;
         if (level == CORDON_LOG_WARNING)
                 fprintf(stderr, "cordon: warning: %s\n", message);
+        else if (level == CORDON_LOG_DENIED) {
+                if (!quiet)
+                        fprintf(stderr, "cordon: %s\n", message);
+        }
         else
                 fprintf(stderr, "%s", message);
 }
@@ -67,6 +72,7 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         case OPT_EXPOSE_RO: return cordon_config_add_expose(c, v, NULL, false, err);
         case OPT_EXPOSE_RW: return cordon_config_add_expose(c, v, NULL, true, err);
         case OPT_NETWORK: return cordon_config_set_network_name(c, v, err);
+        case OPT_ALLOW_NET: return cordon_config_add_network_allow(c, v, err);
         case OPT_HOME: return cordon_config_set_home(c, v, err);
         case OPT_WORKSPACE: return cordon_config_set_workspace(c, v, err);
         case OPT_BACKEND: return cordon_config_set_backend(c, v, err);
@@ -208,9 +214,9 @@ static void write_all(int fd, const char *s, const char *what)
         }
 }
 
-static void write_stats(const cli_args *a, int stats_file_fd, const cordon_result *res)
+static void write_stats(const cli_args *a, int stats_file_fd, const cordon_process *p, const cordon_result *res)
 {
-        char *json = cordon_result_to_json(res);
+        char *json = cordon_process_stats_json(p, res);
         if (!json)
                 return;
         if (stats_file_fd >= 0)
@@ -295,7 +301,7 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                         close(stats_fd);
                 return err ? fail_with(err) : EXIT_CORDON;
         }
-        write_stats(a, stats_fd, &res);
+        write_stats(a, stats_fd, p, &res);
         if (stats_fd >= 0 && close(stats_fd) < 0)
                 fprintf(stderr, "cordon: cannot write %s: %s\n", a->stats_file, strerror(errno));
         if (!a->quiet)
@@ -364,6 +370,7 @@ int main(int argc, char **argv)
         }
         cordon_config *c = NULL;
         cordon_error *err = NULL;
+        quiet = a.quiet;
         if (build_config(&a, &c, &err) < 0) {
                 cli_args_free(&a);
                 return err ? fail_with(err) : EXIT_CORDON;

@@ -104,6 +104,8 @@ typedef enum cordon_network {
         CORDON_NETWORK_NONE = 0,  /* empty network namespace */
         CORDON_NETWORK_LOOPBACK,  /* own namespace, only lo (up) */
         CORDON_NETWORK_FULL,      /* the host network */
+        CORDON_NETWORK_PROXY,     /* own namespace (lo), out only through cordon's
+                                     proxy to the hosts of the allowlist */
 } cordon_network;
 
 typedef enum cordon_inherit {
@@ -141,6 +143,7 @@ typedef enum cordon_limit {
 typedef enum cordon_log_level {
         CORDON_LOG_WARNING = 0,
         CORDON_LOG_INFO,
+        CORDON_LOG_DENIED,  /* the network proxy refused a host (once per host and port) */
 } cordon_log_level;
 
 typedef void (*cordon_log_fn)(cordon_log_level level, const char *message, void *userdata);
@@ -170,8 +173,16 @@ CORDON_API int cordon_config_set_enabled(cordon_config *c, bool enabled);
 /* "auto", "linux" or "landlock" ("bwrap", "seatbelt", "windows" are reserved). */
 CORDON_API int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error);
 CORDON_API int cordon_config_set_network(cordon_config *c, cordon_network network);
-/* Parse "none", "loopback" or "full". */
+/* Parse "none", "loopback", "full" or "proxy". */
 CORDON_API int cordon_config_set_network_name(cordon_config *c, const char *name, cordon_error **ret_error);
+/* Add entries to the network allowlist (isolation.network_allow): one
+ * HOST[:PORT] or a comma-separated list of them. HOST is a name, a
+ * wildcard for subdomains ("*.example.org"), an IP address or a CIDR
+ * (IPv6 with a port in brackets: "[2001:db8::/32]:443"); no port means 80
+ * and 443. A non-empty list selects the network "proxy" (unless the network
+ * is "full", which is then an error of cordon_prepare). -EINVAL names the
+ * bad entry. */
+CORDON_API int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_error **ret_error);
 /* Instance root and workspace; absolute paths. */
 CORDON_API int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error);
 CORDON_API int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error);
@@ -213,7 +224,9 @@ CORDON_API int cordon_config_env_include_only(cordon_config *c, const char *glob
  * log_plan, the plan text go to |fn|. Without a callback they are dropped.
  * Plans prepared from |c| keep |fn| and |userdata|: they must stay valid as
  * long as those plans are started. |fn| runs in the thread that calls
- * cordon_start; |message| is valid during the call only. */
+ * cordon_start, except CORDON_LOG_DENIED messages, which come from the
+ * network proxy's thread while the sandbox runs (make |fn| thread-safe when
+ * the network is "proxy"); |message| is valid during the call only. */
 CORDON_API void cordon_config_set_log(cordon_config *c, cordon_log_fn fn, void *userdata);
 
 /* ---- the command --------------------------------------------------------- */
@@ -368,6 +381,12 @@ CORDON_API int cordon_run(const cordon_plan *plan, cordon_result *ret_result, co
 /* Writes |r| as one JSON object (the --stats format). The caller frees it
  * with free(); NULL on ENOMEM. */
 CORDON_API char *cordon_result_to_json(const cordon_result *r);
+
+/* The --stats JSON: cordon_result_to_json's object plus "network_denied",
+ * the hosts the network proxy refused ([{"host", "port", "reason"}], each
+ * host and port once; [] without a proxy). Complete once cordon_wait
+ * returned 0. The caller frees it with free(); NULL on ENOMEM. */
+CORDON_API char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r);
 
 /* ---- the host --------------------------------------------------------------- */
 

@@ -29,6 +29,7 @@
 #include <linux/sockios.h>
 #include <linux/securebits.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -49,6 +50,7 @@
 
 #include "backend.h"
 #include "landlock.h"
+#include "net/proxy.h"
 #include "sys.h"
 
 #define GENERATED_DIR "/.cordon-files"
@@ -80,6 +82,7 @@ const char *child_step_name(child_step s)
                 [STEP_FILE] = "writing a generated file",
                 [STEP_DETACH_OLDROOT] = "detaching the old root",
                 [STEP_NETNS] = "creating the network namespace",
+                [STEP_PROXY] = "making the network proxy's listening socket",
                 [STEP_LOOPBACK] = "bringing up the loopback interface",
                 [STEP_FORK] = "starting the command process",
                 [STEP_STDIO] = "setting up stdio",
@@ -896,6 +899,45 @@ static void netns_join(const launch *l, netns_job *j)
         close(j->result);
 }
 
+/* ---- the network proxy's listener --------------------------------------------------- */
+
+/* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
+ * namespace and hand the socket to the launcher, whose proxy thread
+ * accepts on it from the host's network: no relay inside, no socket file.
+ * The init keeps no copy. */
+static void send_proxy_listener(const launch *l)
+{
+        long fd = INIT_CALL(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PROXY_PORT),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        long r = fd;
+        if (r >= 0)
+                r = INIT_CALL(SYS_bind, fd, &sa, sizeof(sa), 0);
+        if (r >= 0)
+                r = INIT_CALL(SYS_listen, fd, 1024, 0, 0);
+        if (r >= 0) {
+                union {
+                        struct cmsghdr h;
+                        char buf[CMSG_SPACE(sizeof(int))];
+                } u = {{0}};
+                char byte = 'L';
+                struct iovec iov = {&byte, 1};
+                struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                                   .msg_controllen = sizeof(u.buf)};
+                struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+                h->cmsg_level = SOL_SOCKET;
+                h->cmsg_type = SCM_RIGHTS;
+                h->cmsg_len = CMSG_LEN(sizeof(int));
+                int ifd = (int)fd;
+                memcpy(CMSG_DATA(h), &ifd, sizeof(ifd));
+                r = INIT_CALL(SYS_sendmsg, l->proxy_fd, &m, MSG_NOSIGNAL, 0);
+        }
+        if (r < 0)
+                fail(l, STEP_PROXY, (int)-r, PROXY_HOST ":" STR(PROXY_PORT));
+        INIT_CALL(SYS_close, fd, 0, 0, 0);
+        INIT_CALL(SYS_close, l->proxy_fd, 0, 0, 0);
+}
+
 /* ---- the command ------------------------------------------------------------------ */
 
 static void reset_signals(void);
@@ -1228,6 +1270,8 @@ static void init_prepare(const launch *l)
                 netns_join(l, &netns);
         else if (l->loopback)
                 init_loopback_up(l);
+        if (l->proxy_fd >= 0)
+                send_proxy_listener(l);
         stamp(l, MARK_SEALED);
 }
 

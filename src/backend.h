@@ -63,6 +63,7 @@ typedef enum child_step {
         STEP_DETACH_OLDROOT,
         STEP_NETNS,
         STEP_LOOPBACK,
+        STEP_PROXY,
         STEP_FORK,
         STEP_STDIO,
         STEP_CHDIR,
@@ -135,6 +136,7 @@ typedef struct launch {
         const char *hostname;
         bool new_netns;         /* the init creates the network namespace (not the clone) */
         bool loopback;
+        int proxy_fd;           /* network "proxy": the launcher's unix socket for the listener, or -1 */
         /* the command */
         const char *exe;
         /* exe lies in a writable mount: run only this inode (execveat on a

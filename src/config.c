@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "net/allowlist.h"
 
 static const char *const SECTIONS[] = {"isolation", "shell_environment_policy", NULL};
 
@@ -61,6 +62,7 @@ static void config_clear(cordon_config *c)
                 expose_rule_clear(&c->expose[i]);
         free(c->expose);
         strv_free(c->protect);
+        strv_free(c->network_allow);
         strv_free(c->exclude);
         strv_free(c->include_only);
         for (size_t i = 0; i < c->n_set; i++)
@@ -92,7 +94,7 @@ static cordon_config *config_dup(const cordon_config *c)
         d->disabled_by = d->backend = d->home = d->workspace = NULL;
         d->expose = NULL;
         d->n_expose = 0;
-        d->protect = d->exclude = d->include_only = NULL;
+        d->protect = d->network_allow = d->exclude = d->include_only = NULL;
         d->set = NULL;
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
@@ -118,6 +120,8 @@ static cordon_config *config_dup(const cordon_config *c)
         }
         if (ok && c->protect)
                 ok = (d->protect = strv_copy((const char *const *)c->protect)) != NULL;
+        if (ok && c->network_allow)
+                ok = (d->network_allow = strv_copy((const char *const *)c->network_allow)) != NULL;
         if (ok && c->exclude)
                 ok = (d->exclude = strv_copy((const char *const *)c->exclude)) != NULL;
         if (ok && c->include_only)
@@ -169,8 +173,36 @@ const char *network_name(cordon_network n)
         case CORDON_NETWORK_NONE: return "none";
         case CORDON_NETWORK_LOOPBACK: return "loopback";
         case CORDON_NETWORK_FULL: return "full";
+        case CORDON_NETWORK_PROXY: return "proxy";
         default: return "?";
         }
+}
+
+cordon_network config_effective_network(const cordon_config *c)
+{
+        bool listed = c->network_allow && c->network_allow[0];
+        if (listed && c->network != CORDON_NETWORK_FULL)
+                return CORDON_NETWORK_PROXY;
+        return c->network;
+}
+
+/* Add the canonical form of |spec| to the allowlist, once. Returns 0,
+ * -EINVAL (|*why| says why) or -ENOMEM. */
+static int network_allow_put(cordon_config *c, const char *spec, const char **why)
+{
+        net_entry e;
+        int r = net_entry_parse(spec, &e, why);
+        if (r < 0)
+                return r;
+        char *text = net_entry_format(&e);
+        if (!text)
+                return -ENOMEM;
+        for (size_t i = 0; c->network_allow && c->network_allow[i]; i++)
+                if (streq(c->network_allow[i], text)) {
+                        free(text);
+                        return 0;
+                }
+        return strv_consume(&c->network_allow, text);
 }
 
 const char *expose_mode_name(cordon_expose_mode m)
@@ -513,7 +545,7 @@ static int m_workspace(layer *L, json_t *v)
         return r;
 }
 
-static const char *const NETWORKS[] = {"none", "loopback", "full", NULL};
+static const char *const NETWORKS[] = {"none", "loopback", "full", "proxy", NULL};
 
 static int m_network(layer *L, json_t *v)
 {
@@ -521,6 +553,25 @@ static int m_network(layer *L, json_t *v)
         if (i >= 0)
                 L->c->network = (cordon_network)i;
         return i < 0 ? i : 0;
+}
+
+/* Merged across layers: a layer adds entries. */
+static int m_network_allow(layer *L, json_t *v)
+{
+        int r = want_type(L, v, JSON_ARRAY, "an array of strings");
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                if (r < 0)
+                        break;
+                layer_push(L, xasprintf("[%zu]", i));
+                r = want_type(L, e, JSON_STRING, "a string");
+                const char *why = NULL;
+                if (r == 0 && (r = network_allow_put(L->c, json_string_value(e), &why)) == -EINVAL)
+                        r = layer_fail(L, "\"%s\": %s", json_string_value(e), why);
+                layer_pop(L);
+        }
+        return r;
 }
 
 static const char *const EXPOSE_MODES[] = {"off", "ro", "rw", NULL};
@@ -733,6 +784,7 @@ static int m_isolation(layer *L, json_t *v)
                 {"home", m_home},
                 {"workspace", m_workspace},
                 {"network", m_network},
+                {"network_allow", m_network_allow},
                 {"auto_expose", m_auto_expose},
                 {"expose_paths", m_expose_paths},
                 {"protect", m_protect},
@@ -902,7 +954,7 @@ int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error *
 
 int cordon_config_set_network(cordon_config *c, cordon_network network)
 {
-        if (network < CORDON_NETWORK_NONE || network > CORDON_NETWORK_FULL)
+        if (network < CORDON_NETWORK_NONE || network > CORDON_NETWORK_PROXY)
                 return -EINVAL;
         c->network = network;
         return 0;
@@ -913,8 +965,36 @@ int cordon_config_set_network_name(cordon_config *c, const char *name, cordon_er
         for (int i = 0; NETWORKS[i]; i++)
                 if (streq(name, NETWORKS[i]))
                         return cordon_config_set_network(c, (cordon_network)i);
-        return error_set(ret_error, EINVAL, "network must be \"none\", \"loopback\" or \"full\", got \"%s\"",
-                         name ? name : "");
+        return error_set(ret_error, EINVAL,
+                         "network must be \"none\", \"loopback\", \"full\" or \"proxy\", got \"%s\"", name ? name : "");
+}
+
+int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_error **ret_error)
+{
+        if (!spec || !*spec)
+                return error_set(ret_error, EINVAL, "--allow-net: an entry is required (HOST[:PORT])");
+        _cleanup_strv_ char **before = c->network_allow ? strv_copy((const char *const *)c->network_allow) : NULL;
+        if (c->network_allow && !before)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        int r = 0;
+        const char *why = NULL;
+        _cleanup_free_ char *item = NULL;
+        for (const char *p = spec; r == 0;) {
+                size_t n = strcspn(p, ",");
+                free(item);
+                item = strndup(p, n);
+                r = item ? network_allow_put(c, item, &why) : -ENOMEM;
+                if (!p[n])
+                        break;
+                p += n + 1;
+        }
+        if (r == 0)
+                return 0;
+        strv_free(c->network_allow); /* a failing setter changes nothing */
+        c->network_allow = TAKE_PTR(before);
+        if (r == -ENOMEM)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        return error_set(ret_error, EINVAL, "--allow-net %s: %s", item ? item : "", why);
 }
 
 static int set_dir(char **field, const char *what, const char *dir, cordon_error **ret_error)

@@ -29,6 +29,7 @@ struct cordon_config {
         char *disabled_by; /* "file:line:col" of the layer that set enabled=false */
         char *backend;     /* "auto", "linux", "landlock" */
         cordon_network network;
+        char **network_allow; /* canonical entries (net/allowlist.h), merged across layers */
         char *home, *workspace;
         cordon_expose_mode auto_expose[3];
         expose_rule *expose;
@@ -60,6 +61,9 @@ void config_log(const cordon_config *c, cordon_log_level level, const char *fmt,
 
 /* Names for enums (for plan output). */
 const char *network_name(cordon_network n) HIDDEN;
+/* The network a plan gets: "proxy" when the allowlist is not empty (and
+ * the network is not "full"). */
+cordon_network config_effective_network(const cordon_config *c) HIDDEN;
 const char *expose_mode_name(cordon_expose_mode m) HIDDEN;
 
 /* Find the 1-based line/column of a JSON path in |text| (the key itself

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "net/proxy.h"
+
 const char *const ENV_CORE_NAMES[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER",
                                       "USERNAME", "TMPDIR", "TEMP", "TMP", NULL};
 
@@ -124,6 +126,39 @@ static int cmp_by_name(const void *a, const void *b)
         return r ? r : (lx > ly) - (lx < ly);
 }
 
+static bool is_network_marker(const char *name, const void *arg)
+{
+        (void)arg;
+        size_t n = name_len(name);
+        return (n == 22 && strncmp(name, "CORDON_SANDBOX_NETWORK", n) == 0) ||
+               (n == 31 && strncmp(name, "CORDON_SANDBOX_NETWORK_DISABLED", n) == 0);
+}
+
+/* The network "proxy": the variables that point HTTP clients and package
+ * managers at cordon's proxy (which wins over the policy: the old values
+ * would lead nowhere), and the marker. Git and Go read the lowercase and
+ * uppercase http(s)_proxy themselves. */
+static int env_proxy(char ***env)
+{
+        static const char HTTP[] = "http://" PROXY_HOST ":" STR(PROXY_PORT);
+        static const char SOCKS[] = "socks5h://" PROXY_HOST ":" STR(PROXY_PORT);
+        static const char *const VARS[][2] = {
+                {"HTTP_PROXY", HTTP},          {"HTTPS_PROXY", HTTP},
+                {"http_proxy", HTTP},          {"https_proxy", HTTP},
+                {"ALL_PROXY", SOCKS},          {"all_proxy", SOCKS},
+                {"NO_PROXY", "localhost,127.0.0.1,::1"},
+                {"no_proxy", "localhost,127.0.0.1,::1"},
+                {"npm_config_proxy", HTTP},    {"npm_config_https_proxy", HTTP}, /* npm, pnpm, yarn 1 */
+                {"YARN_HTTP_PROXY", HTTP},     {"YARN_HTTPS_PROXY", HTTP},       /* yarn 2+ */
+                {"PIP_PROXY", HTTP},           {"CARGO_HTTP_PROXY", HTTP},
+                {"CORDON_SANDBOX_NETWORK", "proxy"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(VARS); i++)
+                if (env_put(env, VARS[i][0], VARS[i][1]) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
 int env_build(const cordon_config *c, const env_input *in, char ***ret)
 {
         _cleanup_strv_ char **env = NULL;
@@ -146,7 +181,14 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
         if (in->backend) {
                 if (env_put(&env, "CORDON_SANDBOX", in->backend) < 0)
                         return -ENOMEM;
-                if (c->network != CORDON_NETWORK_FULL && env_put(&env, "CORDON_SANDBOX_NETWORK_DISABLED", "1") < 0)
+                cordon_network net = config_effective_network(c);
+                /* an outer sandbox's markers do not describe this one */
+                env_filter(env, is_network_marker, NULL);
+                if (net == CORDON_NETWORK_PROXY) {
+                        if (env_proxy(&env) < 0)
+                                return -ENOMEM;
+                } else if (net != CORDON_NETWORK_FULL &&
+                           env_put(&env, "CORDON_SANDBOX_NETWORK_DISABLED", "1") < 0)
                         return -ENOMEM;
         }
         qsort(env, strv_len(env), sizeof(char *), cmp_by_name);

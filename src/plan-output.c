@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "net/proxy.h"
 
 static const struct {
         unsigned long flag;
@@ -113,6 +114,14 @@ static void text_limits(buf *b, const cordon_plan *p)
         buf_printf(b, "%s\n", any ? "" : "limits: none");
 }
 
+static void text_network_allow(buf *b, const cordon_plan *p)
+{
+        buf_printf(b, "network proxy: %s:%d inside (HTTP, CONNECT, SOCKS5), allow:", PROXY_HOST, PROXY_PORT);
+        for (size_t i = 0; p->network_allow && p->network_allow[i]; i++)
+                buf_printf(b, " %s", p->network_allow[i]);
+        buf_printf(b, "%s\n", p->network_allow && p->network_allow[0] ? "" : " nothing");
+}
+
 char *cordon_plan_to_text(const cordon_plan *p)
 {
         buf b = {0};
@@ -129,6 +138,8 @@ char *cordon_plan_to_text(const cordon_plan *p)
                                 buf_printf(&b, " %s", NAMESPACES[i].name);
                 buf_printf(&b, "%s\n", p->namespaces ? "" : " none");
                 buf_printf(&b, "network: %s\n", network_name(p->network));
+                if (p->network == CORDON_NETWORK_PROXY)
+                        text_network_allow(&b, p);
                 text_limits(&b, p);
         }
         buf_printf(&b, "env:\n");
@@ -202,6 +213,10 @@ char *cordon_plan_to_json(const cordon_plan *p)
         if (p->disabled_by)
                 json_object_set_new(o, "disabled_by", json_string(p->disabled_by));
         json_object_set_new(o, "network", json_string(network_name(p->network)));
+        if (p->network == CORDON_NETWORK_PROXY) {
+                json_object_set_new(o, "network_allow", json_strv(p->network_allow));
+                json_object_set_new(o, "network_proxy", json_string(PROXY_HOST ":" STR(PROXY_PORT)));
+        }
         json_t *ns = json_array();
         for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)
                 if (p->namespaces & NAMESPACES[i].flag)

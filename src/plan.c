@@ -90,6 +90,7 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->mounts);
         free(p->disabled_by);
         strv_free(p->argv);
+        strv_free(p->network_allow);
         free(p->exe);
         strv_free(p->env);
         free(p->cwd);
@@ -1562,6 +1563,27 @@ static int parse_debug(cordon_plan *p, const char *debug)
         return 0;
 }
 
+/* The network mode, and the allowlist of "proxy". */
+static int plan_network(builder *b)
+{
+        const cordon_config *c = b->c;
+        cordon_plan *p = b->p;
+        p->network = config_effective_network(c);
+        bool listed = c->network_allow && c->network_allow[0];
+        if (listed && c->network == CORDON_NETWORK_FULL)
+                return error_set(b->err, EINVAL,
+                                 "the network is \"full\" and network_allow lists hosts: \"full\" allows every "
+                                 "host, the allowlist only its own (drop one of them)");
+        if (p->network != CORDON_NETWORK_PROXY)
+                return 0;
+        if (p->backend == BACKEND_LANDLOCK)
+                return error_set(b->err, ENOTSUP,
+                                 "the network \"proxy\" (network_allow, --allow-net) needs the linux backend in "
+                                 "this version");
+        p->network_allow = listed ? strv_copy((const char *const *)c->network_allow) : calloc(1, sizeof(char *));
+        return p->network_allow ? 0 : -ENOMEM;
+}
+
 static int plan_init(builder *b)
 {
         const cordon_config *c = b->c;
@@ -1570,7 +1592,9 @@ static int plan_init(builder *b)
         if (r < 0)
                 return r;
         p->disabled_by = xstrdup(c->disabled_by);
-        p->network = c->network;
+        r = plan_network(b);
+        if (r < 0)
+                return r;
         p->uid = b->h->uid;
         p->gid = b->h->gid;
         p->hostname = strdup("cordon");

@@ -77,6 +77,7 @@ struct cordon_plan {
         backend_kind backend;
         char *disabled_by;
         cordon_network network;
+        char **network_allow;     /* "proxy": the allowlist (canonical entries) */
         unsigned long namespaces; /* CLONE_NEW* flags */
         plan_mount *mounts;       /* sorted: parents before children */
         size_t n_mounts;

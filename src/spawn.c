@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -38,6 +39,7 @@
 #include "host.h"
 #include "instance.h"
 #include "landlock.h"
+#include "net/proxy.h"
 #include "sys.h"
 #include "undo.h"
 
@@ -58,6 +60,7 @@ struct cordon_process {
         placeholders *placeholders; /* protect placeholders to remove afterwards */
         undo_log *undo;          /* what we made on the host, for a helper should we die first */
         void *stacks;            /* the init's and the command's (see stacks_map) */
+        proxy *proxy;            /* network "proxy": lives as long as the sandbox */
 };
 
 static double now_s(void)
@@ -134,6 +137,7 @@ typedef struct launch_storage {
         mount_op *ops;
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
+        int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
         int launcher_fd;        /* this thread's /proc directory, for the child */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
@@ -153,6 +157,9 @@ static void launch_storage_free(launch_storage *s)
                 for (int k = 0; k < 2; k++)
                         if (s->pipes[i][k] >= 0)
                                 close(s->pipes[i][k]);
+        for (int i = 0; i < 2; i++)
+                if (s->proxy_pair[i] >= 0)
+                        close(s->proxy_pair[i]);
         for (int i = 0; i < 3; i++) {
                 if (s->stdio_child[i] >= 0)
                         close(s->stdio_child[i]);
@@ -357,7 +364,7 @@ static void set_keep_fds(launch *l)
 {
         int n = 0;
         int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
-                      l->status_fd, l->landlock_fd, l->launcher_fd};
+                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -432,13 +439,22 @@ static int setup_landlock(const cordon_plan *p, landlock_rights *ll, int *ret_ab
         *ll = landlock_rights_for_abi(abi);
         /* TCP: the landlock backend has no network namespace; on the linux
          * backend "none" adds it as a second wall. "loopback" keeps local TCP. */
-        bool deny_tcp = p->network == CORDON_NETWORK_NONE ||
+        bool deny_tcp = p->network == CORDON_NETWORK_NONE || p->network == CORDON_NETWORK_PROXY ||
                         (p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL);
         if (!deny_tcp)
                 ll->net = 0;
         int fd = landlock_ruleset_new(ll);
         if (fd < 0)
                 return error_set(ret_error, -fd, "cannot create a Landlock ruleset: %s", strerror(-fd));
+        /* "proxy": TCP connect to the proxy's port only (a second wall
+         * behind the namespace, which has nothing else) */
+        int e = p->network == CORDON_NETWORK_PROXY && ll->net ? landlock_allow_port(fd, PROXY_PORT, LL_NET_CONNECT_TCP)
+                                                              : 0;
+        if (e < 0) {
+                close(fd);
+                return error_set(ret_error, -e, "cannot add a Landlock rule for the network proxy's port: %s",
+                                 strerror(-e));
+        }
         l->landlock_fd = fd;
         l->access_root = ll->fs & LL_FS_READ_DIR;
         return 0;
@@ -448,6 +464,7 @@ static void launch_storage_init(launch_storage *s)
 {
         memset(s, 0, sizeof(*s));
         memset(s->pipes, -1, sizeof(s->pipes));
+        s->proxy_pair[0] = s->proxy_pair[1] = s->l.proxy_fd = -1;
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
@@ -470,7 +487,13 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         l->envp = p->env;
         l->cwd = p->backend == BACKEND_LINUX ? p->cwd : p->host_cwd;
         l->hostname = p->hostname;
-        l->loopback = p->backend == BACKEND_LINUX && p->network == CORDON_NETWORK_LOOPBACK;
+        bool proxied = p->backend == BACKEND_LINUX && p->network == CORDON_NETWORK_PROXY;
+        l->loopback = p->backend == BACKEND_LINUX && (p->network == CORDON_NETWORK_LOOPBACK || proxied);
+        if (proxied) {
+                if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->proxy_pair) < 0)
+                        return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
+                l->proxy_fd = s->proxy_pair[1];
+        }
         l->cap_last = 63;
         l->new_keyring = p->backend != BACKEND_NONE;
         l->broadcast_signal = SIGRTMIN;
@@ -694,7 +717,9 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
                 _cleanup_free_ char *fs = landlock_fs_names(s->ll.fs);
                 buf_printf(&b, "landlock: ABI %d, handled rights: %s\n", s->abi, fs ? fs : "?");
                 buf_printf(&b, "landlock: TCP bind/connect %s; abstract unix sockets and signals %s\n",
-                           s->ll.net ? "denied" : "not restricted (network namespace or full network)",
+                           !s->ll.net ? "not restricted (network namespace or full network)"
+                           : p->network == CORDON_NETWORK_PROXY ? "denied but connect to the proxy port " STR(PROXY_PORT)
+                                                                : "denied",
                            s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
         }
         buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
@@ -924,6 +949,9 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 r = prepare_launch(p, nproc, &s, ret_error);
         if (r == 0 && p->log_plan)
                 log_plan(p, &s);
+        if (r == 0 && s.proxy_pair[0] >= 0)
+                r = proxy_start((const char *const *)p->network_allow, -1, TAKE_FD(s.proxy_pair[0]), p->log_fn,
+                                p->log_userdata, &proc->proxy, ret_error);
         double t_clone = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
@@ -1132,6 +1160,7 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
                 if (now_s() >= user_deadline && !p->finished)
                         return -ETIMEDOUT;
         }
+        proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
@@ -1157,6 +1186,7 @@ cordon_process *cordon_process_free(cordon_process *p)
         if (p->cg)
                 cgroup_free(p->cg);
         p->undo = undo_free(p->undo);
+        p->proxy = proxy_free(p->proxy);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
         if (p->pidfd >= 0)
@@ -1179,6 +1209,18 @@ int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error 
         r = cordon_wait(p, -1, ret_result, ret_error);
         cordon_process_free(p);
         return r;
+}
+
+char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
+{
+        _cleanup_free_ char *res = cordon_result_to_json(r);
+        _cleanup_free_ char *denied = proxy_denials_json(p ? p->proxy : NULL);
+        if (!res || !denied)
+                return NULL;
+        size_t n = strlen(res);
+        while (n > 0 && (res[n - 1] == '\n' || res[n - 1] == '}'))
+                n--; /* reopen the object */
+        return xasprintf("%.*s, \"network_denied\": %s}\n", (int)n, res, denied);
 }
 
 char *cordon_result_to_json(const cordon_result *r)

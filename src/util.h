@@ -11,6 +11,8 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(const int *fd)

@@ -191,7 +191,7 @@ cat >"$W/bad.json" <<'EOF'
 }
 EOF
 chmod 644 "$W/bad.json"
-bad_msg='cordon: bad.json:3:16: isolation.network: must be one of "none", "loopback" or "full", got "wifi"'
+bad_msg='cordon: bad.json:3:16: isolation.network: must be one of "none", "loopback", "full" or "proxy", got "wifi"'
 for sub in run plan env; do
     args=(--config bad.json); [ $sub = env ] || args+=(-- true)
     run_cli $sub "${args[@]}"
@@ -209,7 +209,7 @@ check_fails_125 "run without a command" 'cordon: run: missing the command to run
 check_fails_125 "an unknown flag" 'cordon: run: unknown option "--bogus" (see cordon run --help)' run --bogus -- true
 check_fails_125 "a flag without its value" 'cordon: plan: option "--network" needs a value' plan --network
 check_fails_125 "env takes no command" 'cordon: env: unexpected argument "ls"' env ls
-check_fails_125 "--network wifi" 'cordon: network must be "none", "loopback" or "full", got "wifi"' \
+check_fails_125 "--network wifi" 'cordon: network must be "none", "loopback", "full" or "proxy", got "wifi"' \
     plan --network wifi -- true
 check_fails_125 "--memory 12Q" 'cordon: memory_bytes: invalid value "12Q" (a size such as 512M)' \
     run --memory 12Q -- true

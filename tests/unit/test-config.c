@@ -42,6 +42,17 @@ static const struct {
          "isolation.enabled", 3, 16},
         {"type-network-number.json", "type-network-number.json:3:16: isolation.network: must be a string, got number",
          "isolation.network", 3, 16},
+        {"network-allow-type.json",
+         "network-allow-type.json:3:22: isolation.network_allow: must be an array of strings, got string",
+         "isolation.network_allow", 3, 22},
+        {"network-allow-port.json",
+         "network-allow-port.json:5:7: isolation.network_allow[1]: \"pypi.org:0\": the port must be a number from 1 "
+         "to 65535",
+         "isolation.network_allow[1]", 5, 7},
+        {"network-allow-wildcard.json",
+         "network-allow-wildcard.json:3:40: isolation.network_allow[1]: \"ex*mple.org\": a wildcard must be a "
+         "leading \"*.\" (\"*.example.org\"); for any host use network \"full\"",
+         "isolation.network_allow[1]", 3, 40},
         {"type-expose-paths-object.json",
          "type-expose-paths-object.json:3:21: isolation.expose_paths: must be an array, got object",
          "isolation.expose_paths", 3, 21},
@@ -65,7 +76,7 @@ static const struct {
          "isolation.expose_paths[0]", 3, 22},
         /* invalid enums */
         {"enum-network.json",
-         "enum-network.json:3:16: isolation.network: must be one of \"none\", \"loopback\" or \"full\", got \"host\"",
+         "enum-network.json:3:16: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got \"host\"",
          "isolation.network", 3, 16},
         {"enum-backend.json",
          "enum-backend.json:3:16: isolation.backend: must be one of \"auto\", \"linux\" or \"landlock\", got "
@@ -153,7 +164,7 @@ static const struct {
          "isolation.protect[1]", 3, 37},
         /* columns count characters, not bytes ("é" is one column) */
         {"utf8-column.json",
-         "utf8-column.json:3:46: isolation.network: must be one of \"none\", \"loopback\" or \"full\", got \"wifi\"",
+         "utf8-column.json:3:46: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got \"wifi\"",
          "isolation.network", 3, 46},
         /* not a config at all: no key */
         {"syntax-trailing-comma.json", "syntax-trailing-comma.json:4:3: invalid JSON: string or '}' expected near '}'",
@@ -766,6 +777,57 @@ static void test_setters_limits(void)
         cordon_config_free(c);
 }
 
+/* network_allow: merged across layers (canonical, once each), the mode it
+ * selects, and the setter's comma lists; a failing setter changes nothing. */
+static void test_network_allow(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_NONE);
+        CHECK_INTEQ(cordon_config_load_string(
+                            c, "{\"isolation\": {\"network_allow\": [\"Registry.NPMjs.org.\", \"10.1.0.0/16:5432\"]}}",
+                            "a.json", &e),
+                    0);
+        CHECK_INTEQ(cordon_config_load_string(
+                            c, "{\"isolation\": {\"network_allow\": [\"registry.npmjs.org\", \"[2001:db8::1]:8443\"]}}",
+                            "b.json", &e),
+                    0);
+        CHECK_INTEQ(strv_len(c->network_allow), 3);
+        CHECK_STREQ(c->network_allow[0], "registry.npmjs.org");
+        CHECK_STREQ(c->network_allow[1], "10.1.0.0/16:5432");
+        CHECK_STREQ(c->network_allow[2], "[2001:db8::1]:8443");
+        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_PROXY);
+        CHECK_INTEQ(cordon_config_set_network(c, CORDON_NETWORK_LOOPBACK), 0);
+        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_PROXY);
+        CHECK_INTEQ(cordon_config_set_network(c, CORDON_NETWORK_FULL), 0);
+        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_FULL);
+
+        CHECK_INTEQ(cordon_config_add_network_allow(c, "*.crates.io:443,192.0.2.7", &e), 0);
+        CHECK_INTEQ(strv_len(c->network_allow), 5);
+        CHECK_STREQ(c->network_allow[3], "*.crates.io:443");
+        CHECK_STREQ(c->network_allow[4], "192.0.2.7");
+        CHECK_INTEQ(cordon_config_add_network_allow(c, "ok.org,bad host", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "--allow-net bad host: not a valid host name, IP address or CIDR");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(strv_len(c->network_allow), 5);
+        CHECK_INTEQ(cordon_config_add_network_allow(c, "", &e), -EINVAL);
+        e = cordon_error_free(e);
+        /* a bad layer adds nothing either */
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"network_allow\": [\"x.org\", 3]}}", NULL, &e),
+                    -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "<string>:1:43: isolation.network_allow[1]: must be a string, got number");
+        e = cordon_error_free(e);
+        CHECK_INTEQ(strv_len(c->network_allow), 5);
+
+        CHECK_INTEQ(cordon_config_set_network_name(c, "proxy", &e), 0);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_PROXY);
+        cordon_config_free(c);
+        c = cordon_config_new();
+        CHECK_INTEQ(cordon_config_set_network_name(c, "proxy", &e), 0);
+        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_PROXY); /* an empty list: nothing allowed */
+        cordon_config_free(c);
+}
+
 static void test_setters_enums(void)
 {
         cordon_config *c = cordon_config_new();
@@ -773,7 +835,7 @@ static void test_setters_enums(void)
         CHECK_INTEQ(cordon_config_set_network_name(c, "loopback", &e), 0);
         CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
         CHECK_INTEQ(cordon_config_set_network_name(c, "host", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "network must be \"none\", \"loopback\" or \"full\", got \"host\"");
+        CHECK_STREQ(cordon_error_message(e), "network must be \"none\", \"loopback\", \"full\" or \"proxy\", got \"host\"");
         e = cordon_error_free(e);
         CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
         CHECK_INTEQ(cordon_config_set_network(c, (cordon_network)7), -EINVAL);
@@ -885,6 +947,7 @@ int main(void)
         RUN(test_setters_expose);
         RUN(test_setters_limits);
         RUN(test_setters_enums);
+        RUN(test_network_allow);
         RUN(test_setters_env);
         RUN(test_json_locate);
         return TAP_DONE();

@@ -154,10 +154,24 @@ static const env_case CASES[] = {
                    "\"none\"}}",
          .backend = "landlock",
          .want = "CORDON_SANDBOX=landlock\nCORDON_SANDBOX_NETWORK_DISABLED=1\n"},
-        {.name = "markers: no NETWORK_DISABLED with network full",
-         .policy = "{\"isolation\": {\"network\": \"full\"}, \"shell_environment_policy\": {\"inherit\": \"none\"}}",
+        {.name = "markers: no NETWORK_DISABLED with network full, nor an inherited one",
+         .policy = "{\"isolation\": {\"network\": \"full\"}, \"shell_environment_policy\": {\"inherit\": \"all\"}}",
+         .base = {"CORDON_SANDBOX_NETWORK_DISABLED=1", "CORDON_SANDBOX_NETWORK=proxy"},
          .backend = "linux",
          .want = "CORDON_SANDBOX=linux\n"},
+        {.name = "markers: network proxy points every client at the proxy, over inherited values",
+         .policy = "{\"isolation\": {\"network_allow\": [\"example.org\"]}, \"shell_environment_policy\": "
+                   "{\"inherit\": \"all\"}}",
+         .base = {"HTTPS_PROXY=http://corp:8080", "CORDON_SANDBOX_NETWORK_DISABLED=1"},
+         .backend = "linux",
+         .want = "ALL_PROXY=socks5h://127.0.0.1:3128\nCARGO_HTTP_PROXY=http://127.0.0.1:3128\n"
+                 "CORDON_SANDBOX=linux\nCORDON_SANDBOX_NETWORK=proxy\n"
+                 "HTTPS_PROXY=http://127.0.0.1:3128\nHTTP_PROXY=http://127.0.0.1:3128\n"
+                 "NO_PROXY=localhost,127.0.0.1,::1\nPIP_PROXY=http://127.0.0.1:3128\n"
+                 "YARN_HTTPS_PROXY=http://127.0.0.1:3128\nYARN_HTTP_PROXY=http://127.0.0.1:3128\n"
+                 "all_proxy=socks5h://127.0.0.1:3128\nhttp_proxy=http://127.0.0.1:3128\n"
+                 "https_proxy=http://127.0.0.1:3128\nno_proxy=localhost,127.0.0.1,::1\n"
+                 "npm_config_https_proxy=http://127.0.0.1:3128\nnpm_config_proxy=http://127.0.0.1:3128\n"},
         {.name = "markers replace inherited ones",
          .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\", \"set\": {\"CORDON_SANDBOX\": \"x\"}}}",
          .base = {"CORDON_SANDBOX=outer", "CORDON_SANDBOX_NETWORK_DISABLED=0"},

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* The network allowlist: entries (HOST[:PORT]) parsed and matched, and the
+ * addresses a name may not resolve to. Pure: no system calls. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "util.h"
+
+#define NET_HOST_MAX 253
+
+typedef enum net_kind {
+        NET_NAME,     /* registry.example.org */
+        NET_WILDCARD, /* *.example.org: its subdomains, not itself */
+        NET_CIDR,     /* 192.0.2.7, 10.0.0.0/8, 2001:db8::/32 (an IP literal is a /32 or /128) */
+} net_kind;
+
+/* An address in one form for both families: IPv4 as ::ffff:a.b.c.d. */
+typedef struct net_addr {
+        uint8_t b[16];
+} net_addr;
+
+typedef struct net_entry {
+        net_kind kind;
+        char name[NET_HOST_MAX + 1]; /* lower case, no trailing dot, without the "*." */
+        net_addr addr;               /* NET_CIDR */
+        unsigned prefix;             /* NET_CIDR, of the 128 bits */
+        uint16_t port;               /* 0: 80 and 443 */
+} net_entry;
+
+/* Parse one entry ("HOST", "HOST:PORT", "*.HOST", "10.0.0.0/8:5432",
+ * "[2001:db8::1]:443", a bare IPv6 literal or CIDR). Returns 0, or -EINVAL
+ * with a static reason in |*ret_why|. */
+int net_entry_parse(const char *spec, net_entry *ret, const char **ret_why) HIDDEN;
+/* The entry in its canonical form ("*.example.org:443"). Caller frees. */
+char *net_entry_format(const net_entry *e) HIDDEN;
+
+/* Parse an IP literal (IPv4, IPv6 without brackets). */
+bool net_addr_parse(const char *s, net_addr *ret) HIDDEN;
+void net_addr_from_sockaddr(const struct sockaddr *sa, net_addr *ret) HIDDEN;
+/* Text of |a| (IPv4 dotted for mapped addresses) into |out|. */
+void net_addr_format(const net_addr *a, char out[INET6_ADDRSTRLEN]) HIDDEN;
+/* What kind of special address |a| is ("loopback", "private", ...), or NULL
+ * for a public one. */
+const char *net_addr_special(const net_addr *a) HIDDEN;
+
+/* Normalise a requested host in place (lower case, no trailing dot, IPv6
+ * brackets removed). False when it is no valid name nor IP literal. */
+bool net_host_normalize(char *host) HIDDEN;
+
+typedef struct net_policy {
+        net_entry *e;
+        size_t n;
+        net_addr *own; /* the host's own addresses, refused for names */
+        size_t n_own;
+} net_policy;
+
+/* Can (|host|, |port|) be requested at all? NULL when yes (a name must then
+ * pass net_policy_check_addr for every address it resolves to), else the
+ * reason (written into |why|, size |n|). |host| is normalised. Sets
+ * |*is_ip| when |host| is an IP literal (allowed only by an IP/CIDR entry). */
+const char *net_policy_check_host(const net_policy *p, const char *host, uint16_t port, bool *is_ip,
+                                  char *why, size_t n) HIDDEN;
+/* May a name connect to |a| on |port|? NULL, or the reason in |why|. */
+const char *net_policy_check_addr(const net_policy *p, const net_addr *a, uint16_t port, char *why,
+                                  size_t n) HIDDEN;

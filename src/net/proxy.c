@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: MIT */
+/* The allowlist proxy: one thread of the launcher, one epoll loop, every
+ * connection a small state machine:
+ *
+ *   HEAD (HTTP head, or SOCKS5 greeting then request)
+ *     -> policy (net/allowlist.c) -> RESOLVE (a name: getaddrinfo in a
+ *        short-lived thread, on the host) -> every address checked
+ *     -> CONNECT (to an address that was checked, never a new lookup)
+ *     -> TUNNEL (bytes both ways; TLS passes through untouched)
+ *   or FLUSH: a denial or an error is written, then the connection closes.
+ *
+ * Memory is bounded: two BUF_CAP buffers per connection, CONN_MAX
+ * connections. Every state has a deadline (head, resolve and connect:
+ * SETUP_S; a tunnel: IDLE_S without traffic, HALF_OPEN_S once one side
+ * closed). The thread runs outside the sandbox, in the launcher's network
+ * namespace; the command reaches it only through the listening socket. */
+#include "net/proxy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "error.h"
+#include "net/allowlist.h"
+#include "net/request.h"
+
+#define CONN_MAX 512
+#define BUF_CAP ((size_t)64 * 1024)
+#define SETUP_S 30.0
+#define IDLE_S 300.0
+#define HALF_OPEN_S 60.0
+#define DENIALS_MAX 256
+#define ADDRS_MAX 8
+#define REASON_MAX 256
+
+typedef enum watch_kind { W_LISTEN, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER } watch_kind;
+
+struct conn;
+typedef struct watch {
+        watch_kind kind;
+        int fd;
+        uint32_t events; /* registered, or 0 (and ~0U before the first) */
+        struct conn *c;
+} watch;
+
+typedef enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_TUNNEL, ST_FLUSH } conn_state;
+typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS } conn_proto;
+
+typedef struct conn {
+        struct conn *prev, *next;
+        watch cw, uw, rw; /* client, upstream, resolver */
+        conn_state st;
+        conn_proto proto;
+        uint8_t *up, *down; /* client -> upstream, upstream -> client */
+        size_t up_off, up_len, down_off, down_len;
+        bool c_eof, u_eof, c_shut, u_shut;
+        double deadline;
+        char host[NET_HOST_MAX + 3];
+        uint16_t port;
+        net_addr addrs[ADDRS_MAX];
+        size_t n_addrs, next_addr;
+        int last_err;
+} conn;
+
+struct proxy {
+        pthread_t thread;
+        bool started, stopped;
+        int epfd;
+        watch listen_w, channel_w, stop_w;
+        bool accept_paused;
+        conn *conns;
+        conn *dead;   /* closed during this round of events, freed after it */
+        size_t n_conns;
+        net_policy policy;
+        cordon_log_fn log_fn;
+        void *log_userdata;
+        pthread_mutex_t lock; /* the denials */
+        proxy_denial denials[DENIALS_MAX];
+        size_t n_denials;
+};
+
+/* What a resolver thread sends back, in one datagram. */
+typedef struct resolve_result {
+        int err; /* getaddrinfo's */
+        size_t n;
+        net_addr a[ADDRS_MAX];
+} resolve_result;
+
+typedef struct resolve_job {
+        int fd;
+        char host[NET_HOST_MAX + 3];
+} resolve_job;
+
+static double now_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- epoll ---------------------------------------------------------------------- */
+
+/* Wait for |events| on |w|. A descriptor waiting for nothing leaves the
+ * set: epoll reports hang-ups and errors even then, which would spin. */
+static void watch_set(proxy *p, watch *w, uint32_t events)
+{
+        if (w->fd < 0 || w->events == events || (events == 0 && w->events == ~0U))
+                return;
+        if (events == 0) {
+                epoll_ctl(p->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+                w->events = ~0U;
+                return;
+        }
+        struct epoll_event ev = {.events = events, .data.ptr = w};
+        int op = w->events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+        if (epoll_ctl(p->epfd, op, w->fd, &ev) == 0)
+                w->events = events;
+}
+
+static void watch_close(watch *w)
+{
+        if (w->fd >= 0)
+                close(w->fd); /* leaves the epoll set with its last descriptor */
+        w->fd = -1;
+        w->events = ~0U;
+}
+
+static watch watch_new(watch_kind kind, int fd, conn *c) { return (watch){kind, fd, ~0U, c}; }
+
+/* ---- denials ---------------------------------------------------------------------- */
+
+static void host_port(const char *host, unsigned port, char *out, size_t n)
+{
+        snprintf(out, n, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+}
+
+/* Record (host, port) once and tell the log. */
+static void note_denial(proxy *p, const char *host, unsigned port, const char *reason)
+{
+        bool fresh = true;
+        pthread_mutex_lock(&p->lock);
+        for (size_t i = 0; i < p->n_denials && fresh; i++)
+                fresh = !(p->denials[i].port == port && streq(p->denials[i].host, host));
+        if (fresh && p->n_denials < DENIALS_MAX) {
+                proxy_denial *d = &p->denials[p->n_denials];
+                d->host = strdup(host);
+                d->reason = strdup(reason);
+                d->port = port;
+                if (d->host && d->reason)
+                        p->n_denials++;
+                else {
+                        free(d->host);
+                        free(d->reason);
+                }
+        }
+        pthread_mutex_unlock(&p->lock);
+        if (!fresh || !p->log_fn)
+                return;
+        char hp[NET_HOST_MAX + 16];
+        host_port(host, port, hp, sizeof(hp));
+        _cleanup_free_ char *m = xasprintf("network: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        if (m)
+                p->log_fn(CORDON_LOG_DENIED, m, p->log_userdata);
+}
+
+/* ---- connections ------------------------------------------------------------------ */
+
+/* Close |c|; its memory lives until reap_dead (later events of the same
+ * round may still name its watches, whose fd is then -1). */
+static void conn_free(proxy *p, conn *c)
+{
+        watch_close(&c->cw);
+        watch_close(&c->uw);
+        watch_close(&c->rw);
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                p->conns = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        c->prev = NULL;
+        c->next = p->dead;
+        p->dead = c;
+        p->n_conns--;
+        if (p->accept_paused) {
+                p->accept_paused = false;
+                watch_set(p, &p->listen_w, EPOLLIN);
+        }
+}
+
+static void reap_dead(proxy *p)
+{
+        while (p->dead) {
+                conn *c = p->dead;
+                p->dead = c->next;
+                free(c->up);
+                free(c->down);
+                free(c);
+        }
+}
+
+/* Queue |n| bytes for the client (they fit: replies are small). */
+static void to_client(conn *c, const void *data, size_t n)
+{
+        if (c->down_len + n > BUF_CAP)
+                n = BUF_CAP - c->down_len;
+        memcpy(c->down + c->down_len, data, n);
+        c->down_len += n;
+}
+
+static void finish_with(conn *c, const void *data, size_t n)
+{
+        to_client(c, data, n);
+        c->st = ST_FLUSH;
+        c->deadline = now_s() + SETUP_S;
+        watch_close(&c->uw);
+        watch_close(&c->rw);
+}
+
+static void socks_reply(conn *c, uint8_t rep, bool last)
+{
+        const uint8_t r[10] = {SOCKS_VERSION, rep, 0, 1, 0, 0, 0, 0, 0, 0};
+        if (last)
+                finish_with(c, r, sizeof(r));
+        else
+                to_client(c, r, sizeof(r));
+}
+
+static const char *status_text(int status)
+{
+        switch (status) {
+        case 400: return "Bad Request";
+        case 403: return "Forbidden";
+        case 405: return "Method Not Allowed";
+        case 414: return "URI Too Long";
+        case 431: return "Request Header Fields Too Large";
+        case 501: return "Not Implemented";
+        case 502: return "Bad Gateway";
+        case 504: return "Gateway Timeout";
+        default: return "Error";
+        }
+}
+
+/* An HTTP error with a one-line body; |denied|: the X-Cordon-Denied header. */
+static void http_error(conn *c, int status, const char *denied, const char *body)
+{
+        char msg[1024];
+        int n = snprintf(msg, sizeof(msg),
+                         "HTTP/1.1 %d %s\r\n%s%s%sContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n\r\n%s\n",
+                         status, status_text(status), denied ? "X-Cordon-Denied: " : "", denied ? denied : "",
+                         denied ? "\r\n" : "", strlen(body) + 1, body);
+        finish_with(c, msg, n < 0 ? 0 : (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
+/* A failure that is not a denial: |status| for HTTP, |rep| for SOCKS. */
+static void fail_request(conn *c, int status, uint8_t rep, const char *why)
+{
+        char body[512];
+        char hp[NET_HOST_MAX + 16];
+        host_port(c->host, c->port, hp, sizeof(hp));
+        snprintf(body, sizeof(body), "cordon: %s: %s", hp, why);
+        if (c->proto == P_SOCKS)
+                socks_reply(c, rep, true);
+        else
+                http_error(c, status, NULL, body);
+}
+
+static void deny(proxy *p, conn *c, const char *reason)
+{
+        note_denial(p, c->host, c->port, reason);
+        if (c->proto == P_SOCKS) {
+                socks_reply(c, SOCKS_REP_NOT_ALLOWED, true);
+                return;
+        }
+        char hp[NET_HOST_MAX + 16], body[1024];
+        host_port(c->host, c->port, hp, sizeof(hp));
+        snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        http_error(c, 403, reason, body);
+}
+
+/* ---- resolving and connecting ----------------------------------------------------- */
+
+static void *resolver_main(void *arg)
+{
+        resolve_job *j = arg;
+        resolve_result res = {0};
+        /* no AI_ADDRCONFIG: on a host with only loopback it hides every
+         * IPv4 address; an address without a route fails to connect, and
+         * the next one is tried */
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+        struct addrinfo *ai = NULL;
+        res.err = getaddrinfo(j->host, NULL, &hints, &ai);
+        for (struct addrinfo *a = res.err ? NULL : ai; a && res.n < ADDRS_MAX; a = a->ai_next)
+                if (a->ai_family == AF_INET || a->ai_family == AF_INET6)
+                        net_addr_from_sockaddr(a->ai_addr, &res.a[res.n++]);
+        if (ai)
+                freeaddrinfo(ai);
+        (void)!send(j->fd, &res, sizeof(res), MSG_NOSIGNAL);
+        close(j->fd);
+        free(j);
+        return NULL;
+}
+
+/* getaddrinfo blocks: a detached thread does it, and its answer arrives on
+ * a socket the loop watches. 0 or -errno. */
+static int resolve_start(proxy *p, conn *c)
+{
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+        resolve_job *j = malloc(sizeof(*j));
+        if (!j) {
+                close(sv[0]);
+                close(sv[1]);
+                return -ENOMEM;
+        }
+        j->fd = sv[1];
+        snprintf(j->host, sizeof(j->host), "%s", c->host);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
+        pthread_t t;
+        int e = pthread_create(&t, &attr, resolver_main, j);
+        pthread_attr_destroy(&attr);
+        if (e) {
+                free(j);
+                close(sv[0]);
+                close(sv[1]);
+                return -e;
+        }
+        c->rw = watch_new(W_RESOLVER, sv[0], c);
+        watch_set(p, &c->rw, EPOLLIN);
+        c->st = ST_RESOLVE;
+        c->deadline = now_s() + SETUP_S;
+        return 0;
+}
+
+static socklen_t to_sockaddr(const net_addr *a, uint16_t port, struct sockaddr_storage *ss)
+{
+        static const uint8_t MAPPED[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        memset(ss, 0, sizeof(*ss));
+        if (memcmp(a->b, MAPPED, 12) == 0) {
+                struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+                s4->sin_family = AF_INET;
+                s4->sin_port = htons(port);
+                memcpy(&s4->sin_addr, a->b + 12, 4);
+                return sizeof(*s4);
+        }
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(port);
+        memcpy(&s6->sin6_addr, a->b, 16);
+        return sizeof(*s6);
+}
+
+/* Connect to the next checked address; false when none is left. */
+static bool connect_next(proxy *p, conn *c)
+{
+        watch_close(&c->uw);
+        while (c->next_addr < c->n_addrs) {
+                struct sockaddr_storage ss;
+                socklen_t len = to_sockaddr(&c->addrs[c->next_addr++], c->port, &ss);
+                int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                if (fd < 0) {
+                        c->last_err = errno;
+                        continue;
+                }
+                if (connect(fd, (struct sockaddr *)&ss, len) == 0 || errno == EINPROGRESS) {
+                        c->uw = watch_new(W_UPSTREAM, fd, c);
+                        watch_set(p, &c->uw, EPOLLOUT);
+                        c->st = ST_CONNECT;
+                        c->deadline = now_s() + SETUP_S;
+                        return true;
+                }
+                c->last_err = errno;
+                close(fd);
+        }
+        return false;
+}
+
+static void connect_failed(proxy *p, conn *c)
+{
+        (void)p;
+        char why[128];
+        snprintf(why, sizeof(why), "cannot connect: %s", strerror(c->last_err ? c->last_err : ECONNREFUSED));
+        uint8_t rep = c->last_err == ENETUNREACH ? SOCKS_REP_NET_UNREACHABLE
+                      : c->last_err == ETIMEDOUT ? SOCKS_REP_TTL
+                      : c->last_err == EHOSTUNREACH ? SOCKS_REP_HOST_UNREACHABLE
+                                                    : SOCKS_REP_REFUSED;
+        fail_request(c, 502, rep, why);
+}
+
+static void start_connect(proxy *p, conn *c)
+{
+        if (!connect_next(p, c))
+                connect_failed(p, c);
+}
+
+/* The answer of the resolver: every address must pass the policy. */
+static void on_resolved(proxy *p, conn *c)
+{
+        resolve_result res;
+        ssize_t n = recv(c->rw.fd, &res, sizeof(res), 0);
+        watch_close(&c->rw);
+        if (n != (ssize_t)sizeof(res) || res.err || res.n == 0) {
+                char why[160];
+                snprintf(why, sizeof(why), "cannot resolve the name: %s",
+                         n == (ssize_t)sizeof(res) && res.err ? gai_strerror(res.err) : "no address");
+                fail_request(c, 502, SOCKS_REP_HOST_UNREACHABLE, why);
+                return;
+        }
+        for (size_t i = 0; i < res.n; i++) {
+                char why[REASON_MAX];
+                const char *r = net_policy_check_addr(&p->policy, &res.a[i], c->port, why, sizeof(why));
+                if (r) {
+                        deny(p, c, r);
+                        return;
+                }
+        }
+        memcpy(c->addrs, res.a, res.n * sizeof(net_addr));
+        c->n_addrs = res.n;
+        c->next_addr = 0;
+        start_connect(p, c);
+}
+
+/* The request is known (host, port): check it, then resolve or connect. */
+static void start_request(proxy *p, conn *c)
+{
+        char why[REASON_MAX];
+        bool is_ip = false;
+        if (!net_host_normalize(c->host)) {
+                deny(p, c, "not a valid host name or IP address");
+                return;
+        }
+        const char *r = net_policy_check_host(&p->policy, c->host, c->port, &is_ip, why, sizeof(why));
+        if (r) {
+                deny(p, c, r);
+                return;
+        }
+        if (is_ip) {
+                net_addr_parse(c->host, &c->addrs[0]);
+                c->n_addrs = 1;
+                c->next_addr = 0;
+                start_connect(p, c);
+                return;
+        }
+        int e = resolve_start(p, c);
+        if (e < 0)
+                fail_request(c, 502, SOCKS_REP_FAILURE, strerror(-e));
+}
+
+/* The upstream connection is up: answer the client, then tunnel. */
+static void on_connected(proxy *p, conn *c)
+{
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (getsockopt(c->uw.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                err = errno;
+        if (err) {
+                c->last_err = err;
+                start_connect(p, c);
+                return;
+        }
+        int one = 1;
+        setsockopt(c->uw.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        if (c->proto == P_CONNECT)
+                to_client(c, ESTABLISHED, sizeof(ESTABLISHED) - 1);
+        else if (c->proto == P_SOCKS)
+                socks_reply(c, SOCKS_REP_OK, false);
+        c->st = ST_TUNNEL;
+        c->deadline = now_s() + IDLE_S;
+}
+
+/* ---- the client's request --------------------------------------------------------- */
+
+static void consume_up(conn *c, size_t n)
+{
+        memmove(c->up, c->up + n, c->up_len - n);
+        c->up_len -= n;
+}
+
+static void parse_socks(proxy *p, conn *c)
+{
+        if (c->st == ST_HEAD) {
+                bool no_auth = false;
+                int r = socks_parse_greeting(c->up, c->up_len, &no_auth);
+                if (r == 0)
+                        return;
+                if (r < 0 || !no_auth) {
+                        static const uint8_t NO_METHOD[2] = {SOCKS_VERSION, 0xff};
+                        finish_with(c, NO_METHOD, r < 0 ? 0 : sizeof(NO_METHOD));
+                        return;
+                }
+                static const uint8_t NO_AUTH[2] = {SOCKS_VERSION, 0x00};
+                to_client(c, NO_AUTH, sizeof(NO_AUTH));
+                consume_up(c, (size_t)r);
+                c->st = ST_SOCKS_REQUEST;
+        }
+        socks_request req;
+        uint8_t rep = SOCKS_REP_FAILURE;
+        int r = socks_parse_request(c->up, c->up_len, &req, &rep);
+        if (r == 0)
+                return;
+        if (r < 0) {
+                socks_reply(c, rep, true);
+                return;
+        }
+        consume_up(c, (size_t)r);
+        snprintf(c->host, sizeof(c->host), "%s", req.host);
+        c->port = req.port;
+        start_request(p, c);
+}
+
+static void parse_http(proxy *p, conn *c)
+{
+        http_request req;
+        char out[HTTP_HEAD_MAX + 256];
+        size_t out_len = 0;
+        int r = http_parse_head((const char *)c->up, c->up_len, &req, out, sizeof(out), &out_len);
+        if (r == 0)
+                return;
+        c->proto = r > 0 && req.connect ? P_CONNECT : P_HTTP;
+        if (r < 0) {
+                http_error(c, -r, NULL,
+                           -r == 501 ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) for https"
+                                     : "cordon: the proxy could not read this request");
+                return;
+        }
+        snprintf(c->host, sizeof(c->host), "%s", req.host);
+        c->port = req.port;
+        size_t rest = c->up_len - req.head_len;
+        if (c->proto == P_CONNECT) {
+                consume_up(c, req.head_len);
+        } else { /* the head in origin form, then whatever followed it */
+                memmove(c->up + out_len, c->up + req.head_len, rest);
+                memcpy(c->up, out, out_len);
+                c->up_len = out_len + rest;
+        }
+        start_request(p, c);
+}
+
+static void on_head_bytes(proxy *p, conn *c)
+{
+        if (c->up_len == 0)
+                return;
+        if (c->up[0] == SOCKS_VERSION) {
+                c->proto = P_SOCKS;
+                parse_socks(p, c);
+        } else {
+                parse_http(p, c);
+        }
+}
+
+/* ---- moving bytes ----------------------------------------------------------------- */
+
+/* Read from |fd| into |b|; false on EOF or error (|*eof| set on EOF). */
+static bool fill(int fd, uint8_t *b, size_t *off, size_t *len, size_t cap, bool *eof, bool *moved)
+{
+        if (*off > 0 && *len == cap) {
+                memmove(b, b + *off, *len - *off);
+                *len -= *off;
+                *off = 0;
+        }
+        if (*len >= cap)
+                return true;
+        ssize_t n = recv(fd, b + *len, cap - *len, 0);
+        if (n > 0) {
+                *len += (size_t)n;
+                *moved = true;
+                return true;
+        }
+        if (n == 0) {
+                *eof = true;
+                return true;
+        }
+        return errno == EAGAIN || errno == EINTR;
+}
+
+static bool drain(int fd, uint8_t *b, size_t *off, size_t *len, bool *moved)
+{
+        if (*off >= *len)
+                return true;
+        ssize_t n = send(fd, b + *off, *len - *off, MSG_NOSIGNAL);
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR;
+        *off += (size_t)n;
+        *moved = true;
+        if (*off == *len)
+                *off = *len = 0;
+        return true;
+}
+
+/* Which events each side waits for, and whether the connection is done. */
+static bool update(proxy *p, conn *c)
+{
+        uint32_t ce = 0, ue = 0;
+        bool head = c->st == ST_HEAD || c->st == ST_SOCKS_REQUEST;
+        if (c->st == ST_FLUSH) {
+                if (c->down_off >= c->down_len)
+                        return false;
+                ce = EPOLLOUT;
+        } else if (head) {
+                ce = EPOLLIN | (c->down_len > c->down_off ? EPOLLOUT : 0);
+        } else if (c->st == ST_TUNNEL) {
+                if (c->c_eof && c->up_off >= c->up_len && !c->u_shut) {
+                        shutdown(c->uw.fd, SHUT_WR);
+                        c->u_shut = true;
+                }
+                if (c->u_eof && c->down_off >= c->down_len && !c->c_shut) {
+                        shutdown(c->cw.fd, SHUT_WR);
+                        c->c_shut = true;
+                }
+                if (c->c_shut && c->u_shut)
+                        return false;
+                /* a side done both ways is closed (the other still drains) */
+                if (c->c_eof && c->c_shut)
+                        watch_close(&c->cw);
+                if (c->u_eof && c->u_shut)
+                        watch_close(&c->uw);
+                ce = (!c->c_eof && c->up_len < BUF_CAP ? EPOLLIN : 0) | (c->down_len > c->down_off ? EPOLLOUT : 0);
+                ue = (!c->u_eof && c->down_len < BUF_CAP ? EPOLLIN : 0) | (c->up_len > c->up_off ? EPOLLOUT : 0);
+        } else if (c->st == ST_CONNECT) {
+                ue = EPOLLOUT;
+        }
+        watch_set(p, &c->cw, ce);
+        watch_set(p, &c->uw, ue);
+        return true;
+}
+
+static bool on_client(proxy *p, conn *c, uint32_t ev)
+{
+        bool moved = false, ok = true;
+        if ((ev & EPOLLERR) || ((ev & EPOLLHUP) && c->st != ST_TUNNEL && c->st != ST_HEAD &&
+                                c->st != ST_SOCKS_REQUEST))
+                return false;
+        if (ev & (EPOLLIN | EPOLLHUP)) {
+                bool head = c->st == ST_HEAD || c->st == ST_SOCKS_REQUEST;
+                size_t cap = head ? HTTP_HEAD_MAX : BUF_CAP;
+                if (c->st == ST_FLUSH) /* what a refused client still sends is dropped */
+                        c->up_len = c->up_off = 0;
+                ok = fill(c->cw.fd, c->up, &c->up_off, &c->up_len, cap, &c->c_eof, &moved);
+                if (head && (c->c_eof || !ok))
+                        return false;
+                if (head && moved)
+                        on_head_bytes(p, c);
+        }
+        if (ok && (ev & EPOLLOUT))
+                ok = drain(c->cw.fd, c->down, &c->down_off, &c->down_len, &moved);
+        if (ok && moved && c->st == ST_TUNNEL && c->uw.fd >= 0) /* pass it on now, not a round later */
+                ok = drain(c->uw.fd, c->up, &c->up_off, &c->up_len, &moved);
+        if (moved && c->st == ST_TUNNEL)
+                c->deadline = now_s() + (c->c_eof || c->u_eof ? HALF_OPEN_S : IDLE_S);
+        return ok;
+}
+
+static bool on_upstream(proxy *p, conn *c, uint32_t ev)
+{
+        if (c->st == ST_CONNECT) {
+                on_connected(p, c);
+                return true;
+        }
+        bool moved = false, ok = !(ev & EPOLLERR); /* a reset: what is in flight is lost anyway */
+        if (ok && (ev & (EPOLLIN | EPOLLHUP)))
+                ok = fill(c->uw.fd, c->down, &c->down_off, &c->down_len, BUF_CAP, &c->u_eof, &moved);
+        if (ok && (ev & EPOLLOUT))
+                ok = drain(c->uw.fd, c->up, &c->up_off, &c->up_len, &moved);
+        if (ok && moved && c->cw.fd >= 0)
+                ok = drain(c->cw.fd, c->down, &c->down_off, &c->down_len, &moved);
+        if (moved)
+                c->deadline = now_s() + (c->c_eof || c->u_eof ? HALF_OPEN_S : IDLE_S);
+        return ok;
+}
+
+static void on_timeout(proxy *p, conn *c)
+{
+        if (c->st == ST_RESOLVE || c->st == ST_CONNECT) {
+                c->last_err = ETIMEDOUT;
+                if (c->st == ST_CONNECT && connect_next(p, c))
+                        return;
+                fail_request(c, 504, SOCKS_REP_TTL, "timed out");
+                if (update(p, c))
+                        return;
+        }
+        conn_free(p, c);
+}
+
+/* ---- the loop ----------------------------------------------------------------------- */
+
+static void accept_all(proxy *p)
+{
+        for (int i = 0; i < 64; i++) {
+                int fd = accept4(p->listen_w.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (fd < 0) {
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                                /* until a connection closes */
+                                p->accept_paused = true;
+                                watch_set(p, &p->listen_w, 0);
+                        }
+                        return;
+                }
+                conn *c = p->n_conns < CONN_MAX ? calloc(1, sizeof(*c)) : NULL;
+                if (c) {
+                        c->up = malloc(BUF_CAP);
+                        c->down = malloc(BUF_CAP);
+                }
+                if (!c || !c->up || !c->down) {
+                        if (c) {
+                                free(c->up);
+                                free(c->down);
+                                free(c);
+                        }
+                        close(fd);
+                        continue;
+                }
+                c->cw = watch_new(W_CLIENT, fd, c);
+                c->uw = watch_new(W_UPSTREAM, -1, c);
+                c->rw = watch_new(W_RESOLVER, -1, c);
+                c->st = ST_HEAD;
+                c->deadline = now_s() + SETUP_S;
+                c->next = p->conns;
+                if (p->conns)
+                        p->conns->prev = c;
+                p->conns = c;
+                p->n_conns++;
+                watch_set(p, &c->cw, EPOLLIN);
+        }
+}
+
+/* The listening socket, sent by the sandbox's init. */
+static void receive_listener(proxy *p)
+{
+        char data[1];
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } u;
+        struct iovec iov = {data, sizeof(data)};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+        ssize_t n = recvmsg(p->channel_w.fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return;
+        struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+        if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS && h->cmsg_len == CMSG_LEN(sizeof(int))) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+                p->listen_w = watch_new(W_LISTEN, fd, NULL);
+                watch_set(p, &p->listen_w, EPOLLIN);
+        }
+        watch_close(&p->channel_w); /* one descriptor, or EOF: the init died */
+}
+
+static void on_conn_event(proxy *p, watch *w, uint32_t ev)
+{
+        conn *c = w->c;
+        bool ok = true;
+        if (w->kind == W_CLIENT)
+                ok = on_client(p, c, ev);
+        else if (w->kind == W_UPSTREAM)
+                ok = on_upstream(p, c, ev);
+        else
+                on_resolved(p, c);
+        if (!ok || !update(p, c))
+                conn_free(p, c);
+}
+
+static void sweep(proxy *p)
+{
+        double t = now_s();
+        for (conn *c = p->conns, *next; c; c = next) {
+                next = c->next;
+                if (t >= c->deadline)
+                        on_timeout(p, c);
+        }
+}
+
+static void *proxy_main(void *arg)
+{
+        proxy *p = arg;
+        double last_sweep = now_s();
+        for (;;) {
+                struct epoll_event ev[64];
+                int n = epoll_wait(p->epfd, ev, 64, 1000);
+                if (n < 0 && errno != EINTR)
+                        break;
+                for (int i = 0; i < n; i++) {
+                        watch *w = ev[i].data.ptr;
+                        if (w->kind == W_STOP)
+                                return NULL;
+                        if (w->kind == W_LISTEN)
+                                accept_all(p);
+                        else if (w->kind == W_CHANNEL)
+                                receive_listener(p);
+                        else if (w->fd >= 0) /* not closed by an earlier event of this round */
+                                on_conn_event(p, w, ev[i].events);
+                }
+                reap_dead(p);
+                if (now_s() - last_sweep >= 1.0) {
+                        sweep(p);
+                        reap_dead(p);
+                        last_sweep = now_s();
+                }
+        }
+        return NULL;
+}
+
+/* ---- setup ---------------------------------------------------------------------------- */
+
+/* The host's own addresses: a name that resolves to one is refused. */
+static int read_own_addresses(net_policy *pol)
+{
+        struct ifaddrs *ifa = NULL;
+        if (getifaddrs(&ifa) < 0)
+                return 0; /* loopback and private ranges are refused anyway */
+        size_t n = 0;
+        for (struct ifaddrs *i = ifa; i; i = i->ifa_next)
+                n += i->ifa_addr && (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6);
+        pol->own = n ? calloc(n, sizeof(net_addr)) : NULL;
+        for (struct ifaddrs *i = ifa; pol->own && i; i = i->ifa_next)
+                if (i->ifa_addr && (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6))
+                        net_addr_from_sockaddr(i->ifa_addr, &pol->own[pol->n_own++]);
+        freeifaddrs(ifa);
+        return n && !pol->own ? -ENOMEM : 0;
+}
+
+static int parse_policy(const char *const *allow, net_policy *pol, cordon_error **ret_error)
+{
+        size_t n = 0;
+        while (allow && allow[n])
+                n++;
+        pol->e = calloc(n ? n : 1, sizeof(net_entry));
+        if (!pol->e)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                const char *why = NULL;
+                if (net_entry_parse(allow[i], &pol->e[pol->n], &why) < 0)
+                        return error_set(ret_error, EINVAL, "network allowlist: %s: %s", allow[i], why);
+                pol->n++;
+        }
+        int r = read_own_addresses(pol);
+        return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
+}
+
+int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_log_fn log_fn, void *userdata,
+                proxy **ret, cordon_error **ret_error)
+{
+        proxy *p = calloc(1, sizeof(*p));
+        if (!p) {
+                if (listen_fd >= 0)
+                        close(listen_fd);
+                if (channel_fd >= 0)
+                        close(channel_fd);
+                return error_set(ret_error, ENOMEM, "out of memory");
+        }
+        pthread_mutex_init(&p->lock, NULL);
+        p->log_fn = log_fn;
+        p->log_userdata = userdata;
+        p->listen_w = watch_new(W_LISTEN, listen_fd, NULL);
+        p->channel_w = watch_new(W_CHANNEL, channel_fd, NULL);
+        p->stop_w = watch_new(W_STOP, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), NULL);
+        p->epfd = epoll_create1(EPOLL_CLOEXEC);
+        int r = parse_policy(allow, &p->policy, ret_error);
+        if (r == 0 && (p->epfd < 0 || p->stop_w.fd < 0))
+                r = error_set(ret_error, errno, "cannot start the network proxy: %s", strerror(errno));
+        if (r == 0) {
+                if (listen_fd >= 0)
+                        fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+                watch_set(p, &p->listen_w, EPOLLIN);
+                watch_set(p, &p->channel_w, EPOLLIN);
+                watch_set(p, &p->stop_w, EPOLLIN);
+                /* no signal of the caller's is handled on this thread */
+                sigset_t all, old;
+                sigfillset(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
+                int e = pthread_create(&p->thread, NULL, proxy_main, p);
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+                if (e)
+                        r = error_set(ret_error, e, "cannot start the network proxy's thread: %s", strerror(e));
+                p->started = e == 0;
+        }
+        if (r < 0) {
+                proxy_free(p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+void proxy_stop(proxy *p)
+{
+        if (!p || p->stopped)
+                return;
+        p->stopped = true;
+        if (p->started) {
+                uint64_t one = 1;
+                (void)!write(p->stop_w.fd, &one, sizeof(one));
+                pthread_join(p->thread, NULL);
+        }
+        while (p->conns)
+                conn_free(p, p->conns);
+        reap_dead(p);
+        watch_close(&p->listen_w);
+        watch_close(&p->channel_w);
+}
+
+proxy *proxy_free(proxy *p)
+{
+        if (!p)
+                return NULL;
+        proxy_stop(p);
+        watch_close(&p->stop_w);
+        if (p->epfd >= 0)
+                close(p->epfd);
+        for (size_t i = 0; i < p->n_denials; i++) {
+                free(p->denials[i].host);
+                free(p->denials[i].reason);
+        }
+        free(p->policy.e);
+        free(p->policy.own);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+        return NULL;
+}
+
+const proxy_denial *proxy_denials(const proxy *p, size_t *ret_n)
+{
+        *ret_n = p ? p->n_denials : 0;
+        return p ? p->denials : NULL;
+}
+
+static void json_string_put(buf *b, const char *s)
+{
+        buf_put(b, "\"", 1);
+        for (; *s; s++) {
+                unsigned char ch = (unsigned char)*s;
+                if (ch == '"' || ch == '\\')
+                        buf_printf(b, "\\%c", ch);
+                else if (ch < 0x20 || ch >= 0x7f)
+                        buf_printf(b, "\\u%04x", ch);
+                else
+                        buf_put(b, s, 1);
+        }
+        buf_put(b, "\"", 1);
+}
+
+char *proxy_denials_json(const proxy *p)
+{
+        buf b = {0};
+        buf_put(&b, "[", 1);
+        if (p)
+                pthread_mutex_lock((pthread_mutex_t *)&p->lock);
+        for (size_t i = 0; p && i < p->n_denials; i++) {
+                buf_printf(&b, "%s{\"host\": ", i ? ", " : "");
+                json_string_put(&b, p->denials[i].host);
+                buf_printf(&b, ", \"port\": %u, \"reason\": ", p->denials[i].port);
+                json_string_put(&b, p->denials[i].reason);
+                buf_put(&b, "}", 1);
+        }
+        if (p)
+                pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
+        buf_put(&b, "]", 1);
+        return buf_steal(&b);
+}

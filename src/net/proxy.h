@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The allowlist proxy (HTTP forwarding, CONNECT, SOCKS5): a thread of the
+ * launcher, in the host's network, serving the sandbox through a listening
+ * socket made inside the sandbox's network namespace. */
+#pragma once
+
+#include "cordon.h"
+#include "util.h"
+
+/* Where the command reaches the proxy: loopback of its own namespace. */
+#define PROXY_PORT 3128
+#define PROXY_HOST "127.0.0.1"
+
+typedef struct proxy proxy;
+
+/* One refused (host, port), reported once. */
+typedef struct proxy_denial {
+        char *host;
+        unsigned port;
+        char *reason;
+} proxy_denial;
+
+/* Start the proxy thread for |allow| (canonical entries). It accepts on
+ * |listen_fd| when >= 0, else on the one descriptor that arrives over the
+ * unix socket |channel_fd| (SCM_RIGHTS; from the sandbox's init). Takes
+ * both descriptors (also on failure). Denials go to |log_fn| (from the
+ * proxy thread, CORDON_LOG_DENIED). Returns 0 or a negative errno with
+ * |ret_error| set. */
+int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_log_fn log_fn, void *userdata,
+                proxy **ret, cordon_error **ret_error) HIDDEN;
+/* Stop the thread and close every connection (idempotent). */
+void proxy_stop(proxy *p) HIDDEN;
+/* Stops and frees; NULL. */
+proxy *proxy_free(proxy *p) HIDDEN;
+/* The denials so far (valid until proxy_free; stable once stopped). */
+const proxy_denial *proxy_denials(const proxy *p, size_t *ret_n) HIDDEN;
+/* The JSON array of the denials ("[]" for none). Caller frees. */
+char *proxy_denials_json(const proxy *p) HIDDEN;

@@ -1,0 +1,123 @@
+#!/bin/bash
+# The network allowlist (issue 16): cordon's proxy is the only way out of
+# the sandbox, to the hosts and ports of the list. Upstream servers run on
+# loopback addresses of the host (127.0.0.2; 127.0.0.1 is in NO_PROXY);
+# names come from a test /etc/hosts bind-mounted in a private mount
+# namespace (unshare -m as root, then the test user). Each allowed request
+# has its control: the same request denied without its entry.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+UP=127.0.0.2
+
+# -- upstreams: a static HTTP server (a file, a dumb git repository) and a
+# UDP echo server, on free ports
+mkdir -p "$T/srv"
+echo hello >"$T/srv/hello.txt"
+head -c 300000 /dev/urandom >"$T/srv/big.bin"
+git init -q "$T/src" && git -C "$T/src" -c user.email=t@t -c user.name=t commit -q --allow-empty -m first &&
+    echo "in git" >"$T/src/file" && git -C "$T/src" add file &&
+    git -C "$T/src" -c user.email=t@t -c user.name=t commit -q -m file &&
+    git clone -q --bare "$T/src" "$T/srv/repo.git" && git -C "$T/srv/repo.git" update-server-info
+chmod -R a+rX "$T/srv"
+free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.2",0));print(s.getsockname()[1])'; }
+P=$(free_port)
+(cd "$T/srv" && exec $PY -m http.server "$P" --bind $UP >/dev/null 2>&1) &
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+PU=$(free_port)
+$PY -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.2", int(sys.argv[1])))
+while True:
+    d, a = s.recvfrom(100); s.sendto(d, a)' "$PU" &
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+for _ in $(seq 50); do curl -s -o /dev/null "http://$UP:$P/hello.txt" && break; sleep 0.1; done
+P2=$((P == 65535 ? P - 1 : P + 1))
+
+cat >"$T/hosts" <<HOSTS
+127.0.0.1 localhost
+$UP allowed.test other.test loop.test
+10.255.0.1 private.test
+HOSTS
+chmod 644 "$T/hosts"
+
+# CMD... as the test user, with $T/hosts as /etc/hosts, in $W
+in_hosts() {
+    local who=()
+    [ "$TEST_AS" = user ] && who=(setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all)
+    unshare -m --propagation private -- sh -c 'mount --bind "$1" /etc/hosts && cd "$2" && shift 2 && exec "$@"' \
+        sh "$T/hosts" "$W" "${who[@]}" env HOME="$H" "$@"
+}
+ALLOW="allowed.test:$P,$UP:$P"
+run() { in_hosts "$CORDON" run --allow-net "$ALLOW" "$@"; }
+URL="http://allowed.test:$P/hello.txt"
+
+# -- controls: the upstream answers on the host; the name resolves there
+check_out "control: the upstream serves, unsandboxed" "hello" as_user curl -sS "http://$UP:$P/hello.txt"
+check_out "control: the test hosts file names it" "hello" in_hosts curl -sS --noproxy '*' "$URL"
+check_contains "control: without an allowlist the sandbox reaches nothing" "curl: (" \
+    in_hosts "$CORDON" run -- curl -sS "$URL"
+
+# -- allowed: HTTP forwarding, CONNECT, SOCKS5; curl, python, git
+check_out "an allowed name over HTTP (http_proxy)" "hello" run -- curl -sS "$URL"
+check_out "an allowed name over CONNECT" "hello" run -- curl -sS -p "$URL"
+check_out "an allowed name over SOCKS5 (ALL_PROXY, names resolved by the proxy)" "hello" \
+    run -- sh -c 'exec curl -sS -x "$ALL_PROXY" "$1"' sh "$URL"
+check_out "an allowed IP over SOCKS5" "hello" run -- curl -sS -x socks5://127.0.0.1:3128 "http://$UP:$P/hello.txt"
+check_out "python urllib through the proxy" "hello" run -- $PY -c \
+    "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$URL"
+check_out "git clone over http through the proxy" "in git" run -- sh -c \
+    'git clone -q "$1" /tmp/c && cat /tmp/c/file' sh "http://allowed.test:$P/repo.git"
+want=$(sha256sum <"$T/srv/big.bin" | cut -d' ' -f1)
+check_out "a larger download arrives whole" "$want" run -- sh -c \
+    'curl -sS "$1" | sha256sum | cut -d" " -f1' sh "http://allowed.test:$P/big.bin"
+check_out "20 parallel connections" "20" run -- sh -c \
+    'for i in $(seq 20); do curl -sS "$1" & done | grep -c hello' sh "$URL"
+check_out "the environment points at the proxy" "http://127.0.0.1:3128 proxy unset" run -- sh -c \
+    'echo "$HTTPS_PROXY $CORDON_SANDBOX_NETWORK ${CORDON_SANDBOX_NETWORK_DISABLED:-unset}"'
+
+# -- denied, with the reason: HTTP 403, SOCKS5 reply 2, stderr, --stats
+check_contains "a name not in the list: 403" "X-Cordon-Denied: not in the allowlist" \
+    run -- curl -sS -i "http://other.test:$P/hello.txt"
+check_contains "control: the same name allowed" "hello" \
+    in_hosts "$CORDON" run --allow-net "other.test:$P,$UP:$P" -- curl -sS "http://other.test:$P/hello.txt"
+check_contains "another port: 403 naming it" "port $P2 is not in the allowlist for this host" \
+    run -- curl -sS -i "http://allowed.test:$P2/hello.txt"
+check_contains "a name resolving to a private address" "resolves to 10.255.0.1 (private address" \
+    in_hosts "$CORDON" run --allow-net "private.test:$P" -- curl -sS -i "http://private.test:$P/hello.txt"
+check_contains "a name resolving to loopback, its address unlisted" "resolves to $UP (loopback address" \
+    in_hosts "$CORDON" run --allow-net "loop.test:$P" -- curl -sS -i "http://loop.test:$P/hello.txt"
+check_contains "an IP not in the list" "the IP address is not in the allowlist" \
+    run -- curl -sS -i "http://127.0.0.3:$P/hello.txt"
+check_contains "CONNECT denied: 403" "403" run -- curl -sS -p "http://other.test:$P/hello.txt"
+check_contains "SOCKS5 denied: reply 2 (not allowed)" "(2)" \
+    run -- curl -sS -x socks5h://127.0.0.1:3128 "http://other.test:$P/hello.txt"
+check_contains "the launcher reports the denied host on stderr" \
+    "cordon: network: denied other.test:$P: not in the allowlist (allow it with --allow-net other.test:$P)" \
+    run -- curl -sS -o /dev/null "http://other.test:$P/"
+n=$(run -- sh -c 'curl -s "$1"; curl -s "$1"; curl -s -p "$1"' sh "http://other.test:$P/x" 2>&1 >/dev/null |
+    grep -c "denied other.test")
+if [ "$n" = 1 ]; then ok "each denied host is reported once"; else not_ok "each denied host is reported once ($n)"; fi
+check_out "--quiet: no report" "" run --quiet -- curl -s -o /dev/null "http://other.test:$P/"
+run --stats "$W/stats.json" -- curl -s -o /dev/null "http://other.test:$P/" 2>/dev/null
+check_contains "--stats lists network_denied" "\"network_denied\": [{\"host\": \"other.test\", \"port\": $P, \"reason\": \"not in the allowlist\"}]" cat "$W/stats.json"
+check_contains "--stats without denials: an empty list" '"network_denied": []' \
+    cordon run --stats-fd 1 -- true
+
+# -- nothing else leaves the sandbox
+check_out "control: direct TCP to the upstream, unsandboxed" "OK" as_user "$PROBE" connect $UP "$P"
+check_out "direct TCP from inside fails" "EACCES" run -- "$PROBE" connect $UP "$P"
+check_out "control: TCP to the proxy port is allowed inside" "OK" run -- "$PROBE" connect 127.0.0.1 3128
+udp='import socket,sys
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.settimeout(1)
+try:
+    s.sendto(b"ping",("127.0.0.2",int(sys.argv[1]))); print(s.recv(10).decode())
+except OSError as e: print("no reply")'
+check_out "control: UDP reaches the host's echo server, unsandboxed" "ping" as_user $PY -c "$udp" "$PU"
+check_out "UDP from inside does not reach the host" "no reply" run -- $PY -c "$udp" "$PU"
+check_out "the namespace has only lo" "lo" run -- sh -c "ls /sys/class/net 2>/dev/null || sed -n '3,\$s/:.*//p' /proc/net/dev | tr -d ' '"
+
+# -- the plan shows the list
+check_contains "cordon plan shows the allowlist" "allow: allowed.test:$P $UP:$P" \
+    cordon plan --allow-net "allowed.test:$P,$UP:$P" -- true
+check_status "a bad entry is a config error" 125 cordon plan --allow-net "bad host" -- true
+done_testing

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* The network allowlist (net/allowlist.c): entries, matching, and the
+ * addresses names may not resolve to. Table-driven. */
+#include <arpa/inet.h>
+#include <errno.h>
+
+#include "net/allowlist.h"
+#include "tap.h"
+
+static void test_entry_parse(void)
+{
+        static const struct {
+                const char *spec, *canonical, *why;
+        } T[] = {
+                {"example.org", "example.org", NULL},
+                {"Example.ORG.", "example.org", NULL},
+                {"example.org:8443", "example.org:8443", NULL},
+                {"*.example.org", "*.example.org", NULL},
+                {"*.Example.org:443", "*.example.org:443", NULL},
+                {"registry_1.example-x.org", "registry_1.example-x.org", NULL},
+                {"192.0.2.7", "192.0.2.7", NULL},
+                {"192.0.2.7:80", "192.0.2.7:80", NULL},
+                {"10.0.0.0/8", "10.0.0.0/8", NULL},
+                {"10.0.0.0/8:5432", "10.0.0.0/8:5432", NULL},
+                {"0.0.0.0/0", "0.0.0.0/0", NULL},
+                {"2001:db8::1", "2001:db8::1", NULL},
+                {"2001:db8::/32", "2001:db8::/32", NULL},
+                {"[2001:db8::1]:443", "[2001:db8::1]:443", NULL},
+                {"[2001:DB8::/32]:443", "[2001:db8::/32]:443", NULL},
+                {"[2001:db8::1]", "2001:db8::1", NULL},
+                {"", NULL, "must not be empty"},
+                {"exa mple.org", NULL, "not a valid host name, IP address or CIDR"},
+                {"example..org", NULL, "not a valid host name, IP address or CIDR"},
+                {"127.1", NULL, "not a valid host name, IP address or CIDR"},
+                {"*", NULL, "a wildcard must be a leading \"*.\" (\"*.example.org\"); for any host use network \"full\""},
+                {"ex*.org", NULL, "a wildcard must be a leading \"*.\" (\"*.example.org\"); for any host use network \"full\""},
+                {"*.*.org", NULL, "a wildcard must be a leading \"*.\" (\"*.example.org\"); for any host use network \"full\""},
+                {"example.org:0", NULL, "the port must be a number from 1 to 65535"},
+                {"example.org:65536", NULL, "the port must be a number from 1 to 65535"},
+                {"example.org:", NULL, "the port must be a number from 1 to 65535"},
+                {"example.org:+80", NULL, "the port must be a number from 1 to 65535"},
+                {"10.0.0.1/8", NULL, "the address has bits set beyond the prefix length"},
+                {"10.0.0.0/33", NULL, "the prefix length must be from 0 to 32"},
+                {"10.0.0.0/", NULL, "the prefix length must be from 0 to 32"},
+                {"2001:db8::/129", NULL, "the prefix length must be from 0 to 128"},
+                {"300.1.2.3/8", NULL, "not a valid IP address"},
+                {"[example.org]:80", NULL, "brackets are for IPv6 addresses"},
+                {"[2001:db8::1]x", NULL, "an IPv6 address in brackets must be \"[ADDR]\" or \"[ADDR]:PORT\""},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                net_entry e;
+                const char *why = NULL;
+                int r = net_entry_parse(T[i].spec, &e, &why);
+                if (T[i].canonical) {
+                        CHECK_INTEQ(r, 0);
+                        char *text = r == 0 ? net_entry_format(&e) : NULL;
+                        CHECK_STREQ(text, T[i].canonical);
+                        free(text);
+                } else {
+                        CHECK_INTEQ(r, -EINVAL);
+                        CHECK_STREQ(r < 0 ? why : "(accepted)", T[i].why);
+                }
+        }
+}
+
+static const char *special(const char *addr)
+{
+        net_addr a;
+        return net_addr_parse(addr, &a) ? net_addr_special(&a) : "(unparsable)";
+}
+
+static void test_special_addresses(void)
+{
+        static const struct {
+                const char *addr, *what;
+        } T[] = {
+                {"127.0.0.1", "loopback"},     {"127.255.0.9", "loopback"},       {"::1", "loopback"},
+                {"10.1.2.3", "private"},       {"172.16.0.1", "private"},         {"172.31.255.255", "private"},
+                {"192.168.1.1", "private"},    {"100.64.0.1", "private (CGNAT)"}, {"fd12::1", "private (ULA)"},
+                {"169.254.169.254", "cloud metadata"}, {"fd00:ec2::254", "cloud metadata"},
+                {"100.100.100.200", "cloud metadata"}, {"169.254.1.1", "link-local"}, {"fe80::1", "link-local"},
+                {"224.0.0.1", "multicast"},    {"ff02::1", "multicast"},          {"0.0.0.0", "unspecified"},
+                {"::", "unspecified"},         {"255.255.255.255", "reserved"},   {"240.0.0.1", "reserved"},
+                {"::ffff:127.0.0.1", "loopback"}, {"::ffff:10.0.0.1", "private"},
+                {"64:ff9b::a00:1", "private"},    {"2002:7f00:1::", "loopback"},  /* NAT64, 6to4 */
+                {"8.8.8.8", NULL},             {"172.32.0.1", NULL},              {"100.128.0.1", NULL},
+                {"2001:4860:4860::8888", NULL}, {"93.184.216.34", NULL},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                const char *got = special(T[i].addr);
+                if (!T[i].what && got)
+                        printf("# %s: %s\n", T[i].addr, got);
+                CHECK(T[i].what ? got && streq(got, T[i].what) : got == NULL);
+        }
+}
+
+static net_policy *policy(const char *const *specs, net_policy *p, net_entry *storage)
+{
+        *p = (net_policy){.e = storage};
+        for (size_t i = 0; specs[i]; i++) {
+                const char *why;
+                if (net_entry_parse(specs[i], &storage[p->n], &why) == 0)
+                        p->n++;
+        }
+        return p;
+}
+
+static void test_policy_hosts(void)
+{
+        static const char *const LIST[] = {"example.org", "*.pkg.dev:443", "192.0.2.0/24:8080", "[2001:db8::5]:443",
+                                           "api.test:9000", NULL};
+        net_entry storage[8];
+        net_policy p;
+        policy(LIST, &p, storage);
+        static const struct {
+                const char *host;
+                unsigned port;
+                const char *why; /* NULL: allowed */
+        } T[] = {
+                {"example.org", 80, NULL},
+                {"example.org", 443, NULL},
+                {"example.org", 22, "port 22 is not in the allowlist for this host"},
+                {"www.example.org", 443, "not in the allowlist"},
+                {"a.pkg.dev", 443, NULL},
+                {"a.b.pkg.dev", 443, NULL},
+                {"pkg.dev", 443, "not in the allowlist"},
+                {"xpkg.dev", 443, "not in the allowlist"},
+                {"a.pkg.dev", 80, "port 80 is not in the allowlist for this host"},
+                {"192.0.2.99", 8080, NULL},
+                {"192.0.2.99", 80, "port 80 is not in the allowlist for this host"},
+                {"192.0.3.1", 8080, "the IP address is not in the allowlist (names are not matched to addresses)"},
+                {"2001:db8::5", 443, NULL},
+                {"::ffff:192.0.2.1", 8080, NULL},
+                {"api.test", 9000, NULL},
+                {"api.test", 443, "port 443 is not in the allowlist for this host"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                char why[256];
+                bool ip;
+                const char *r = net_policy_check_host(&p, T[i].host, (uint16_t)T[i].port, &ip, why, sizeof(why));
+                if (T[i].why)
+                        CHECK_STREQ(r, T[i].why);
+                else if (r)
+                        printf("# %s:%u: %s\n", T[i].host, T[i].port, r);
+                CHECK(T[i].why || !r);
+        }
+}
+
+/* A name's addresses: special ones refused unless the list names them;
+ * the host's own refused. */
+static void test_policy_addresses(void)
+{
+        static const char *const LIST[] = {"intranet.test", "10.20.0.0/16:443", NULL};
+        net_entry storage[4];
+        net_policy p;
+        policy(LIST, &p, storage);
+        net_addr own;
+        net_addr_parse("198.51.100.4", &own);
+        p.own = &own;
+        p.n_own = 1;
+        static const struct {
+                const char *addr;
+                unsigned port;
+                const char *why;
+        } T[] = {
+                {"93.184.216.34", 443, NULL},
+                {"10.20.1.1", 443, NULL},
+                {"10.20.1.1", 80,
+                 "resolves to 10.20.1.1 (private address; allowed only when the list names that address)"},
+                {"10.21.1.1", 443,
+                 "resolves to 10.21.1.1 (private address; allowed only when the list names that address)"},
+                {"127.0.0.1", 80,
+                 "resolves to 127.0.0.1 (loopback address; allowed only when the list names that address)"},
+                {"169.254.169.254", 80,
+                 "resolves to 169.254.169.254 (cloud metadata address; allowed only when the list names that "
+                 "address)"},
+                {"198.51.100.4", 443,
+                 "resolves to 198.51.100.4 (this host's own address; allowed only when the list names that "
+                 "address)"},
+                {"::ffff:127.0.0.1", 80,
+                 "resolves to 127.0.0.1 (loopback address; allowed only when the list names that address)"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                net_addr a;
+                char why[256];
+                CHECK(net_addr_parse(T[i].addr, &a));
+                const char *r = net_policy_check_addr(&p, &a, (uint16_t)T[i].port, why, sizeof(why));
+                if (T[i].why)
+                        CHECK_STREQ(r, T[i].why);
+                else
+                        CHECK(r == NULL);
+        }
+}
+
+static void test_host_normalize(void)
+{
+        static const struct {
+                const char *in, *out;
+                bool ok;
+        } T[] = {
+                {"Example.ORG.", "example.org", true}, {"[2001:db8::1]", "2001:db8::1", true},
+                {"192.0.2.1", "192.0.2.1", true},      {"[example.org]", "example.org", false},
+                {"a b", "a b", false},                 {"", "", false},
+                {"127.1", "127.1", false},             {"x\\x01.org", "x\\x01.org", false},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                char h[300];
+                snprintf(h, sizeof(h), "%s", T[i].in);
+                bool ok = net_host_normalize(h);
+                CHECK_INTEQ(ok, T[i].ok);
+                if (ok)
+                        CHECK_STREQ(h, T[i].out);
+        }
+}
+
+int main(void)
+{
+        RUN(test_entry_parse);
+        RUN(test_special_addresses);
+        RUN(test_policy_hosts);
+        RUN(test_policy_addresses);
+        RUN(test_host_normalize);
+        return TAP_DONE();
+}
