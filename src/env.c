@@ -6,8 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const ENV_CORE_NAMES[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER",
-                                      "USERNAME", "TMPDIR", "TEMP", "TMP", NULL};
+/* Codex's core, plus the locale and the terminal: never secrets, and
+ * without them programs change results silently (wc -m counts bytes). */
+const char *const ENV_CORE_NAMES[] = {"HOME",    "LOGNAME", "PATH",     "SHELL",     "USER",
+                                      "USERNAME", "TMPDIR",  "TEMP",     "TMP",       "LANG",
+                                      "LANGUAGE", "TERM",    "COLORTERM", "TZ",       "NO_COLOR",
+                                      NULL};
+/* ... and every LC_* category (LC_ALL, LC_CTYPE, ...). */
+#define ENV_CORE_PREFIX "LC_"
 
 /* Length of the name part of "NAME=VALUE". */
 static size_t name_len(const char *entry)
@@ -77,6 +83,14 @@ static bool matches_any(const char *name, char *const *globs)
 static bool matches_arg(const char *name, const void *arg) { return matches_any(name, (char *const *)arg); }
 static bool not_matches_arg(const char *name, const void *arg) { return !matches_any(name, (char *const *)arg); }
 
+static bool is_core(const char *entry, size_t len)
+{
+        for (size_t k = 0; ENV_CORE_NAMES[k]; k++)
+                if (strlen(ENV_CORE_NAMES[k]) == len && strncmp(entry, ENV_CORE_NAMES[k], len) == 0)
+                        return true;
+        return len > strlen(ENV_CORE_PREFIX) && strncmp(entry, ENV_CORE_PREFIX, strlen(ENV_CORE_PREFIX)) == 0;
+}
+
 /* Step 1: the starting template. */
 static int env_inherit(cordon_inherit inherit, const char *const *base, char ***ret)
 {
@@ -87,9 +101,7 @@ static int env_inherit(cordon_inherit inherit, const char *const *base, char ***
                 size_t len = name_len(base[i]);
                 if (!strchr(base[i], '=') || len == 0)
                         continue; /* not NAME=VALUE: never passed on */
-                bool keep = inherit == CORDON_INHERIT_ALL;
-                for (size_t k = 0; !keep && ENV_CORE_NAMES[k]; k++)
-                        keep = strlen(ENV_CORE_NAMES[k]) == len && strncmp(base[i], ENV_CORE_NAMES[k], len) == 0;
+                bool keep = inherit == CORDON_INHERIT_ALL || is_core(base[i], len);
                 if (!keep || env_find(env, base[i], len) >= 0)
                         continue; /* the first of duplicate names wins, as getenv(3) sees it */
                 if (strv_push(&env, base[i]) < 0)
