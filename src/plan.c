@@ -26,10 +26,26 @@ const char *const PROC_READ_ONLY[] = {"sys", "sysrq-trigger", "irq", "bus", "fs"
 const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug", NULL};
 
 static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
+/* From /etc only what describes the system and programs' defaults, never
+ * credentials (no shadow, sudoers, ssh, machine-id, package managers' rc
+ * files that may hold registry tokens). A symlink among them is resolved on
+ * purpose (/etc is the host's, not writable by the command) and its target
+ * bound at its name. */
 static const char *const ETC_ENTRIES[] = {
+        /* to run at all: the loader, name resolution, time, certificates */
         "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/ld.so.conf",
-        "/etc/ld.so.conf.d", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives",
-        "/etc/gitconfig", NULL,
+        "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone", "/etc/ssl", "/etc/ca-certificates",
+        "/etc/alternatives",
+        /* what the system is: every installer's distro probe */
+        "/etc/os-release", "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/fedora-release",
+        "/etc/centos-release", "/etc/rocky-release", "/etc/almalinux-release", "/etc/system-release",
+        "/etc/alpine-release", "/etc/arch-release", "/etc/gentoo-release", "/etc/SuSE-release",
+        /* the C library's and programs' databases and defaults */
+        "/etc/services", "/etc/protocols", "/etc/rpc", "/etc/networks", "/etc/ethertypes", "/etc/gai.conf",
+        "/etc/host.conf", "/etc/locale.alias", "/etc/manpath.config", "/etc/mime.types", "/etc/magic",
+        "/etc/gitconfig",
+        /* the shells' system rc files */
+        "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc", NULL,
 };
 /* Never exposed automatically: kernel interfaces the sandbox gets its own of. */
 static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
