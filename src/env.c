@@ -127,6 +127,24 @@ static int env_redirect(char ***env, const char *root)
         return 0;
 }
 
+/* A set value "~/x" is x in the caller's real home, "$NAME/x" x in that
+ * variable of the command's environment ($HOME/.cargo: in the instance). One
+ * that cannot be expanded is left as written. */
+static int env_expand_set(char ***env, const cordon_config *c, const char *home)
+{
+        for (size_t i = 0; i < c->n_set; i++) {
+                const char *v = c->set[i].value;
+                if ((v[0] != '~' && v[0] != '$') || !env_get(*env, c->set[i].name))
+                        continue; /* not a path to expand, or dropped by include_only */
+                _cleanup_free_ char *x = config_path_expand(v, home, *env);
+                if (!x && errno == ENOMEM)
+                        return -ENOMEM;
+                if (x && env_put(env, c->set[i].name, x) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* Sort by name, not by "NAME=VALUE" ('=' sorts after digits). */
 static int cmp_by_name(const void *a, const void *b)
 {
@@ -154,6 +172,8 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
         if (c->include_only && c->include_only[0])
                 env_filter(env, not_matches_arg, c->include_only);
         if (in->instance_root && env_redirect(&env, in->instance_root) < 0)
+                return -ENOMEM;
+        if (env_expand_set(&env, c, in->home) < 0)
                 return -ENOMEM;
         if (in->backend) {
                 if (env_put(&env, "CORDON_SANDBOX", in->backend) < 0)

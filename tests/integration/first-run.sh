@@ -41,4 +41,37 @@ for f in /etc/shadow /etc/sudoers /etc/machine-id /etc/environment; do
 done
 check "os-release inside is read-only" cordon run -- sh -c '! sh -c "echo x >>/etc/os-release" 2>/dev/null'
 
+# -- 3. profiles: toolchains and git identity from the caller's home
+export CORDON_PROFILE_PATH=$TOP/profiles
+FH=$T/fixture-home                      # HOME=FH: "~/" in profiles
+mkdir -p "$FH/.cargo/bin" "$FH/.rustup/toolchains/stable/bin"
+printf '[user]\n\tname = Ada Fixture\n\temail = ada@example.org\n' >"$FH/.gitconfig"
+printf '#!/bin/sh\necho "cargo 1.99.0 $CARGO_HOME $RUSTUP_HOME"\n' >"$FH/.cargo/bin/cargo"
+chmod 755 "$FH/.cargo/bin/cargo"
+[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$FH"
+fh() { (cd "$W" && as_user env HOME="$FH" PATH="$FH/.cargo/bin:/usr/bin:/bin" "$@"); }
+commit='d=$(mktemp -d -p "$HOME") && cd "$d" && git init -q && git commit -q --allow-empty -m x && git log --format="%an <%ae>"'
+check_out "git commit carries the identity of ~/.gitconfig (control, without cordon)" \
+    "Ada Fixture <ada@example.org>" fh sh -c "$commit"
+check_fails "git commit without --profile git: no identity" fh "$CORDON" run -- sh -c "$commit"
+check_out "git commit with --profile git carries it" "Ada Fixture <ada@example.org>" \
+    fh "$CORDON" run --profile git -- sh -c "$commit"
+check_fails "... read-only: git config --global cannot write" \
+    fh "$CORDON" run --profile git -- git config --global user.name Eve
+check_out "the fixture's ~/.gitconfig is unchanged" "Ada Fixture" git config -f "$FH/.gitconfig" user.name
+check_out "cargo runs without cordon (control)" "cargo 1.99.0  " fh cargo
+check_status "without --profile rust: cargo (run by a shell) not found" 127 fh "$CORDON" run -- sh -c cargo
+check_contains "... and cordon says which profile would bring its PATH entry" \
+    "PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" fh "$CORDON" run -- true
+run_q() { fh "$CORDON" run --quiet -- true 2>&1; }
+check_out "--quiet: no note" "" run_q
+check_out "with --profile rust: cargo runs, RUSTUP_HOME the real one, CARGO_HOME in the instance" \
+    "cargo 1.99.0 $FH/.cordon/runtime-user-env/home/.cargo $FH/.rustup" fh "$CORDON" run --profile rust -- sh -c cargo
+check_fails "~/.cargo/bin is read-only inside" fh "$CORDON" run --profile rust -- touch "$FH/.cargo/bin/evil"
+check "... writable without cordon (control)" fh touch "$FH/.cargo/bin/evil"
+check_fails "the rest of the home stays invisible" fh "$CORDON" run --profile rust -- test -e "$FH/.gitconfig"
+check_contains "cordon profiles lists what each exposes" "expose ~/.cargo/bin ro (optional)" cordon profiles
+check_fails_profile() { fh "$CORDON" run --profile nope -- true; [ $? -eq 125 ]; }
+check "an unknown profile is cordon's own failure (125)" check_fails_profile
+
 done_testing

@@ -192,7 +192,7 @@ static void add_rule(cordon_config *c, const char *source, const char *target, b
         if (!n)
                 abort();
         c->expose = n;
-        c->expose[c->n_expose++] = (expose_rule){strdup(source), strdup(target ? target : source), writable};
+        c->expose[c->n_expose++] = (expose_rule){strdup(source), strdup(target ? target : source), writable, false};
 }
 
 static int build(const plan_case *t, cordon_plan **ret, cordon_error **err)
