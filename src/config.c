@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "env.h"
 #include "error.h"
@@ -677,7 +678,7 @@ static int expose_entry(layer *L, json_t *e)
                         layer_pop(L);
                         return r;
                 }
-                target = strdup(source);
+                target = source ? strdup(source) : NULL;
                 if (!target)
                         return -ENOMEM;
         }
@@ -808,8 +809,6 @@ static int m_landlock(layer *L, json_t *v)
 #define CORDON_DATADIR "/usr/local/share/cordon"
 #endif
 #define MAX_PROFILE_DEPTH 8
-
-extern char **environ;
 
 char **profile_search_path(char *const *env)
 {

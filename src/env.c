@@ -32,8 +32,8 @@ static ssize_t env_find(char *const *env, const char *name, size_t len)
 
 const char *env_get(char *const *env, const char *name)
 {
-        ssize_t i = env_find(env, name, strlen(name));
-        return i < 0 ? NULL : env[i] + strlen(name) + 1;
+        ssize_t i = env ? env_find(env, name, strlen(name)) : -1;
+        return env && i >= 0 ? env[i] + strlen(name) + 1 : NULL;
 }
 
 static int env_put(char ***env, const char *name, const char *value)
