@@ -12,7 +12,8 @@
 #define F_PLAN (1 << 1)
 #define F_ENV (1 << 2)
 #define F_CHECK (1 << 3)
-#define F_CONFIG (F_RUN | F_PLAN | F_ENV | F_CHECK)
+#define F_PROFILES (1 << 4)
+#define F_CONFIG (F_RUN | F_PLAN | F_ENV | F_CHECK | F_PROFILES)
 #define F_VIEW (F_RUN | F_PLAN | F_ENV)
 
 typedef struct flag_spec {
@@ -22,6 +23,7 @@ typedef struct flag_spec {
 
 static const flag_spec FLAGS[] = {
         {{"config", required_argument, NULL, OPT_CONFIG}, F_CONFIG},
+        {{"profile", required_argument, NULL, OPT_PROFILE}, F_VIEW},
         {{"expose", required_argument, NULL, OPT_EXPOSE}, F_VIEW},
         {{"expose-ro", required_argument, NULL, OPT_EXPOSE_RO}, F_VIEW},
         {{"expose-rw", required_argument, NULL, OPT_EXPOSE_RW}, F_VIEW},
@@ -66,6 +68,7 @@ static const struct {
         {"plan", CLI_PLAN, F_PLAN},
         {"env", CLI_ENV, F_ENV},
         {"check", CLI_CHECK, F_CHECK},
+        {"profiles", CLI_PROFILES, F_PROFILES},
 };
 
 static int fail(cli_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,7 +142,7 @@ int cli_parse(int argc, char **argv, cli_args *a)
 {
         *a = (cli_args){.stats_fd = -1};
         if (argc < 2)
-                return fail(a, "missing command (run, plan, env, check)");
+                return fail(a, "missing command (run, plan, env, check, profiles)");
         const char *sub = argv[1];
         if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
                 a->command = CLI_HELP;
@@ -156,7 +159,7 @@ int cli_parse(int argc, char **argv, cli_args *a)
                         mask = COMMANDS[i].mask;
                 }
         if (!mask)
-                return fail(a, "unknown command \"%s\" (run, plan, env, check)", sub);
+                return fail(a, "unknown command \"%s\" (run, plan, env, check, profiles)", sub);
         struct option *opts = options_for(mask);
         if (!opts)
                 return fail(a, "out of memory");
@@ -210,6 +213,7 @@ void cli_args_free(cli_args *a)
 
 #define CONFIG_FLAGS                                                                                   \
         "  --config FILE              a JSON config layer (repeatable; later files win)\n"             \
+        "  --profile NAME             a named config layer (`cordon profiles` lists them; repeatable)\n" \
         "  --expose SRC[:TARGET][:ro|rw]  show a host path inside (repeatable, default ro;\n"          \
         "                             in a path, \\: is a colon and \\\\ a backslash)\n"               \
         "  --expose-ro PATH, --expose-rw PATH  show PATH at the same path, read-only or\n"            \
@@ -251,7 +255,8 @@ const char *cli_usage(cli_command command)
                        "  --log-plan                 print the mount plan to stderr and <home>/logs/cordon.log\n"
                        "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
                        "                             through a symlink)\n"
-                       "  --quiet                    no message when a limit killed the command\n\n"
+                       "  --quiet                    no notes (PATH entries not visible inside) and no message\n"
+                       "                             when a limit killed the command\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"
                        "125 for cordon's own failures, 126 not executable, 127 not found.\n";
         case CLI_PLAN:
@@ -262,6 +267,9 @@ const char *cli_usage(cli_command command)
         case CLI_ENV:
                 return "usage: cordon env [flags]\n"
                        "Print the environment a sandboxed command gets, NAME=VALUE sorted by name.\n\n" CONFIG_FLAGS;
+        case CLI_PROFILES:
+                return "usage: cordon profiles [--config FILE]\n"
+                       "List the profiles (--profile NAME, isolation.profiles) with what each exposes and sets.\n";
         case CLI_CHECK:
                 return "usage: cordon check [--config FILE] [--backend NAME] [--json]\n"
                        "Report what this host offers (user namespaces, Landlock, seccomp, cgroups).\n"
@@ -274,6 +282,7 @@ const char *cli_usage(cli_command command)
                        "  plan [flags] -- CMD...  print the plan (mounts, namespaces, env, argv, cwd)\n"
                        "  env [flags]             print the child environment\n"
                        "  check                   what this host supports\n"
+                       "  profiles                the profiles, with what each exposes\n"
                        "  --version, --help\n\n"
                        "See `cordon COMMAND --help`.\n";
         }

@@ -11,6 +11,7 @@ typedef enum cli_command {
         CLI_PLAN,
         CLI_ENV,
         CLI_CHECK,
+        CLI_PROFILES,
         CLI_HELP,
         CLI_VERSION,
 } cli_command;
@@ -72,6 +73,7 @@ enum {
         OPT_JSON,
         OPT_CWD,
         OPT_HELP,
+        OPT_PROFILE,
 };
 
 /* Parse argv. Returns 0 (args filled) or -1 (args->error says why). */

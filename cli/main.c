@@ -68,6 +68,7 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
 {
         const char *v = f->value;
         switch (f->opt) {
+        case OPT_PROFILE: return cordon_config_add_profile(c, v, err);
         case OPT_EXPOSE: return cordon_config_add_expose_spec(c, v, err);
         case OPT_EXPOSE_RO: return cordon_config_add_expose(c, v, NULL, false, err);
         case OPT_EXPOSE_RW: return cordon_config_add_expose(c, v, NULL, true, err);
@@ -269,6 +270,8 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         install_forwarding();
         if (prepare(a, c, true, &plan, &err) < 0)
                 return err ? fail_with(err) : EXIT_CORDON;
+        for (const char *const *h = cordon_plan_hints(plan); !a->quiet && h && *h; h++)
+                fprintf(stderr, "cordon: note: %s\n", *h);
         if (pending_signal) { /* nothing was made yet */
                 cordon_plan_free(plan);
                 return 128 + pending_signal;
@@ -350,6 +353,16 @@ static int cmd_check(const cli_args *a, cordon_config *c)
         return r == 1 ? 0 : 1;
 }
 
+static int cmd_profiles(const cordon_config *c)
+{
+        char *text = NULL;
+        if (cordon_profiles_describe(c, &text) < 0) {
+                fprintf(stderr, "cordon: out of memory\n");
+                return EXIT_CORDON;
+        }
+        return print_and_free(text);
+}
+
 int main(int argc, char **argv)
 {
         cli_args a;
@@ -381,6 +394,7 @@ int main(int argc, char **argv)
         case CLI_PLAN: r = cmd_plan(&a, c); break;
         case CLI_ENV: r = cmd_env(&a, c); break;
         case CLI_CHECK: r = cmd_check(&a, c); break;
+        case CLI_PROFILES: r = cmd_profiles(c); break;
         default: r = EXIT_CORDON; break;
         }
         cordon_config_free(c);

@@ -165,6 +165,17 @@ CORDON_API int cordon_config_load_file(cordon_config *c, const char *path, cordo
 CORDON_API int cordon_config_load_string(cordon_config *c, const char *json, const char *name,
                                          cordon_error **ret_error);
 
+/* Apply the profile |name|: a config layer shipped with cordon or the
+ * user's own, looked for as NAME.json in $CORDON_PROFILE_PATH (colon-
+ * separated), $XDG_CONFIG_HOME/cordon/profiles (else
+ * ~/.config/cordon/profiles), then the installed share/cordon/profiles.
+ * Errors as cordon_config_load_file (an unknown name: -EINVAL, the message
+ * says where it looked). */
+CORDON_API int cordon_config_add_profile(cordon_config *c, const char *name, cordon_error **ret_error);
+/* A description of every profile |c| can find (name, file, what it exposes
+ * and sets), in |ret_text| (caller frees with free()). Returns 0 or -ENOMEM. */
+CORDON_API int cordon_profiles_describe(const cordon_config *c, char **ret_text);
+
 /* Programmatic setters: a last layer on top of the loaded files (a later call
  * wins, as a later layer does). They return 0, or -EINVAL for an invalid
  * value (with an error naming it, for those that take |ret_error|), or
@@ -287,6 +298,10 @@ CORDON_API cordon_plan *cordon_plan_free(cordon_plan *plan);
  * NULL on ENOMEM. */
 CORDON_API char *cordon_plan_to_json(const cordon_plan *plan);
 CORDON_API char *cordon_plan_to_text(const cordon_plan *plan);
+/* Hints for people about the plan (PATH entries not visible inside, and the
+ * profile that would bring each), NULL-terminated or NULL; owned by the
+ * plan. The library never prints them. */
+CORDON_API const char *const *cordon_plan_hints(const cordon_plan *plan);
 /* The child environment ("NAME=VALUE", sorted by name, NULL-terminated);
  * owned by the plan. */
 CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);

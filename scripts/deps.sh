@@ -9,7 +9,7 @@
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev"
-TEST="util-linux procps nodejs npm iproute2 keyutils psmisc"
+TEST="util-linux procps nodejs npm iproute2 keyutils psmisc git python3 man-db"
 BENCH="bubblewrap hyperfine time"
 LINT="clang clang-tidy cppcheck valgrind libclang-rt-14-dev"
 

@@ -8,13 +8,16 @@
  * the whole layer validated, so a bad layer changes nothing. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "env.h"
 #include "error.h"
 #include "net/allowlist.h"
 
@@ -68,6 +71,7 @@ static void config_clear(cordon_config *c)
         for (size_t i = 0; i < c->n_set; i++)
                 env_kv_clear(&c->set[i]);
         free(c->set);
+        strv_free(c->profile_dirs);
 }
 
 cordon_config *cordon_config_free(cordon_config *c)
@@ -94,7 +98,7 @@ static cordon_config *config_dup(const cordon_config *c)
         d->disabled_by = d->backend = d->home = d->workspace = NULL;
         d->expose = NULL;
         d->n_expose = 0;
-        d->protect = d->network_allow = d->exclude = d->include_only = NULL;
+        d->protect = d->network_allow = d->exclude = d->include_only = d->profile_dirs = NULL;
         d->set = NULL;
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
@@ -105,6 +109,7 @@ static cordon_config *config_dup(const cordon_config *c)
                 for (size_t i = 0; ok && i < c->n_expose; i++) {
                         d->n_expose++;
                         d->expose[i].writable = c->expose[i].writable;
+                        d->expose[i].optional = c->expose[i].optional;
                         ok = dup_field(&d->expose[i].source, c->expose[i].source) &&
                              dup_field(&d->expose[i].target, c->expose[i].target);
                 }
@@ -126,6 +131,8 @@ static cordon_config *config_dup(const cordon_config *c)
                 ok = (d->exclude = strv_copy((const char *const *)c->exclude)) != NULL;
         if (ok && c->include_only)
                 ok = (d->include_only = strv_copy((const char *const *)c->include_only)) != NULL;
+        if (ok && c->profile_dirs)
+                ok = (d->profile_dirs = strv_copy((const char *const *)c->profile_dirs)) != NULL;
         if (!ok)
                 return cordon_config_free(d);
         return d;
@@ -216,12 +223,12 @@ const char *expose_mode_name(cordon_expose_mode m)
 }
 
 /* Insert or replace the rule for |target|; takes ownership of the strings. */
-static int expose_put(cordon_config *c, char *source, char *target, bool writable)
+static int expose_put(cordon_config *c, char *source, char *target, bool writable, bool optional)
 {
         for (size_t i = 0; i < c->n_expose; i++)
                 if (streq(c->expose[i].target, target)) {
                         expose_rule_clear(&c->expose[i]);
-                        c->expose[i] = (expose_rule){source, target, writable};
+                        c->expose[i] = (expose_rule){source, target, writable, optional};
                         return 0;
                 }
         expose_rule *n = realloc(c->expose, (c->n_expose + 1) * sizeof(*n));
@@ -231,7 +238,7 @@ static int expose_put(cordon_config *c, char *source, char *target, bool writabl
                 return -ENOMEM;
         }
         c->expose = n;
-        c->expose[c->n_expose++] = (expose_rule){source, target, writable};
+        c->expose[c->n_expose++] = (expose_rule){source, target, writable, optional};
         return 0;
 }
 
@@ -262,11 +269,69 @@ static int env_set_put(cordon_config *c, const char *name, const char *value)
 
 /* ---- validation shared by JSON and setters ----------------------------------- */
 
+/* The length of a "~" or "$NAME" prefix that |path| starts with (followed
+ * by '/'), or 0. |vars|: whether "$NAME" is accepted. */
+static size_t prefix_len(const char *path, bool vars)
+{
+        if (path[0] == '~')
+                return path[1] == '/' ? 1 : 0;
+        if (!vars || path[0] != '$')
+                return 0;
+        size_t n = 1 + strspn(path + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+        return n > 1 && path[n] == '/' ? n : 0;
+}
+
+static bool is_expanded(const char *path) { return path[0] == '/'; }
+
+char *config_path_expand(const char *path, const char *home, char *const *env)
+{
+        size_t n = prefix_len(path, true);
+        if (n == 0)
+                return strdup(path);
+        _cleanup_free_ char *name = strndup(path + 1, n - 1);
+        const char *base = n == 1 ? home : NULL;
+        size_t len = name ? strlen(name) : 0;
+        for (size_t i = 0; n > 1 && name && env && env[i]; i++)
+                if (strncmp(env[i], name, len) == 0 && env[i][len] == '=')
+                        base = env[i] + len + 1;
+        if (!name || !base || base[0] != '/') {
+                errno = name ? ENOENT : ENOMEM;
+                return NULL;
+        }
+        _cleanup_free_ char *joined = path_join(base, path + n + 1);
+        char *norm = NULL;
+        if (!joined || path_normalize(joined, false, &norm) < 0) {
+                errno = joined ? ENOENT : ENOMEM;
+                return NULL;
+        }
+        return norm;
+}
+
+/* "~/x" and "$NAME/x" normalised after the prefix; else like path_normalize. */
+static int normalize_config_path(const char *path, bool vars, char **ret)
+{
+        size_t n = prefix_len(path, vars);
+        if (n == 0)
+                return path_normalize(path, false, ret);
+        _cleanup_free_ char *rest = NULL;
+        int r = path_normalize(path + n, false, &rest);
+        if (r < 0)
+                return r;
+        if (streq(rest, "/"))
+                return -EINVAL;
+        *ret = xasprintf("%.*s%s", (int)n, path, rest);
+        return *ret ? 0 : -ENOMEM;
+}
+
 /* Checks an exposed target; returns NULL or a static reason. */
 static const char *target_problem(const char *target)
 {
+        if (target && prefix_len(target, true) > 0) {
+                _cleanup_free_ char *n = NULL;
+                return normalize_config_path(target, true, &n) < 0 ? "must name a path below it without \"..\"" : NULL;
+        }
         if (!target || target[0] != '/')
-                return "must be an absolute path";
+                return "must be an absolute path (or start with ~/ or $NAME/)";
         _cleanup_free_ char *n = NULL;
         if (path_normalize(target, false, &n) < 0)
                 return "must not contain \"..\"";
@@ -279,8 +344,12 @@ static const char *target_problem(const char *target)
 
 static const char *source_problem(const char *source)
 {
+        if (prefix_len(source, false) > 0) {
+                _cleanup_free_ char *n = NULL;
+                return normalize_config_path(source, false, &n) < 0 ? "must name a path below ~ without \"..\"" : NULL;
+        }
         if (source[0] != '/')
-                return "must be an absolute path";
+                return "must be an absolute path (or start with ~/)";
         _cleanup_free_ char *n = NULL;
         if (path_normalize(source, false, &n) < 0)
                 return "must not contain \"..\"";
@@ -604,19 +673,26 @@ static int expose_entry(layer *L, json_t *e)
         const char *key;
         json_t *val;
         json_object_foreach(e, key, val) {
-                if (streq(key, "source") || streq(key, "target") || streq(key, "mode"))
+                if (streq(key, "source") || streq(key, "target") || streq(key, "mode") || streq(key, "optional"))
                         continue;
                 layer_push(L, strdup(key));
-                r = layer_fail_key(L, "unknown key (expected \"source\", \"target\" or \"mode\")");
+                r = layer_fail_key(L, "unknown key (expected \"source\", \"target\", \"mode\" or \"optional\")");
                 layer_pop(L);
                 return r;
         }
         json_t *src = json_object_get(e, "source"), *tgt = json_object_get(e, "target");
-        json_t *mode = json_object_get(e, "mode");
+        json_t *mode = json_object_get(e, "mode"), *opt = json_object_get(e, "optional");
         if (!src)
                 return layer_fail(L, "\"source\" is required");
         _cleanup_free_ char *source = NULL, *target = NULL;
-        bool writable = false;
+        bool writable = false, optional = false;
+        if (opt) {
+                layer_push(L, strdup("optional"));
+                r = get_bool(L, opt, &optional);
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
 
         layer_push(L, strdup("source"));
         r = want_type(L, src, JSON_STRING, "a string");
@@ -625,8 +701,10 @@ static int expose_entry(layer *L, json_t *e)
         struct stat st;
         if (r == 0 && why)
                 r = layer_fail(L, "%s, got \"%s\"", why, s);
-        if (r == 0 && (r = path_normalize(s, false, &source)) == 0 && stat(source, &st) < 0)
-                r = layer_fail(L, "does not exist: %s", s);
+        /* a source in the home is looked for when planning, an optional one may be missing */
+        if (r == 0 && (r = normalize_config_path(s, false, &source)) == 0 && is_expanded(source) && !optional &&
+            stat(source, &st) < 0)
+                r = layer_fail(L, "does not exist: %s (mark it \"optional\": true if it may be missing)", s);
         layer_pop(L);
         if (r < 0)
                 return r;
@@ -639,7 +717,7 @@ static int expose_entry(layer *L, json_t *e)
                 if (r == 0 && why)
                         r = layer_fail(L, "%s, got \"%s\"", why, t);
                 if (r == 0)
-                        r = path_normalize(t, false, &target);
+                        r = normalize_config_path(t, true, &target);
                 layer_pop(L);
                 if (r < 0)
                         return r;
@@ -651,7 +729,7 @@ static int expose_entry(layer *L, json_t *e)
                         layer_pop(L);
                         return r;
                 }
-                target = strdup(source);
+                target = source ? strdup(source) : NULL;
                 if (!target)
                         return -ENOMEM;
         }
@@ -665,7 +743,7 @@ static int expose_entry(layer *L, json_t *e)
                         return i;
                 writable = i == 1;
         }
-        return expose_put(L->c, TAKE_PTR(source), TAKE_PTR(target), writable);
+        return expose_put(L->c, TAKE_PTR(source), TAKE_PTR(target), writable, optional);
 }
 
 static int m_expose_paths(layer *L, json_t *v)
@@ -776,9 +854,203 @@ static int m_landlock(layer *L, json_t *v)
         return i < 0 ? i : 0;
 }
 
+/* ---- profiles: named config layers ------------------------------------------ */
+
+#ifndef CORDON_DATADIR
+#define CORDON_DATADIR "/usr/local/share/cordon"
+#endif
+#define MAX_PROFILE_DEPTH 8
+
+char **profile_search_path(char *const *env)
+{
+        _cleanup_strv_ char **dirs = calloc(1, sizeof(char *));
+        const char *path = env_get(env, "CORDON_PROFILE_PATH");
+        for (const char *p = path; dirs && p && *p;) {
+                size_t n = strcspn(p, ":");
+                if (n > 0 && p[0] == '/' && strv_consume(&dirs, strndup(p, n)) < 0)
+                        return NULL;
+                p += n + (p[n] == ':');
+        }
+        const char *xdg = env_get(env, "XDG_CONFIG_HOME"), *home = env_get(env, "HOME");
+        char *user = xdg && xdg[0] == '/'   ? path_join(xdg, "cordon/profiles")
+                     : home && home[0] == '/' ? path_join(home, ".config/cordon/profiles")
+                                              : NULL;
+        if (!dirs || (user && strv_consume(&dirs, user) < 0) || strv_push(&dirs, CORDON_DATADIR "/profiles") < 0)
+                return NULL;
+        return TAKE_PTR(dirs);
+}
+
+static bool profile_name_valid(const char *name)
+{
+        return name && name[0] && name[0] != '.' &&
+               strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(name);
+}
+
+/* The search path of |c| (a copy; caller frees), or NULL. */
+static char **profile_dirs(const cordon_config *c)
+{
+        return c->profile_dirs ? strv_copy((const char *const *)c->profile_dirs) : profile_search_path(environ);
+}
+
+/* The file of profile |name| in |dirs| (caller frees), or NULL. */
+static char *profile_find(char *const *dirs, const char *name)
+{
+        for (size_t i = 0; dirs && dirs[i]; i++) {
+                char *path = xasprintf("%s/%s.json", dirs[i], name);
+                struct stat st;
+                if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                        return path;
+                free(path);
+        }
+        return NULL;
+}
+
+/* Why profile |name| cannot be loaded (caller frees), or NULL with *ret_path set. */
+static char *profile_locate(const cordon_config *c, const char *name, char **ret_path)
+{
+        if (!profile_name_valid(name))
+                return xasprintf("not a profile name: \"%s\" (letters, digits, \".\", \"_\" and \"-\")", name);
+        if (c->profile_depth >= MAX_PROFILE_DEPTH)
+                return xasprintf("profile \"%s\": profiles nest more than %d deep (a cycle?)", name,
+                                 MAX_PROFILE_DEPTH);
+        _cleanup_strv_ char **dirs = profile_dirs(c);
+        *ret_path = profile_find(dirs, name);
+        if (*ret_path)
+                return NULL;
+        _cleanup_free_ char *list = dirs ? strv_join(dirs, ", ") : NULL;
+        return xasprintf("no profile \"%s\" (looked in %s; `cordon profiles` lists them)", name, list ? list : "?");
+}
+
+static int profile_apply(cordon_config *c, const char *path, cordon_error **ret_error)
+{
+        c->profile_depth++;
+        int r = cordon_config_load_file(c, path, ret_error);
+        c->profile_depth--;
+        return r;
+}
+
+int cordon_config_add_profile(cordon_config *c, const char *name, cordon_error **ret_error)
+{
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ char *why = profile_locate(c, name ? name : "", &path);
+        if (!path)
+                return error_set(ret_error, why ? EINVAL : ENOMEM, "%s", why ? why : "out of memory");
+        return profile_apply(c, path, ret_error);
+}
+
+/* The names of NAME.json files in |dir|, sorted. */
+static char **profile_names(const char *dir)
+{
+        char **names = calloc(1, sizeof(char *));
+        DIR *d = opendir(dir);
+        for (struct dirent *e; names && d && (e = readdir(d));) {
+                size_t n = strlen(e->d_name);
+                if (n > 5 && streq(e->d_name + n - 5, ".json") && strv_consume(&names, strndup(e->d_name, n - 5)) < 0)
+                        names = NULL;
+        }
+        if (d)
+                closedir(d);
+        if (names)
+                strv_sort(names);
+        return names;
+}
+
+/* One profile: its description, then what it exposes and sets. */
+static void profile_describe(buf *b, const cordon_config *c, const char *name, const char *path)
+{
+        json_t *root = json_load_file(path, 0, NULL);
+        json_t *desc = json_is_object(root) ? json_object_get(root, "description") : NULL;
+        buf_printf(b, "%s (%s)\n", name, path);
+        if (json_is_string(desc))
+                buf_printf(b, "  %s\n", json_string_value(desc));
+        json_decref(root);
+        cordon_config *p = cordon_config_new();
+        cordon_error *err = NULL;
+        if (p && c->profile_dirs)
+                p->profile_dirs = strv_copy((const char *const *)c->profile_dirs);
+        if (!p || cordon_config_add_profile(p, name, &err) < 0) {
+                buf_printf(b, "  error: %s\n", err ? cordon_error_message(err) : "out of memory");
+        } else {
+                for (size_t i = 0; i < p->n_expose; i++) {
+                        const expose_rule *e = &p->expose[i];
+                        buf_printf(b, "  expose %s", e->source);
+                        if (!streq(e->source, e->target))
+                                buf_printf(b, " -> %s", e->target);
+                        buf_printf(b, " %s%s\n", e->writable ? "rw" : "ro", e->optional ? " (optional)" : "");
+                }
+                for (size_t i = 0; i < p->n_set; i++)
+                        buf_printf(b, "  set %s=%s\n", p->set[i].name, p->set[i].value);
+        }
+        cordon_error_free(err);
+        cordon_config_free(p);
+}
+
+char **config_profiles(const cordon_config *c)
+{
+        _cleanup_strv_ char **dirs = profile_dirs(c), **seen = calloc(1, sizeof(char *));
+        for (size_t i = 0; dirs && seen && dirs[i]; i++) {
+                _cleanup_strv_ char **names = profile_names(dirs[i]);
+                for (size_t k = 0; names && names[k]; k++)
+                        if (!strv_contains(seen, names[k]) && profile_name_valid(names[k]) &&
+                            strv_push(&seen, names[k]) < 0)
+                                return NULL;
+        }
+        return dirs ? TAKE_PTR(seen) : NULL;
+}
+
+int cordon_profiles_describe(const cordon_config *c, char **ret_text)
+{
+        _cleanup_strv_ char **dirs = profile_dirs(c), **seen = config_profiles(c);
+        if (!dirs || !seen)
+                return -ENOMEM;
+        buf b = {0};
+        for (size_t i = 0; seen[i]; i++) {
+                _cleanup_free_ char *path = NULL;
+                _cleanup_free_ char *why = profile_locate(c, seen[i], &path);
+                profile_describe(&b, c, seen[i], path ? path : "?");
+        }
+        if (!seen[0]) {
+                _cleanup_free_ char *list = strv_join(dirs, ", ");
+                buf_printf(&b, "no profiles (looked in %s)\n", list ? list : "?");
+        }
+        *ret_text = buf_steal(&b);
+        return *ret_text ? 0 : -ENOMEM;
+}
+
+/* isolation.profiles: applied before the rest of their layer, which wins. */
+static int apply_profiles(layer *L, json_t *v)
+{
+        int r = want_type(L, v, JSON_ARRAY, "an array of profile names");
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                if (r < 0)
+                        break;
+                layer_push(L, xasprintf("[%zu]", i));
+                r = want_type(L, e, JSON_STRING, "a string");
+                _cleanup_free_ char *path = NULL, *why = NULL;
+                if (r == 0 && (why = profile_locate(L->c, json_string_value(e), &path)))
+                        r = layer_fail(L, "%s", why);
+                else if (r == 0 && !path)
+                        r = -ENOMEM;
+                if (r == 0)
+                        r = profile_apply(L->c, path, L->err);
+                layer_pop(L);
+        }
+        return r;
+}
+
+static int m_profiles_applied(layer *L, json_t *v)
+{
+        (void)L;
+        (void)v;
+        return 0;
+}
+
 static int m_isolation(layer *L, json_t *v)
 {
         static const member t[] = {
+                {"profiles", m_profiles_applied},
                 {"enabled", m_enabled},
                 {"backend", m_backend},
                 {"home", m_home},
@@ -847,6 +1119,17 @@ static int m_env_policy(layer *L, json_t *v)
 static int apply_layer(layer *L, json_t *root)
 {
         static const member t[] = {{"isolation", m_isolation}, {"shell_environment_policy", m_env_policy}};
+        json_t *iso = json_object_get(root, "isolation");
+        json_t *profiles = json_is_object(iso) ? json_object_get(iso, "profiles") : NULL;
+        if (profiles) {
+                layer_push(L, strdup("isolation"));
+                layer_push(L, strdup("profiles"));
+                int r = apply_profiles(L, profiles);
+                layer_pop(L);
+                layer_pop(L);
+                if (r < 0)
+                        return r;
+        }
         for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
                 json_t *v = json_object_get(root, t[i].name);
                 if (!v)
@@ -1036,7 +1319,7 @@ static int expose_add(cordon_config *c, const char *what, const char *source, co
         struct stat st;
         if (stat(s, &st) < 0)
                 return error_set(ret_error, errno, "%s: source does not exist", what);
-        int r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable);
+        int r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable, false);
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 

@@ -7,10 +7,14 @@
 #include "cordon.h"
 #include "util.h"
 
+/* Sources and targets may start with "~/" (the caller's real home) and
+ * targets with "$NAME/" (that variable of the command's environment, e.g.
+ * $HOME: the instance's); plan_build expands them. */
 typedef struct expose_rule {
-        char *source; /* absolute, normalised, exists on the host */
-        char *target; /* absolute, normalised, not "/" */
+        char *source; /* absolute or "~/...", normalised; exists on the host unless optional */
+        char *target; /* absolute, "~/..." or "$NAME/...", normalised, not "/" */
         bool writable;
+        bool optional; /* skipped when the source is missing */
 } expose_rule;
 
 typedef struct env_kv {
@@ -48,9 +52,25 @@ struct cordon_config {
         env_kv *set;
         size_t n_set;
 
+        /* where profiles are looked for (NULL: profile_search_path) */
+        char **profile_dirs;
+        int profile_depth; /* profiles naming profiles: a bound against cycles */
+
         cordon_log_fn log_fn;
         void *log_userdata;
 };
+
+/* The directories profiles are looked for in: $CORDON_PROFILE_PATH
+ * (colon-separated), the user's ($XDG_CONFIG_HOME/cordon/profiles, else
+ * ~/.config/cordon/profiles), then the installed ones. NULL: out of memory. */
+char **profile_search_path(char *const *env) HIDDEN;
+/* The names of the profiles |c| can find, each once (the first directory
+ * that has it wins). NULL: out of memory. */
+char **config_profiles(const cordon_config *c) HIDDEN;
+/* The expansion of a config path (see expose_rule): "~/x" -> home/x,
+ * "$NAME/x" -> the value of NAME in |env|/x, others copied. NULL with errno
+ * set (ENOENT: no such home or variable, ENOMEM). */
+char *config_path_expand(const char *path, const char *home, char *const *env) HIDDEN;
 
 /* Format a message for a log callback (nothing when |fn| is NULL). */
 void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, va_list ap)

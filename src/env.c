@@ -8,8 +8,14 @@
 
 #include "net/proxy.h"
 
-const char *const ENV_CORE_NAMES[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER",
-                                      "USERNAME", "TMPDIR", "TEMP", "TMP", NULL};
+/* Codex's core, plus the locale and the terminal: never secrets, and
+ * without them programs change results silently (wc -m counts bytes). */
+const char *const ENV_CORE_NAMES[] = {"HOME",    "LOGNAME", "PATH",     "SHELL",     "USER",
+                                      "USERNAME", "TMPDIR",  "TEMP",     "TMP",       "LANG",
+                                      "LANGUAGE", "TERM",    "COLORTERM", "TZ",       "NO_COLOR",
+                                      NULL};
+/* ... and every LC_* category (LC_ALL, LC_CTYPE, ...). */
+#define ENV_CORE_PREFIX "LC_"
 
 /* Length of the name part of "NAME=VALUE". */
 static size_t name_len(const char *entry)
@@ -28,8 +34,8 @@ static ssize_t env_find(char *const *env, const char *name, size_t len)
 
 const char *env_get(char *const *env, const char *name)
 {
-        ssize_t i = env_find(env, name, strlen(name));
-        return i < 0 ? NULL : env[i] + strlen(name) + 1;
+        ssize_t i = env ? env_find(env, name, strlen(name)) : -1;
+        return env && i >= 0 ? env[i] + strlen(name) + 1 : NULL;
 }
 
 static int env_put(char ***env, const char *name, const char *value)
@@ -79,6 +85,14 @@ static bool matches_any(const char *name, char *const *globs)
 static bool matches_arg(const char *name, const void *arg) { return matches_any(name, (char *const *)arg); }
 static bool not_matches_arg(const char *name, const void *arg) { return !matches_any(name, (char *const *)arg); }
 
+static bool is_core(const char *entry, size_t len)
+{
+        for (size_t k = 0; ENV_CORE_NAMES[k]; k++)
+                if (strlen(ENV_CORE_NAMES[k]) == len && strncmp(entry, ENV_CORE_NAMES[k], len) == 0)
+                        return true;
+        return len > strlen(ENV_CORE_PREFIX) && strncmp(entry, ENV_CORE_PREFIX, strlen(ENV_CORE_PREFIX)) == 0;
+}
+
 /* Step 1: the starting template. */
 static int env_inherit(cordon_inherit inherit, const char *const *base, char ***ret)
 {
@@ -89,9 +103,7 @@ static int env_inherit(cordon_inherit inherit, const char *const *base, char ***
                 size_t len = name_len(base[i]);
                 if (!strchr(base[i], '=') || len == 0)
                         continue; /* not NAME=VALUE: never passed on */
-                bool keep = inherit == CORDON_INHERIT_ALL;
-                for (size_t k = 0; !keep && ENV_CORE_NAMES[k]; k++)
-                        keep = strlen(ENV_CORE_NAMES[k]) == len && strncmp(base[i], ENV_CORE_NAMES[k], len) == 0;
+                bool keep = inherit == CORDON_INHERIT_ALL || is_core(base[i], len);
                 if (!keep || env_find(env, base[i], len) >= 0)
                         continue; /* the first of duplicate names wins, as getenv(3) sees it */
                 if (strv_push(&env, base[i]) < 0)
@@ -112,6 +124,24 @@ static int env_redirect(char ***env, const char *root)
         for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
                 _cleanup_free_ char *p = xasprintf("%s/runtime-user-env/%s", root, R[i].dir);
                 if (!p || env_put(env, R[i].name, p) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A set value "~/x" is x in the caller's real home, "$NAME/x" x in that
+ * variable of the command's environment ($HOME/.cargo: in the instance). One
+ * that cannot be expanded is left as written. */
+static int env_expand_set(char ***env, const cordon_config *c, const char *home)
+{
+        for (size_t i = 0; i < c->n_set; i++) {
+                const char *v = c->set[i].value;
+                if ((v[0] != '~' && v[0] != '$') || !env_get(*env, c->set[i].name))
+                        continue; /* not a path to expand, or dropped by include_only */
+                _cleanup_free_ char *x = config_path_expand(v, home, *env);
+                if (!x && errno == ENOMEM)
+                        return -ENOMEM;
+                if (x && env_put(env, c->set[i].name, x) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -177,6 +207,8 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
         if (c->include_only && c->include_only[0])
                 env_filter(env, not_matches_arg, c->include_only);
         if (in->instance_root && env_redirect(&env, in->instance_root) < 0)
+                return -ENOMEM;
+        if (env_expand_set(&env, c, in->home) < 0)
                 return -ENOMEM;
         if (in->backend) {
                 if (env_put(&env, "CORDON_SANDBOX", in->backend) < 0)

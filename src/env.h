@@ -11,6 +11,7 @@ typedef struct env_input {
         size_t n_extra;
         const char *instance_root; /* redirect into <root>/runtime-user-env; NULL: don't */
         const char *backend;       /* CORDON_SANDBOX value; NULL: no markers */
+        const char *home;          /* the caller's real home, for "~/" in set values */
 } env_input;
 
 /* Builds "NAME=VALUE" strings sorted by name. Returns 0 or -ENOMEM. */

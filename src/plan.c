@@ -26,10 +26,26 @@ const char *const PROC_READ_ONLY[] = {"sys", "sysrq-trigger", "irq", "bus", "fs"
 const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug", NULL};
 
 static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
+/* From /etc only what describes the system and programs' defaults, never
+ * credentials (no shadow, sudoers, ssh, machine-id, package managers' rc
+ * files that may hold registry tokens). A symlink among them is resolved on
+ * purpose (/etc is the host's, not writable by the command) and its target
+ * bound at its name. */
 static const char *const ETC_ENTRIES[] = {
+        /* to run at all: the loader, name resolution, time, certificates */
         "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/ld.so.conf",
-        "/etc/ld.so.conf.d", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives",
-        "/etc/gitconfig", NULL,
+        "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone", "/etc/ssl", "/etc/ca-certificates",
+        "/etc/alternatives",
+        /* what the system is: every installer's distro probe */
+        "/etc/os-release", "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/fedora-release",
+        "/etc/centos-release", "/etc/rocky-release", "/etc/almalinux-release", "/etc/system-release",
+        "/etc/alpine-release", "/etc/arch-release", "/etc/gentoo-release", "/etc/SuSE-release",
+        /* the C library's and programs' databases and defaults */
+        "/etc/services", "/etc/protocols", "/etc/rpc", "/etc/networks", "/etc/ethertypes", "/etc/gai.conf",
+        "/etc/host.conf", "/etc/locale.alias", "/etc/manpath.config", "/etc/mime.types", "/etc/magic",
+        "/etc/gitconfig",
+        /* the shells' system rc files */
+        "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc", NULL,
 };
 /* Never exposed automatically: kernel interfaces the sandbox gets its own of. */
 static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
@@ -99,12 +115,14 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->workspace);
         free(p->hostname);
         strv_free(p->warnings);
+        strv_free(p->hints);
         free(p);
         return NULL;
 }
 
 const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
 const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
+const char *const *cordon_plan_hints(const cordon_plan *p) { return (const char *const *)p->hints; }
 
 /* ---- reading the host through the host root ----------------------------------- */
 
@@ -718,16 +736,42 @@ static int plan_instance(builder *b)
         return r;
 }
 
+/* The caller's real home, for "~/" in config paths: $HOME, else the
+ * passwd entry's. */
+static const char *caller_home(const host_info *h)
+{
+        return h->home && h->home[0] == '/' ? h->home : h->passwd_home;
+}
+
+/* One rule with "~/" and "$NAME/" expanded; an optional one whose source
+ * is missing is skipped. */
+static int plan_expose_rule(builder *b, const expose_rule *e)
+{
+        _cleanup_free_ char *source = config_path_expand(e->source, caller_home(b->h), NULL);
+        _cleanup_free_ char *target = source ? config_path_expand(e->target, caller_home(b->h), b->p->env) : NULL;
+        if (!target && errno == ENOMEM)
+                return -ENOMEM;
+        if (!target)
+                return error_set(b->err, EINVAL, "expose %s -> %s: %s", e->source, e->target,
+                                 source ? "the command's environment has no such absolute variable"
+                                        : "the home directory is unknown ($HOME and the passwd entry)");
+        /* resolved as add_bind does: never through a link in a writable mount */
+        _cleanup_free_ char *real = NULL;
+        int r = e->optional ? host_resolve(b->h, source, false, &real) : 0;
+        if (r == -ENOENT)
+                return 0;
+        if (b->p->backend == BACKEND_LANDLOCK && !streq(source, target))
+                return error_set(b->err, EINVAL,
+                                 "expose %s -> %s: the landlock backend cannot remap paths (it has no "
+                                 "mount namespace); use the same target, or the linux backend",
+                                 source, target);
+        return add_bind(b, source, target, e->writable, ORIGIN_EXPOSE, false);
+}
+
 static int plan_expose(builder *b)
 {
         for (size_t i = 0; i < b->c->n_expose; i++) {
-                const expose_rule *e = &b->c->expose[i];
-                if (b->p->backend == BACKEND_LANDLOCK && !streq(e->source, e->target))
-                        return error_set(b->err, EINVAL,
-                                         "expose %s -> %s: the landlock backend cannot remap paths (it has no "
-                                         "mount namespace); use the same target, or the linux backend",
-                                         e->source, e->target);
-                int r = add_bind(b, e->source, e->target, e->writable, ORIGIN_EXPOSE, false);
+                int r = plan_expose_rule(b, &b->c->expose[i]);
                 if (r < 0)
                         return r;
         }
@@ -1517,6 +1561,7 @@ static int plan_environment(builder *b)
                 .n_extra = cmd ? cmd->n_extra_env : 0,
                 .instance_root = b->p->backend == BACKEND_NONE ? NULL : b->p->instance_root,
                 .backend = b->p->backend == BACKEND_NONE ? NULL : backend_name(b->p->backend),
+                .home = caller_home(b->h),
         };
         return env_build(b->c, &in, &b->p->env);
 }
@@ -1626,6 +1671,61 @@ static int plan_init(builder *b)
 static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, const host_info *h,
                              cordon_plan **ret, cordon_error **ret_error);
 
+/* The first profile that exposes |dir| (caller frees), or NULL. */
+static char *profile_exposing(const builder *b, char *const *profiles, const char *dir)
+{
+        for (size_t i = 0; profiles && profiles[i]; i++) {
+                cordon_config *pc = cordon_config_new();
+                if (pc && b->c->profile_dirs)
+                        pc->profile_dirs = strv_copy((const char *const *)b->c->profile_dirs);
+                bool found = false;
+                if (pc && cordon_config_add_profile(pc, profiles[i], NULL) == 0)
+                        for (size_t k = 0; !found && k < pc->n_expose; k++) {
+                                _cleanup_free_ char *src =
+                                        config_path_expand(pc->expose[k].source, caller_home(b->h), NULL);
+                                found = src && path_startswith(dir, src);
+                        }
+                cordon_config_free(pc);
+                if (found)
+                        return strdup(profiles[i]);
+        }
+        return NULL;
+}
+
+/* One line for people on the PATH entries that exist on the host but not
+ * inside ("cargo: not found" while PATH lists ~/.cargo/bin), with the
+ * profile that would bring each, else --expose. */
+static int plan_path_hint(builder *b)
+{
+        const char *path = env_get(b->p->env, "PATH");
+        _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
+        buf m = {0};
+        for (const char *s = path; seen && s && *s;) {
+                size_t n = strcspn(s, ":");
+                _cleanup_free_ char *dir = strndup(s, n);
+                s += n + (s[n] == ':');
+                struct stat st;
+                if (!dir || dir[0] != '/' || strv_contains(seen, dir) || host_stat(b->h, dir, &st) < 0 ||
+                    !S_ISDIR(st.st_mode) || sandbox_visible(b, dir))
+                        continue;
+                if (strv_push(&seen, dir) < 0)
+                        break;
+                if (!profiles && !(profiles = config_profiles(b->c)))
+                        return -ENOMEM;
+                _cleanup_free_ char *prof = profile_exposing(b, profiles, dir);
+                if (prof)
+                        buf_printf(&m, "%s%s (--profile %s)", m.len ? ", " : "", dir, prof);
+                else
+                        buf_printf(&m, "%s%s (--expose %s)", m.len ? ", " : "", dir, dir);
+        }
+        _cleanup_free_ char *list = buf_steal(&m);
+        if (!seen || !list)
+                return -ENOMEM;
+        if (!list[0])
+                return 0;
+        return strv_consume(&b->p->hints, xasprintf("PATH entries not visible inside: %s", list));
+}
+
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
                cordon_error **ret_error)
 {
@@ -1687,6 +1787,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
                         qsort(p->mounts, p->n_mounts, sizeof(plan_mount), cmp_mounts);
                 r = check_mountpoints(&b);
         }
+        if (r == 0 && cmd && p->backend != BACKEND_NONE)
+                r = plan_path_hint(&b);
         free(b.exe_host);
         if (r < 0) {
                 if (ret_error && !*ret_error)

@@ -104,6 +104,7 @@ struct cordon_plan {
         cordon_log_fn log_fn;
         void *log_userdata;
         char **warnings;           /* said at every start (log callback) */
+        char **hints;              /* for people, not said by the library (cordon_plan_hints) */
         /* CORDON_DEBUG=word,word (read from the caller's environment; whole
          * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;

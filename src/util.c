@@ -97,6 +97,22 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 void strv_sort(char **v) { qsort(v, strv_len(v), sizeof(char *), cmp_str); }
 
+bool strv_contains(char *const *v, const char *s)
+{
+        for (size_t i = 0; v && v[i]; i++)
+                if (streq(v[i], s))
+                        return true;
+        return false;
+}
+
+char *strv_join(char *const *v, const char *sep)
+{
+        buf b = {0};
+        for (size_t i = 0; v && v[i]; i++)
+                buf_printf(&b, "%s%s", i ? sep : "", v[i]);
+        return buf_steal(&b);
+}
+
 void buf_put(buf *b, const char *s, size_t n)
 {
         if (b->oom)

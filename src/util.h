@@ -63,6 +63,9 @@ int strv_consume(char ***v, char *s) HIDDEN;
 char **strv_free(char **v) HIDDEN;
 char **strv_copy(const char *const *v) HIDDEN;
 void strv_sort(char **v) HIDDEN;
+bool strv_contains(char *const *v, const char *s) HIDDEN;
+/* The strings joined by |sep| (caller frees), or NULL. */
+char *strv_join(char *const *v, const char *sep) HIDDEN;
 static inline void strv_freep(char ***v) { strv_free(*v); }
 
 /* A growable byte buffer for building text. */

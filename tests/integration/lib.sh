@@ -14,6 +14,9 @@
 #   check_contains DESC NEEDLE CMD...
 #   skip DESC REASON      (a failure under CI=true)
 set -u
+# The system's PATH, not the developer's (toolchains in a home would add
+# cordon's note on PATH entries not visible inside to every run's stderr).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CORDON_BUILD=${CORDON_BUILD:?set CORDON_BUILD to a build directory}
 TEST_AS=${TEST_AS:-root}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

@@ -277,9 +277,9 @@ static void test_errors(void)
                 const char *const *words;
                 const char *error;
         } T[] = {
-                {ARGS(NULL), "missing command (run, plan, env, check)"},
-                {ARGS("frob"), "unknown command \"frob\" (run, plan, env, check)"},
-                {ARGS("--frob"), "unknown command \"--frob\" (run, plan, env, check)"},
+                {ARGS(NULL), "missing command (run, plan, env, check, profiles)"},
+                {ARGS("frob"), "unknown command \"frob\" (run, plan, env, check, profiles)"},
+                {ARGS("--frob"), "unknown command \"--frob\" (run, plan, env, check, profiles)"},
                 {ARGS("run"), "run: missing the command to run (cordon run [flags] -- CMD [ARGS...])"},
                 {ARGS("run", "--"), "run: missing the command to run (cordon run [flags] -- CMD [ARGS...])"},
                 {ARGS("plan", "--json"), "plan: missing the command to run (cordon plan [flags] -- CMD [ARGS...])"},

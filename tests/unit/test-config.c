@@ -16,6 +16,8 @@
 
 #define INVALID_DIR TEST_DATA "/config/invalid"
 #define LAYERS_DIR  TEST_DATA "/config/layers"
+#define PROFILES_DIR TEST_DATA "/config/profiles"
+#define SHIPPED_DIR TEST_DATA "/../../profiles"
 
 /* One fixture per file in tests/data/config/invalid, loaded by its bare name
  * from that directory, so the message starts with the name as given. */
@@ -30,7 +32,7 @@ static const struct {
          "isolation.auto_expose.argv", 3, 34},
         {"unknown-key-expose-entry.json",
          "unknown-key-expose-entry.json:4:26: isolation.expose_paths[0].readonly: unknown key (expected \"source\", "
-         "\"target\" or \"mode\")",
+         "\"target\", \"mode\" or \"optional\")",
          "isolation.expose_paths[0].readonly", 4, 26},
         {"unknown-key-limits.json", "unknown-key-limits.json:5:7: isolation.limits.memory: unknown key",
          "isolation.limits.memory", 5, 7},
@@ -96,10 +98,10 @@ static const struct {
          "isolation.landlock", 3, 17},
         /* expose_paths */
         {"source-relative.json",
-         "source-relative.json:4:18: isolation.expose_paths[0].source: must be an absolute path, got \"usr/share\"",
+         "source-relative.json:4:18: isolation.expose_paths[0].source: must be an absolute path (or start with ~/), got \"usr/share\"",
          "isolation.expose_paths[0].source", 4, 18},
         {"target-relative.json",
-         "target-relative.json:4:42: isolation.expose_paths[0].target: must be an absolute path, got \"opt/share\"",
+         "target-relative.json:4:42: isolation.expose_paths[0].target: must be an absolute path (or start with ~/ or $NAME/), got \"opt/share\"",
          "isolation.expose_paths[0].target", 4, 42},
         {"target-dotdot.json",
          "target-dotdot.json:4:42: isolation.expose_paths[0].target: must not contain \"..\", got \"/opt/../etc\"",
@@ -112,7 +114,7 @@ static const struct {
          "isolation.expose_paths[0].target", 4, 42},
         {"source-missing.json",
          "source-missing.json:5:18: isolation.expose_paths[1].source: does not exist: "
-         "/nonexistent/cordon-test/missing",
+         "/nonexistent/cordon-test/missing (mark it \"optional\": true if it may be missing)",
          "isolation.expose_paths[1].source", 5, 18},
         {"source-key-missing.json", "source-key-missing.json:4:7: isolation.expose_paths[0]: \"source\" is required",
          "isolation.expose_paths[0]", 4, 7},
@@ -582,10 +584,10 @@ static void test_setters_expose_spec(void)
         } BAD[] = {
                 {"/usr/share:rwx", "--expose /usr/share:rwx: mode must be \"ro\" or \"rw\", got \"rwx\"", EINVAL},
                 {"/usr/share:", "--expose /usr/share:: mode must be \"ro\" or \"rw\", got \"\"", EINVAL},
-                {"usr/share", "--expose usr/share: source must be an absolute path", EINVAL},
+                {"usr/share", "--expose usr/share: source must be an absolute path (or start with ~/)", EINVAL},
                 {"/usr/../etc", "--expose /usr/../etc: source must not contain \"..\"", EINVAL},
                 {"/usr/share:/", "--expose /usr/share:/: target must not be \"/\", got \"/\"", EINVAL},
-                {"/usr/share:opt:rw", "--expose /usr/share:opt:rw: target must be an absolute path, got \"opt\"",
+                {"/usr/share:opt:rw", "--expose /usr/share:opt:rw: target must be an absolute path (or start with ~/ or $NAME/), got \"opt\"",
                  EINVAL},
                 {"/usr/share:/proc/x",
                  "--expose /usr/share:/proc/x: target must not be under /proc (the sandbox has "
@@ -913,6 +915,112 @@ static void test_setters_env(void)
 }
 
 /* json_locate directly: keys and values, arrays, escapes. */
+/* A config that finds profiles in |dir| only. */
+static cordon_config *profile_config(const char *dir)
+{
+        cordon_config *c = cordon_config_new();
+        const char *const dirs[] = {dir, NULL};
+        if (c)
+                c->profile_dirs = strv_copy(dirs);
+        return c;
+}
+
+static void check_profile_error(const char *name, const char *message, const char *key, int line, int column)
+{
+        cordon_config *c = profile_config(PROFILES_DIR);
+        _cleanup_free_ char *before = config_dump(c);
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_add_profile(c, name, &e), -EINVAL);
+        printf("# %s\n", cordon_error_message(e));
+        CHECK_STREQ(cordon_error_message(e), message);
+        CHECK(key ? cordon_error_key(e) && streq(cordon_error_key(e), key) : !cordon_error_key(e));
+        CHECK_INTEQ(cordon_error_line(e), line);
+        CHECK_INTEQ(cordon_error_column(e), column);
+        _cleanup_free_ char *after = config_dump(c);
+        CHECK_STREQ(after, before); /* a bad profile changes nothing */
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+/* Profiles are config layers: "~/" and "$NAME/" paths kept for the plan,
+ * optional sources not checked, errors located in the profile's file. */
+static void test_profiles(void)
+{
+        cordon_config *c = profile_config(PROFILES_DIR);
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_add_profile(c, "tools", &e), 0);
+        CHECK(e == NULL);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
+        CHECK_INTEQ(c->n_expose, 3);
+        if (c->n_expose == 3) {
+                CHECK_STREQ(c->expose[0].source, "~/.cargo/bin");
+                CHECK_STREQ(c->expose[0].target, "~/.cargo/bin");
+                CHECK(c->expose[0].optional && !c->expose[0].writable);
+                CHECK_STREQ(c->expose[1].target, "$HOME/.gitconfig");
+                CHECK(!c->expose[1].optional); /* a home path is checked when planning */
+                CHECK_STREQ(c->expose[2].source, "/nonexistent/toolchain");
+        }
+        CHECK_INTEQ(c->n_set, 2);
+        cordon_config_free(c);
+
+        /* named by a layer: applied before it, so the layer wins */
+        c = profile_config(PROFILES_DIR);
+        CHECK_INTEQ(cordon_config_add_profile(c, "nested", &e), 0);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_NONE);
+        CHECK_INTEQ(c->n_expose, 3);
+        cordon_config_free(c);
+
+        check_profile_error("bad", PROFILES_DIR "/bad.json:4:37: isolation.expose_paths[0].optional: must be a "
+                                   "boolean, got string",
+                            "isolation.expose_paths[0].optional", 4, 37);
+        check_profile_error("dotdot", PROFILES_DIR "/dotdot.json:1:44: isolation.expose_paths[0].source: must name a "
+                                      "path below ~ without \"..\", got \"~/../etc\"",
+                            "isolation.expose_paths[0].source", 1, 44);
+        check_profile_error("bad-target", PROFILES_DIR "/bad-target.json:1:62: isolation.expose_paths[0].target: must "
+                                          "be an absolute path (or start with ~/ or $NAME/), got \"$HOME\"",
+                            "isolation.expose_paths[0].target", 1, 62);
+        check_profile_error("names-bad", PROFILES_DIR "/names-bad.json:1:38: isolation.profiles[1]: not a profile "
+                                         "name: \"../etc/passwd\" (letters, digits, \".\", \"_\" and \"-\")",
+                            "isolation.profiles[1]", 1, 38);
+        check_profile_error("loop-a", PROFILES_DIR "/loop-b.json:1:29: isolation.profiles[0]: profile \"loop-a\": "
+                                      "profiles nest more than 8 deep (a cycle?)",
+                            "isolation.profiles[0]", 1, 29);
+        check_profile_error("missing", "no profile \"missing\" (looked in " PROFILES_DIR
+                                       "; `cordon profiles` lists them)",
+                            NULL, 0, 0);
+        check_profile_error("../x", "not a profile name: \"../x\" (letters, digits, \".\", \"_\" and \"-\")", NULL,
+                            0, 0);
+}
+
+/* The shipped profiles load, and keep the rule: toolchains read-only, in
+ * the home and optional; nothing writable (a cache the host executes from
+ * is never shared). */
+static void test_shipped_profiles(void)
+{
+        static const char *const NAMES[] = {"git", "rust", "node", "python", "go"};
+        for (size_t i = 0; i < ARRAY_SIZE(NAMES); i++) {
+                cordon_config *c = profile_config(SHIPPED_DIR);
+                cordon_error *e = NULL;
+                CHECK_INTEQ(cordon_config_add_profile(c, NAMES[i], &e), 0);
+                if (e)
+                        printf("# %s: %s\n", NAMES[i], cordon_error_message(e));
+                cordon_error_free(e);
+                CHECK(c->n_expose > 0);
+                for (size_t k = 0; k < c->n_expose; k++)
+                        CHECK(!c->expose[k].writable && c->expose[k].optional && c->expose[k].source[0] == '~');
+                for (size_t k = 0; k < c->n_set; k++) /* caches point into the instance or at a ro toolchain */
+                        CHECK(c->set[k].value[0] == '$' || c->set[k].value[0] == '~');
+                cordon_config_free(c);
+        }
+        cordon_config *c = profile_config(SHIPPED_DIR);
+        _cleanup_free_ char *text = NULL;
+        CHECK_INTEQ(cordon_profiles_describe(c, &text), 0);
+        CHECK(text && strstr(text, "rust (" SHIPPED_DIR "/rust.json)\n"));
+        CHECK(text && strstr(text, "  expose ~/.cargo/bin ro (optional)\n"));
+        CHECK(text && strstr(text, "  set CARGO_HOME=$HOME/.cargo\n"));
+        cordon_config_free(c);
+}
+
 static void test_json_locate(void)
 {
         static const char *const text = "{\"a\": {\"b\\u0020c\": [1, {\"d\": true}]},\n \"e\": \"x\"}";
@@ -949,6 +1057,8 @@ int main(void)
         RUN(test_setters_enums);
         RUN(test_network_allow);
         RUN(test_setters_env);
+        RUN(test_profiles);
+        RUN(test_shipped_profiles);
         RUN(test_json_locate);
         return TAP_DONE();
 }

@@ -33,10 +33,18 @@ typedef struct env_case {
 
 static const env_case CASES[] = {
         /* ---- step 1: inherit */
-        {.name = "core keeps only the nine core names",
+        {.name = "core keeps Codex's nine core names, the locale and the terminal",
          .base = {AGENT_ENV},
-         .want = "HOME=/home/ada\nLOGNAME=ada\nPATH=/usr/local/bin:/usr/bin:/bin\nSHELL=/bin/bash\nTEMP=/tmp/t\n"
-                 "TMP=/tmp/t2\nTMPDIR=/tmp/ada\nUSER=ada\nUSERNAME=ada\n"},
+         .want = "HOME=/home/ada\nLANG=en_US.UTF-8\nLC_ALL=C.UTF-8\nLOGNAME=ada\nPATH=/usr/local/bin:/usr/bin:/bin\n"
+                 "SHELL=/bin/bash\nTEMP=/tmp/t\nTERM=xterm\nTMP=/tmp/t2\nTMPDIR=/tmp/ada\nUSER=ada\nUSERNAME=ada\n"},
+        {.name = "core: every LC_* category, LANGUAGE, COLORTERM, TZ, NO_COLOR; not LC_ alone nor LCX",
+         .base = {"LC_CTYPE=C.UTF-8", "LC_MESSAGES=fr_FR.UTF-8", "LANGUAGE=fr:en", "COLORTERM=truecolor",
+                  "TZ=Europe/Paris", "NO_COLOR=1", "LC_=x", "LCX=y", "lc_all=C", "TERMINFO=/t"},
+         .want = "COLORTERM=truecolor\nLANGUAGE=fr:en\nLC_CTYPE=C.UTF-8\nLC_MESSAGES=fr_FR.UTF-8\nNO_COLOR=1\n"
+                 "TZ=Europe/Paris\n"},
+        {.name = "core: the default excludes still apply to the locale names",
+         .base = {"LC_TOKEN=x", "LANG=C.UTF-8"},
+         .want = "LANG=C.UTF-8\n"},
         {.name = "core is case-sensitive: path and Home are not core",
          .base = {"path=/x", "Home=/h", "PATH=/bin"},
          .want = "PATH=/bin\n"},
@@ -127,8 +135,9 @@ static const env_case CASES[] = {
         {.name = "Codex pattern 2: default core + set",
          .policy = "{\"shell_environment_policy\": {\"set\": {\"CI\": \"1\", \"NODE_ENV\": \"test\"}}}",
          .base = {AGENT_ENV},
-         .want = "CI=1\nHOME=/home/ada\nLOGNAME=ada\nNODE_ENV=test\nPATH=/usr/local/bin:/usr/bin:/bin\n"
-                 "SHELL=/bin/bash\nTEMP=/tmp/t\nTMP=/tmp/t2\nTMPDIR=/tmp/ada\nUSER=ada\nUSERNAME=ada\n"},
+         .want = "CI=1\nHOME=/home/ada\nLANG=en_US.UTF-8\nLC_ALL=C.UTF-8\nLOGNAME=ada\nNODE_ENV=test\n"
+                 "PATH=/usr/local/bin:/usr/bin:/bin\nSHELL=/bin/bash\nTEMP=/tmp/t\nTERM=xterm\nTMP=/tmp/t2\n"
+                 "TMPDIR=/tmp/ada\nUSER=ada\nUSERNAME=ada\n"},
 
         /* ---- redirection and markers */
         {.name = "redirection into <root>/runtime-user-env, after set and include_only",
@@ -259,8 +268,9 @@ static void test_env_null_base(void)
 
 static void test_env_core_names(void)
 {
-        static const char *const want[] = {"HOME",     "LOGNAME", "PATH", "SHELL", "USER",
-                                           "USERNAME", "TMPDIR",  "TEMP", "TMP"};
+        static const char *const want[] = {"HOME", "LOGNAME",  "PATH", "SHELL",     "USER", "USERNAME",
+                                           "TMPDIR", "TEMP",  "TMP",  "LANG",      "LANGUAGE", "TERM",
+                                           "COLORTERM", "TZ", "NO_COLOR"};
         CHECK_INTEQ(strv_len((char *const *)ENV_CORE_NAMES), ARRAY_SIZE(want));
         for (size_t i = 0; i < ARRAY_SIZE(want) && ENV_CORE_NAMES[i]; i++)
                 CHECK_STREQ(ENV_CORE_NAMES[i], want[i]);
@@ -332,7 +342,7 @@ static void test_env_through_plan(void)
         if (p) {
                 _cleanup_free_ char *got = join((char *const *)cordon_plan_env(p));
                 CHECK_STREQ(got, "CORDON_SANDBOX=linux\nCORDON_SANDBOX_NETWORK_DISABLED=1\n"
-                                 "HOME=/home/ada/.cordon/runtime-user-env/home\nPATH=/bin\n"
+                                 "HOME=/home/ada/.cordon/runtime-user-env/home\nLANG=C\nPATH=/bin\n"
                                  "TMPDIR=/home/ada/.cordon/runtime-user-env/tmp\n"
                                  "XDG_CACHE_HOME=/home/ada/.cordon/runtime-user-env/cache\n"
                                  "XDG_CONFIG_HOME=/home/ada/.cordon/runtime-user-env/config\n"

@@ -103,6 +103,11 @@ static bool fx_common(const char *r)
                fx_link(r, "/etc/localtime", "/usr/share/zoneinfo/Europe/Paris") &&
                fx_file(r, "/etc/ssl/certs/ca.pem", "PEM", DATA) &&
                fx_link(r, "/etc/alternatives/python", "/usr/bin/python3") &&
+               fx_link(r, "/etc/os-release", "../usr/lib/os-release") &&
+               fx_file(r, "/usr/lib/os-release", "ID=debian\n", DATA) &&
+               fx_file(r, "/etc/services", "https 443/tcp\n", DATA) &&
+               fx_file(r, "/etc/profile.d/locale.sh", "true\n", DATA) &&
+               fx_file(r, "/etc/sudoers", "root ALL=(ALL) ALL\n", 0440) &&
                fx_file(r, "/etc/passwd", "root:x:0:0::/root:/bin/sh\nada:x:1000:1000::/home/ada:/bin/sh\n", DATA) &&
                fx_file(r, "/etc/shadow", "secret", 0600) &&
                /* the user's home */
@@ -187,7 +192,7 @@ static void add_rule(cordon_config *c, const char *source, const char *target, b
         if (!n)
                 abort();
         c->expose = n;
-        c->expose[c->n_expose++] = (expose_rule){strdup(source), strdup(target ? target : source), writable};
+        c->expose[c->n_expose++] = (expose_rule){strdup(source), strdup(target ? target : source), writable, false};
 }
 
 static int build(const plan_case *t, cordon_plan **ret, cordon_error **err)
@@ -376,7 +381,16 @@ static void test_default_view_properties(void)
                 CHECK(m && streq(m->source, "/usr/share/zoneinfo/Europe/Paris") && !m->writable);
                 CHECK(!mount_at(p, "/etc/ca-certificates")); /* absent on this host */
                 CHECK(!mount_at(p, "/etc/shadow"));
+                CHECK(!mount_at(p, "/etc/sudoers"));
                 CHECK(!mount_at(p, "/etc"));
+                /* a link in /etc: its target, resolved on purpose, bound at its name */
+                m = mount_at(p, "/etc/os-release");
+                CHECK(m && m->type == MOUNT_BIND && streq(m->source, "/usr/lib/os-release") && !m->writable);
+                m = mount_at(p, "/etc/services");
+                CHECK(m && m->type == MOUNT_BIND && !m->is_dir && !m->writable && m->origin == ORIGIN_SYSTEM);
+                m = mount_at(p, "/etc/profile.d");
+                CHECK(m && m->type == MOUNT_BIND && m->is_dir && !m->writable);
+                CHECK(!mount_at(p, "/etc/lsb-release")); /* absent on this host */
                 m = mount_at(p, "/etc/passwd");
                 CHECK(m && m->type == MOUNT_FILE && m->origin == ORIGIN_GENERATED);
                 CHECK(m && streq(m->content, "ada:x:1000:1000:ada:/home/ada/.cordon/runtime-user-env/home:/bin/sh\n"));
