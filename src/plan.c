@@ -57,6 +57,7 @@ const char *backend_name(backend_kind b)
         switch (b) {
         case BACKEND_LINUX: return "linux";
         case BACKEND_LANDLOCK: return "landlock";
+        case BACKEND_SEATBELT: return "seatbelt";
         default: return "none";
         }
 }
@@ -638,7 +639,7 @@ static int plan_system(builder *b)
                 if (r < 0)
                         return r;
         }
-        if (b->p->backend == BACKEND_LANDLOCK)
+        if (b->p->backend != BACKEND_LINUX) /* landlock, seatbelt: the host's own tree */
                 return plan_system_landlock(b);
         int r = add_simple(b->p, MOUNT_PROC, "/proc", true, ORIGIN_SYSTEM);
         if (r == 0)
@@ -721,11 +722,11 @@ static int plan_expose(builder *b)
 {
         for (size_t i = 0; i < b->c->n_expose; i++) {
                 const expose_rule *e = &b->c->expose[i];
-                if (b->p->backend == BACKEND_LANDLOCK && !streq(e->source, e->target))
+                if (b->p->backend != BACKEND_LINUX && !streq(e->source, e->target))
                         return error_set(b->err, EINVAL,
-                                         "expose %s -> %s: the landlock backend cannot remap paths (it has no "
+                                         "expose %s -> %s: the %s backend cannot remap paths (it has no "
                                          "mount namespace); use the same target, or the linux backend",
-                                         e->source, e->target);
+                                         e->source, e->target, backend_name(b->p->backend));
                 int r = add_bind(b, e->source, e->target, e->writable, ORIGIN_EXPOSE, false);
                 if (r < 0)
                         return r;
@@ -1498,10 +1499,12 @@ static int select_backend(builder *b)
                 b->p->backend = BACKEND_LINUX;
         else if (streq(c->backend, "landlock"))
                 b->p->backend = BACKEND_LANDLOCK;
+        else if (streq(c->backend, "seatbelt")) /* planned anywhere; runs on macOS (src/seatbelt/) */
+                b->p->backend = BACKEND_SEATBELT;
         else
                 return error_set(b->err, ENOTSUP,
-                                 "the \"%s\" backend is not available in this version: use \"linux\" or "
-                                 "\"landlock\"",
+                                 "the \"%s\" backend is not available in this version: use \"linux\", "
+                                 "\"landlock\" or \"seatbelt\"",
                                  c->backend);
         return 0;
 }
@@ -1574,6 +1577,7 @@ static int plan_init(builder *b)
         p->uid = b->h->uid;
         p->gid = b->h->gid;
         p->hostname = strdup("cordon");
+        p->nested_seatbelt = streq(env_value(b->h->environ, "CORDON_SANDBOX"), "seatbelt");
         r = parse_debug(p, env_value(b->h->environ, "CORDON_DEBUG"));
         if (r < 0)
                 return r;
