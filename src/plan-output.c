@@ -58,6 +58,8 @@ static json_t *json_seatbelt(const cordon_plan *p)
         json_t *o = json_object(), *params = json_object();
         for (size_t i = 0; sp.params && sp.params[i]; i++) {
                 char *eq = strchr(sp.params[i], '=');
+                if (!eq)
+                        continue;
                 *eq = '\0'; /* names never hold '=' */
                 json_object_set_new(params, sp.params[i], json_string(eq + 1));
         }
