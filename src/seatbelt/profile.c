@@ -222,7 +222,7 @@ static void rule_name(render *r, const plan_mount *m, char name[48])
         } else {
                 const char *o = mount_origin_name(m->origin);
                 size_t k = 0;
-                for (; o[k] && k < 20; k++)
+                for (; k < 20 && o[k]; k++)
                         name[k] = (char)(o[k] >= 'a' && o[k] <= 'z' ? o[k] - 'a' + 'A' : o[k]);
                 snprintf(name + k, 48 - k, "_%u", r->counts[m->origin]++);
         }

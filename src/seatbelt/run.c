@@ -216,10 +216,10 @@ fail:
 static int report_error(const spawn_report *rep, cordon_error **ret_error)
 {
         static const char *const WHAT[] = {"start a session", "set up its stdio", "set its limits",
-                                           "enter the working directory", "execute " CORDON_SANDBOX_EXEC};
+                                           "enter the working directory", "execute"};
         int step = rep->step >= 0 && rep->step <= SPAWN_EXEC ? rep->step : SPAWN_EXEC;
-        return error_set(ret_error, rep->err, "cannot start the command: cannot %s: %s", WHAT[step],
-                         strerror(rep->err));
+        return error_set(ret_error, rep->err, "cannot start the command: cannot %s%s: %s", WHAT[step],
+                         step == SPAWN_EXEC ? " " CORDON_SANDBOX_EXEC : "", strerror(rep->err));
 }
 
 /* Fork, and wait until the child executed sandbox-exec (EOF on the report
