@@ -1,11 +1,12 @@
 # cordon — build wrapper around meson/ninja. See README.md.
 BUILD ?= build
 ASAN ?= build-asan
+SEATBELT ?= build-seatbelt
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 RUNS ?=
 
-.PHONY: all deps asan check check-fast soak demo install bench bench-startup lint fuzz clean
+.PHONY: all deps asan check check-fast check-seatbelt soak demo install bench bench-startup lint fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -23,10 +24,20 @@ asan: deps $(ASAN)/build.ninja
 	ninja -C $(ASAN)
 
 # Every test, in the normal build and again under ASan+UBSan, as root and as
-# an unprivileged user. Ends with "N passed, N failed".
-check: all asan
+# an unprivileged user, then the seatbelt backend's run path with its
+# stand-in. Ends with "N passed, N failed".
+check: all asan check-seatbelt
 	@scripts/deps.sh test
 	tests/run-tests $(BUILD) $(ASAN)
+
+# The seatbelt backend's run path on Linux: a build whose sandbox-exec is a
+# test stand-in (it does NOT isolate; never install that build).
+$(SEATBELT)/build.ninja:
+	meson setup $(SEATBELT) -Dseatbelt_standin=true
+
+check-seatbelt: deps $(SEATBELT)/build.ninja
+	ninja -C $(SEATBELT)
+	ONLY=seatbelt tests/run-tests $(SEATBELT)
 
 # Only the normal build (quicker while developing).
 check-fast: all
@@ -67,4 +78,4 @@ fuzz: deps
 	fuzz/run $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) build-fuzz
+	rm -rf $(BUILD) $(ASAN) $(SEATBELT) build-fuzz

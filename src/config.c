@@ -569,10 +569,10 @@ static int m_enabled(layer *L, json_t *v)
         return 0;
 }
 
-/* The first three can be chosen; the others are reserved names, accepted
+/* The first four can be chosen; the others are reserved names, accepted
  * here so that plan_build can say they are not available in this version. */
 static const char *const BACKENDS[] = {"auto", "linux", "landlock", "bwrap", "seatbelt", "windows", NULL};
-static const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", NULL};
+static const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", "seatbelt", NULL};
 
 static int m_backend(layer *L, json_t *v)
 {
@@ -1232,7 +1232,7 @@ int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error *
                         return 0;
                 }
         return error_set(ret_error, EINVAL,
-                         "backend must be \"auto\", \"linux\" or \"landlock\", got \"%s\"", name ? name : "");
+                         "backend must be \"auto\", \"linux\", \"landlock\" or \"seatbelt\", got \"%s\"", name ? name : "");
 }
 
 int cordon_config_set_network(cordon_config *c, cordon_network network)

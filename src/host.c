@@ -191,6 +191,10 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 if (!ok)
                         why = xasprintf("the landlock backend needs Landlock and seccomp: %s",
                                         abi < 1 ? landlock_hint(abi) : "seccomp filters are missing");
+        } else if (streq(backend, "seatbelt")) {
+                ok = false;
+                why = strdup("the seatbelt backend runs only on macOS; `cordon plan --backend seatbelt` shows its "
+                             "profile");
         } else {
                 ok = false;
                 why = xasprintf("the \"%s\" backend is not available in this version", backend);

@@ -9,6 +9,7 @@
 
 #include "plan.h"
 #include "net/proxy.h"
+#include "seatbelt/profile.h"
 
 static const struct {
         unsigned long flag;
@@ -28,7 +29,45 @@ static const char *const LIMIT_KEYS[CORDON_LIMIT__MAX] = {
 
 static const char *plan_title(const cordon_plan *p)
 {
-        return p->backend == BACKEND_LANDLOCK ? "landlock isolation access rules" : "linux isolation mount plan";
+        switch (p->backend) {
+        case BACKEND_LANDLOCK: return "landlock isolation access rules";
+        case BACKEND_SEATBELT: return "seatbelt isolation access rules";
+        default: return "linux isolation mount plan";
+        }
+}
+
+/* The seatbelt backend's profile and its -D parameters, after the plan. */
+static void text_seatbelt(buf *b, const cordon_plan *p)
+{
+        seatbelt_profile sp = {0};
+        if (seatbelt_render(p, NULL, &sp) < 0) {
+                b->oom = true;
+                return;
+        }
+        buf_printf(b, "seatbelt parameters (sandbox-exec -D):\n");
+        for (size_t i = 0; sp.params && sp.params[i]; i++)
+                buf_printf(b, "  %s\n", sp.params[i]);
+        buf_printf(b, "seatbelt profile (sandbox-exec -p):\n%s", sp.text);
+        seatbelt_profile_clear(&sp);
+}
+
+static json_t *json_seatbelt(const cordon_plan *p)
+{
+        seatbelt_profile sp = {0};
+        if (seatbelt_render(p, NULL, &sp) < 0)
+                return json_null();
+        json_t *o = json_object(), *params = json_object();
+        for (size_t i = 0; sp.params && sp.params[i]; i++) {
+                char *eq = strchr(sp.params[i], '=');
+                if (!eq)
+                        continue;
+                *eq = '\0'; /* names never hold '=' */
+                json_object_set_new(params, sp.params[i], json_string(eq + 1));
+        }
+        json_object_set_new(o, "profile", json_string(sp.text));
+        json_object_set_new(o, "parameters", params);
+        seatbelt_profile_clear(&sp);
+        return o;
 }
 
 static void text_mount(buf *b, const plan_mount *m)
@@ -156,6 +195,8 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 buf_printf(&b, "exe: %s\n", p->exe ? p->exe : "?");
                 buf_printf(&b, "cwd: %s\n", p->cwd ? p->cwd : "?");
         }
+        if (p->backend == BACKEND_SEATBELT)
+                text_seatbelt(&b, p);
         return buf_steal(&b);
 }
 
@@ -244,6 +285,8 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "uid", json_integer(p->uid));
         json_object_set_new(o, "gid", json_integer(p->gid));
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
+        if (p->backend == BACKEND_SEATBELT)
+                json_object_set_new(o, "seatbelt", json_seatbelt(p));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(o);
         return s;

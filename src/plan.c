@@ -73,6 +73,7 @@ const char *backend_name(backend_kind b)
         switch (b) {
         case BACKEND_LINUX: return "linux";
         case BACKEND_LANDLOCK: return "landlock";
+        case BACKEND_SEATBELT: return "seatbelt";
         default: return "none";
         }
 }
@@ -657,7 +658,7 @@ static int plan_system(builder *b)
                 if (r < 0)
                         return r;
         }
-        if (b->p->backend == BACKEND_LANDLOCK)
+        if (b->p->backend != BACKEND_LINUX) /* landlock, seatbelt: the host's own tree */
                 return plan_system_landlock(b);
         int r = add_simple(b->p, MOUNT_PROC, "/proc", true, ORIGIN_SYSTEM);
         if (r == 0)
@@ -760,11 +761,11 @@ static int plan_expose_rule(builder *b, const expose_rule *e)
         int r = e->optional ? host_resolve(b->h, source, false, &real) : 0;
         if (r == -ENOENT)
                 return 0;
-        if (b->p->backend == BACKEND_LANDLOCK && !streq(source, target))
+        if (b->p->backend != BACKEND_LINUX && !streq(source, target))
                 return error_set(b->err, EINVAL,
-                                 "expose %s -> %s: the landlock backend cannot remap paths (it has no "
+                                 "expose %s -> %s: the %s backend cannot remap paths (it has no "
                                  "mount namespace); use the same target, or the linux backend",
-                                 source, target);
+                                 source, target, backend_name(b->p->backend));
         return add_bind(b, source, target, e->writable, ORIGIN_EXPOSE, false);
 }
 
@@ -1543,10 +1544,12 @@ static int select_backend(builder *b)
                 b->p->backend = BACKEND_LINUX;
         else if (streq(c->backend, "landlock"))
                 b->p->backend = BACKEND_LANDLOCK;
+        else if (streq(c->backend, "seatbelt")) /* planned anywhere; runs on macOS (src/seatbelt/) */
+                b->p->backend = BACKEND_SEATBELT;
         else
                 return error_set(b->err, ENOTSUP,
-                                 "the \"%s\" backend is not available in this version: use \"linux\" or "
-                                 "\"landlock\"",
+                                 "the \"%s\" backend is not available in this version: use \"linux\", "
+                                 "\"landlock\" or \"seatbelt\"",
                                  c->backend);
         return 0;
 }
@@ -1643,6 +1646,7 @@ static int plan_init(builder *b)
         p->uid = b->h->uid;
         p->gid = b->h->gid;
         p->hostname = strdup("cordon");
+        p->nested_seatbelt = streq(env_value(b->h->environ, "CORDON_SANDBOX"), "seatbelt");
         r = parse_debug(p, env_value(b->h->environ, "CORDON_DEBUG"));
         if (r < 0)
                 return r;

@@ -63,6 +63,7 @@ typedef enum backend_kind {
         BACKEND_NONE,     /* isolation disabled */
         BACKEND_LINUX,
         BACKEND_LANDLOCK,
+        BACKEND_SEATBELT, /* macOS: an SBPL profile run by sandbox-exec (src/seatbelt/) */
 } backend_kind;
 
 /* What enforces the process limit; cordon_prepare asks the host. */
@@ -116,6 +117,9 @@ struct cordon_plan {
          * nor cordon's instance root). */
         bool debug_timing, debug_classic_mounts, debug_fork_init, debug_rw_binds;
         double prepare_s;          /* time cordon_prepare took */
+        /* seatbelt: the caller already runs in a seatbelt sandbox of
+         * cordon's (CORDON_SANDBOX=seatbelt), where sandbox-exec fails */
+        bool nested_seatbelt;
 };
 
 /* Everything the plan reads about the host, in one place so that tests can

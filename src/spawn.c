@@ -40,6 +40,7 @@
 #include "instance.h"
 #include "landlock.h"
 #include "net/proxy.h"
+#include "seatbelt/run.h"
 #include "sys.h"
 #include "undo.h"
 
@@ -908,6 +909,26 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error);
 
+/* The seatbelt backend: sandbox-exec applies the profile and executes the
+ * command (src/seatbelt/run.c); the launcher only waits for it. */
+static int start_seatbelt(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
+{
+        int r = instance_create(p->instance_root, p->workspace, ret_error);
+        cordon_process *proc = r == 0 ? process_new(p) : NULL;
+        if (r == 0 && !proc)
+                r = error_set(ret_error, ENOMEM, "out of memory");
+        if (r == 0) {
+                clock_gettime(CLOCK_MONOTONIC, &proc->started);
+                r = seatbelt_spawn(p, proc->stdio, &proc->pid, ret_error);
+        }
+        if (r < 0) {
+                cordon_process_free(proc);
+                return r;
+        }
+        *ret_proc = proc;
+        return 0;
+}
+
 /* Not a cancellation point: a thread cancelled half-way would leave what
  * it made to the helpers, and its memory and descriptors to no one. */
 int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
@@ -924,6 +945,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (!p->argv)
                 return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
         say_warnings(p);
+        if (p->backend == BACKEND_SEATBELT)
+                return start_seatbelt(p, ret_proc, ret_error);
         double t_start = now_s();
         int r = 0;
         if (p->backend != BACKEND_NONE)

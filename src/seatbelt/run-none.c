@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* The seatbelt backend where there is no sandbox-exec: plans only. */
+#include <errno.h>
+
+#include "seatbelt/run.h"
+
+int seatbelt_spawn(const cordon_plan *p, int ret_stdio[3], pid_t *ret_pid, cordon_error **ret_error)
+{
+        (void)p;
+        for (int i = 0; i < 3; i++)
+                ret_stdio[i] = -1;
+        *ret_pid = -1;
+        return error_set(ret_error, ENOTSUP,
+                         "the seatbelt backend runs only on macOS; `cordon plan --backend seatbelt` shows its "
+                         "profile");
+}

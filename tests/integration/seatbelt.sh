@@ -1,0 +1,57 @@
+#!/bin/bash
+# The seatbelt backend from the CLI: `cordon plan --backend seatbelt` shows
+# the profile and its -D parameters on any host; `cordon run` refuses on
+# Linux (exit 125, the command never runs), except in a build made with
+# -Dseatbelt_standin=true, where a stand-in for sandbox-exec runs it (and
+# does not isolate it: only the code path is tested).
+. "$(dirname "$0")/lib.sh"
+
+json() { # FILE PYTHON-EXPRESSION-ON-o: ok when it is true
+    python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$@"
+}
+
+ws="$T/proj/we\"ird (deny default) name"
+mkdir -p "$ws"
+[ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$ws"
+
+cordon plan --backend seatbelt --workspace "$ws" -- true >"$T/plan.txt" 2>&1
+st=$?
+if [ $st -eq 0 ] && grep -qx 'seatbelt profile (sandbox-exec -p):' "$T/plan.txt" &&
+    grep -qx '(deny default)' "$T/plan.txt" && grep -qx "  WORKSPACE=/private$ws" "$T/plan.txt"; then
+    ok "cordon plan --backend seatbelt prints the profile and its parameters"
+else
+    not_ok "cordon plan --backend seatbelt prints the profile and its parameters (status $st)"; diag <"$T/plan.txt"
+fi
+
+cordon plan --backend seatbelt --json --workspace "$ws" --network loopback -- true >"$T/plan.json" 2>"$T/err"
+check "the JSON plan has the profile and the parameters, the odd path only among them" \
+    json "$T/plan.json" "o['backend'] == 'seatbelt' and '(deny default)' in o['seatbelt']['profile']
+        and o['seatbelt']['parameters']['WORKSPACE'] == '/private' + sys.argv[3]
+        and 'we\"ird' not in o['seatbelt']['profile'] and 'localhost:*' in o['seatbelt']['profile']" "$ws"
+# the control: the path is in the plan itself (the profile leaves it out on purpose)
+check "the control: the odd path is in the plan's env and mounts" grep -qF 'we\"ird' "$T/plan.json"
+
+if grep -q 'a test stand-in replaces sandbox-exec' "$CORDON"; then
+    cordon run --backend seatbelt --workspace "$ws" -- sh -c 'echo "ran $CORDON_SANDBOX"' >"$T/out" 2>"$T/err"
+    st=$?
+    if [ $st -eq 0 ] && [ "$(cat "$T/out")" = "ran seatbelt" ] && grep -q 'does NOT isolate' "$T/err"; then
+        ok "stand-in build: cordon run --backend seatbelt runs the command, and warns that it does not isolate"
+    else
+        not_ok "stand-in build: cordon run --backend seatbelt (status $st)"; diag <"$T/err"
+    fi
+else
+    cordon run --backend seatbelt --workspace "$ws" -- sh -c "touch '$ws/ran'" >"$T/out" 2>"$T/err"
+    st=$?
+    want='cordon: the seatbelt backend runs only on macOS; `cordon plan --backend seatbelt` shows its profile'
+    if [ $st -eq 125 ] && [ "$(cat "$T/err")" = "$want" ] && [ ! -e "$ws/ran" ]; then
+        ok "cordon run --backend seatbelt on Linux: exit 125, one clear line, the command never ran"
+    else
+        not_ok "cordon run --backend seatbelt on Linux (status $st)"; diag <"$T/err"
+    fi
+    # the control: the same command runs with the linux backend
+    check "the control: the linux backend runs it" cordon run --workspace "$ws" -- sh -c "touch '$ws/ran'"
+    check "the control: ... and it wrote its file" test -e "$ws/ran"
+fi
+echo "1..$_n"
