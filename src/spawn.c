@@ -514,7 +514,8 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         if (r < 0)
                 return r;
         seccomp_options so = {.unix_sockets_only = p->backend == BACKEND_LANDLOCK &&
-                                                  p->network != CORDON_NETWORK_FULL};
+                                                  p->network != CORDON_NETWORK_FULL,
+                              .host_ipc = p->backend == BACKEND_LANDLOCK};
         r = seccomp_build(&so, &l->seccomp, ret_error);
         if (r < 0)
                 return r;
@@ -700,6 +701,9 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
         buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
         for (size_t i = 0; SECCOMP_DENIED[i].name; i++)
                 buf_printf(&b, " %s", SECCOMP_DENIED[i].name);
+        if (p->backend == BACKEND_LANDLOCK)
+                for (size_t i = 0; SECCOMP_HOST_IPC[i].name; i++)
+                        buf_printf(&b, " %s", SECCOMP_HOST_IPC[i].name);
         buf_printf(&b, " clone(namespace flags) personality(!=0) ioctl(TIOCSTI,TIOCLINUX) chmod/open/creat/"
                        "mknod(setuid/setgid)%s\n",
                    p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL ? " socket(!=AF_UNIX)" : "");
