@@ -539,6 +539,8 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                 r = build_ops(p, s, &ll);
         } else {
                 r = landlock_backend_rules(p, l->landlock_fd, &ll, ret_error);
+                if (r == 0)
+                        r = landlock_allow_terminal(l->landlock_fd, l->stdio, &ll, ret_error);
         }
         if (r < 0)
                 return r == -ENOMEM ? error_set(ret_error, ENOMEM, "out of memory") : r;
