@@ -48,6 +48,7 @@ struct cordon_process {
         int status_fd;
         int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
         int broadcast_signal;
+        int command_signal;      /* landlock backend: to its supervisor, "signal the command" */
         struct timespec started;
         double wall_limit, kill_after, cpu_limit;
         bool reaped, term_sent, killed;
@@ -474,6 +475,8 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         l->cap_last = 63;
         l->new_keyring = p->backend != BACKEND_NONE;
         l->broadcast_signal = SIGRTMIN;
+        l->death_signal = SIGRTMIN + 1;
+        l->command_signal = SIGRTMIN + 2;
         sigemptyset(&l->forward);
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
@@ -772,6 +775,7 @@ static cordon_process *process_new(const cordon_plan *p)
         for (int i = 0; i < 3; i++)
                 proc->stdio[i] = -1;
         proc->broadcast_signal = SIGRTMIN;
+        proc->command_signal = SIGRTMIN + 2;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
         proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
@@ -793,8 +797,10 @@ static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process
                 if (p->backend == BACKEND_LINUX)
                         return clone(init_main, init_stack_top(s->stacks), (int)(flags | CLONE_VM | CLONE_PIDFD),
                                      &s->l, &proc->pidfd);
-                return clone(exec_main, s->l.command_stack_top, (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l,
-                             &proc->pidfd);
+                /* the landlock backend's supervisor lives on, as the init */
+                return clone(exec_main, p->backend == BACKEND_LANDLOCK ? init_stack_top(s->stacks)
+                                                                       : s->l.command_stack_top,
+                             (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l, &proc->pidfd);
         }
         pid_t pid = sys_clone(flags, &proc->pidfd);
         if (pid == 0) {
@@ -972,8 +978,13 @@ int cordon_signal_command(cordon_process *p, int sig)
                 return -EINVAL;
         if (p->finished)
                 return -ESRCH;
-        /* The init forwards these to the command; the landlock backend's
-         * child is the command itself. Async-signal-safe. */
+        /* The init forwards these to the command, the landlock backend's
+         * supervisor any signal it is asked to (a signal of its own would
+         * stop or kill it). Async-signal-safe. */
+        if (p->backend == BACKEND_LANDLOCK) {
+                union sigval v = {.sival_int = sig};
+                return sigqueue(p->pid, p->command_signal, v) < 0 ? -errno : 0;
+        }
         return kill(p->pid, sig) < 0 ? -errno : 0;
 }
 
@@ -988,13 +999,16 @@ int cordon_kill(cordon_process *p, int sig)
                 p->killed = true;
                 return kill(p->pid, SIGKILL) < 0 ? -errno : 0;
         }
-        if (p->backend == BACKEND_LINUX) {
+        /* the init, or the landlock backend's supervisor, signals every
+         * process of the sandbox (SIGKILL too: the supervisor must outlive
+         * the tree it kills) */
+        if (p->backend != BACKEND_NONE) {
                 union sigval v = {.sival_int = sig};
                 return sigqueue(p->pid, p->broadcast_signal, v) < 0 ? -errno : 0;
         }
         if (p->cg && cgroup_signal(p->cg, sig) == 0)
                 return 0;
-        /* no pid namespace: the command's process group (it called setsid) */
+        /* isolation disabled: the command's process group */
         return kill(-p->pid, sig) < 0 && kill(p->pid, sig) < 0 ? -errno : 0;
 }
 
@@ -1043,7 +1057,7 @@ static int reap(cordon_process *p)
         if (p->finished)
                 return 0;
         p->finished = true;
-        if (p->backend == BACKEND_LINUX && WIFEXITED(ws))
+        if (p->backend != BACKEND_NONE && WIFEXITED(ws))
                 ws = 125 << 8; /* the init exited without a report: it failed itself */
         fill_result(p, ws, &ru, ru.ru_maxrss);
         return 0;
@@ -1159,7 +1173,7 @@ cordon_process *cordon_process_free(cordon_process *p)
         if (p->pid > 0 && !p->reaped) {
                 if (!p->finished) {
                         cordon_kill(p, SIGKILL);
-                        if (p->backend != BACKEND_LINUX)
+                        if (p->backend == BACKEND_NONE)
                                 kill(p->pid, SIGKILL);
                 }
                 reap(p); /* a finished init is only tearing down its namespaces */
