@@ -1206,7 +1206,7 @@ static int signal_descendants(pid_t self, int sig)
         long procfd = INIT_CALL(SYS_openat, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         if (procfd < 0)
                 return 0;
-        char dents[4096] __attribute__((aligned(8)));
+        char dents[4096] __attribute__((aligned(8))) = {0}; /* filled by the kernel */
         long n;
         int count = 0;
         while ((n = INIT_CALL(SYS_getdents64, procfd, dents, sizeof(dents), 0)) > 0)
@@ -1218,6 +1218,8 @@ static int signal_descendants(pid_t self, int sig)
                                 unsigned char type;
                                 char name[];
                         } *d = (void *)(dents + off);
+                        if (d->reclen == 0)
+                                break;
                         off += d->reclen;
                         pid_t pid = 0;
                         const char *c = d->name;

@@ -174,8 +174,8 @@ static const char *const LANDLOCK_LACKS[] = {
         "an own /proc: other processes' command lines can be read",
         "no network interfaces: TCP is denied by Landlock, other families by seccomp",
         "host pathname unix sockets (e.g. /run/docker.sock) can be connected to where their modes allow",
-        "mode, owner, times and xattrs of files outside the writable paths can be changed where their "
-        "owner allows (Landlock has no rights for them)",
+        /* one literal per line (bugprone-suspicious-missing-comma) */
+        "metadata (mode, owner, times, xattrs) outside the writable paths can change: Landlock has no rights for it",
         "paths cannot be remapped, nor protected inside writable paths",
         NULL,
 };
