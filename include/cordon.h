@@ -353,7 +353,8 @@ typedef struct cordon_result {
  * cordon_wait would then fail with ECHILD and lose the status. */
 CORDON_API int cordon_start(const cordon_plan *plan, cordon_process **ret_proc, cordon_error **ret_error);
 /* Pid (in the caller's pid namespace) of the sandbox's init process (linux
- * backend) or of the command (other backends). For signals, prefer
+ * backend), of the supervisor of the command's process tree (landlock
+ * backend) or of the command (isolation disabled). For signals, use
  * cordon_kill / cordon_signal_command. */
 CORDON_API pid_t cordon_process_pid(const cordon_process *p);
 /* A pidfd for that process (owned by |p|, closed by cordon_process_free: do

@@ -97,6 +97,7 @@ const char *child_step_name(child_step s)
                 [STEP_EXE_CHANGED] = "checking the executable (it changed since planning)",
                 [STEP_MOUNTPOINT_CHANGED] = "checking the mount point (it changed since planning)",
                 [STEP_CGROUP] = "joining the cgroup",
+                [STEP_SUBREAPER] = "becoming the supervisor of the process tree",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
 }
@@ -1180,7 +1181,134 @@ typedef struct init_state {
         int broadcast_signal;
         int status_fd;
         pid_t cmd;
+        /* the landlock backend's supervisor (not a pid 1): its own pid, and
+         * its real-time signals for the launcher's death and for "send
+         * ssi_int to the command"; 0 in the linux backend's init */
+        pid_t self;
+        int death_signal, command_signal;
 } init_state;
+
+/* ---- the landlock backend's supervisor: the process tree without a pid
+ * namespace ---------------------------------------------------------------------
+ *
+ * The supervisor is a child subreaper: every process the command starts
+ * stays its descendant, whatever it does (double fork, setsid), as
+ * orphans are handed to it. So "the sandbox" is the processes whose chain
+ * of parents leads to it, read from /proc; kill(-1) would be every process
+ * of the user on the host. */
+
+/* The parent of |pid| from /proc/PID/stat, or -1. */
+static pid_t read_ppid(int procfd, pid_t pid)
+{
+        char path[24], st[512];
+        char digits[12];
+        int n = 0;
+        unsigned v = (unsigned)pid;
+        do
+                digits[n++] = (char)('0' + v % 10);
+        while ((v /= 10) > 0);
+        size_t o = 0;
+        while (n > 0)
+                path[o++] = digits[--n];
+        memcpy(path + o, "/stat", sizeof("/stat"));
+        long fd = INIT_CALL(SYS_openat, procfd, path, O_RDONLY | O_CLOEXEC, 0);
+        if (fd < 0)
+                return -1;
+        long len = INIT_CALL(SYS_read, fd, st, sizeof(st) - 1, 0);
+        INIT_CALL(SYS_close, fd, 0, 0, 0);
+        if (len <= 0)
+                return -1;
+        st[len] = '\0';
+        /* "pid (comm) S ppid ...": the comm may hold anything */
+        const char *p = strrchr(st, ')');
+        if (!p || !p[1] || !p[2] || !p[3])
+                return -1;
+        long ppid = 0;
+        for (p += 4; *p >= '0' && *p <= '9'; p++)
+                ppid = ppid * 10 + (*p - '0');
+        return (pid_t)ppid;
+}
+
+static bool is_descendant(int procfd, pid_t pid, pid_t self)
+{
+        for (int depth = 0; depth < 4096 && pid > 1 && pid != self; depth++) {
+                pid_t ppid = read_ppid(procfd, pid);
+                if (ppid == self)
+                        return true;
+                pid = ppid;
+        }
+        return false;
+}
+
+/* Send |sig| to every descendant of |self|. Each is pinned by a pidfd
+ * before its ancestry is checked: a number reused meanwhile is another
+ * process, which the pidfd does not name. Returns how many it signalled. */
+static int signal_descendants(pid_t self, int sig)
+{
+        long procfd = INIT_CALL(SYS_openat, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        if (procfd < 0)
+                return 0;
+        char dents[4096] __attribute__((aligned(8))) = {0}; /* filled by the kernel */
+        long n;
+        int count = 0;
+        while ((n = INIT_CALL(SYS_getdents64, procfd, dents, sizeof(dents), 0)) > 0)
+                for (long off = 0; off < n;) {
+                        struct {
+                                uint64_t ino;
+                                int64_t off;
+                                unsigned short reclen;
+                                unsigned char type;
+                                char name[];
+                        } *d = (void *)(dents + off);
+                        if (d->reclen == 0)
+                                break;
+                        off += d->reclen;
+                        pid_t pid = 0;
+                        const char *c = d->name;
+                        for (; *c >= '0' && *c <= '9'; c++)
+                                pid = pid * 10 + (*c - '0');
+                        if (*c || pid <= 1 || pid == self)
+                                continue;
+                        long pidfd = INIT_CALL(SYS_pidfd_open, pid, 0, 0, 0);
+                        if (is_descendant((int)procfd, pid, self)) {
+                                if (pidfd >= 0)
+                                        INIT_CALL(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+                                else if (pidfd == -ENOSYS) /* Linux < 5.3 */
+                                        INIT_CALL(SYS_kill, pid, sig, 0, 0);
+                                count++;
+                        }
+                        if (pidfd >= 0)
+                                INIT_CALL(SYS_close, pidfd, 0, 0, 0);
+                }
+        INIT_CALL(SYS_close, procfd, 0, 0, 0);
+        return count;
+}
+
+/* Kill every descendant and reap them all: SIGKILL to what the walk
+ * finds, until no child is left (a process forked during one walk is
+ * found by the next, its parent being dead or dying). */
+static void kill_descendants(pid_t self)
+{
+        for (;;) {
+                signal_descendants(self, SIGKILL);
+                long r;
+                while ((r = INIT_CALL(SYS_wait4, -1, NULL, 0, NULL)) == -EINTR)
+                        ;
+                while (r > 0)
+                        r = INIT_CALL(SYS_wait4, -1, NULL, WNOHANG, NULL);
+                if (r == -ECHILD)
+                        return;
+        }
+}
+
+/* Every process of the sandbox. */
+static void signal_sandbox(const init_state *s, int sig)
+{
+        if (s->self)
+                signal_descendants(s->self, sig);
+        else
+                INIT_CALL(SYS_kill, -1, sig, 0, 0);
+}
 
 /* Reap everything; when the command ends, kill what is left and report. */
 _Noreturn static void init_loop(const init_state *s)
@@ -1199,7 +1327,16 @@ _Noreturn static void init_loop(const init_state *s)
                         si.ssi_signo = SIGCHLD; /* no signalfd: just reap */
                 }
                 if ((int)si.ssi_signo == s->broadcast_signal) {
-                        INIT_CALL(SYS_kill, -1, si.ssi_int, 0, 0);
+                        signal_sandbox(s, si.ssi_int);
+                        continue;
+                }
+                if (s->self && (int)si.ssi_signo == s->death_signal) {
+                        kill_descendants(s->self); /* the launcher died: so does the sandbox */
+                        for (;;)
+                                INIT_CALL(SYS_exit_group, 125, 0, 0, 0);
+                }
+                if (s->self && (int)si.ssi_signo == s->command_signal) {
+                        INIT_CALL(SYS_kill, s->cmd, si.ssi_int, 0, 0);
                         continue;
                 }
                 if (si.ssi_signo != SIGCHLD) {
@@ -1215,8 +1352,11 @@ _Noreturn static void init_loop(const init_state *s)
         }
         /* The command is gone: nothing else may outlive it. Every process
          * of the sandbox is our descendant, so with no child left (ECHILD)
-         * there is none to kill (kill(-1) walks all of the host's). */
-        if (last != -ECHILD) {
+         * there is none to kill (kill(-1) walks all of the host's; it is
+         * the pid namespace's only for the init). */
+        if (last != -ECHILD && s->self)
+                kill_descendants(s->self);
+        else if (last != -ECHILD) {
                 INIT_CALL(SYS_kill, -1, SIGKILL, 0, 0);
                 while ((last = INIT_CALL(SYS_wait4, -1, NULL, 0, NULL)) > 0 || last == -EINTR)
                         ;
@@ -1296,14 +1436,11 @@ static pid_t start_command(const launch *l)
         return cmd;
 }
 
-_Noreturn void child_linux_main(const launch *l)
+/* Start the command, let go of everything of the launcher's, and reap
+ * until the command ends. |self| is the supervisor's pid (landlock
+ * backend), 0 for the init. */
+_Noreturn static void run_init(const launch *l, pid_t self)
 {
-        /* Every signal stays blocked in the init (it reads them from a
-         * signalfd), so none of the launcher's handlers can run here; the
-         * command resets dispositions before exec. */
-        wait_for_launcher(l);
-        stamp(l, MARK_GO);
-        init_prepare(l);
         pid_t cmd = start_command(l);
         /* The init keeps none of the command's descriptors: the caller sees
          * EOF on its pipes when the sandbox ends. */
@@ -1315,17 +1452,53 @@ _Noreturn void child_linux_main(const launch *l)
         if (l->landlock_fd >= 0)
                 INIT_CALL(SYS_close, l->landlock_fd, 0, 0, 0);
         init_state s = {.signals = l->forward, .broadcast_signal = l->broadcast_signal,
-                        .status_fd = l->status_fd, .cmd = cmd};
+                        .status_fd = l->status_fd, .cmd = cmd, .self = self,
+                        .death_signal = l->death_signal, .command_signal = l->command_signal};
         sigaddset(&s.signals, SIGCHLD);
         sigaddset(&s.signals, l->broadcast_signal);
+        if (self) {
+                sigaddset(&s.signals, l->death_signal);
+                sigaddset(&s.signals, l->command_signal);
+        }
         /* The last use of |l|: on EOF here the launcher goes on. */
         INIT_CALL(SYS_close, l->report_fd, 0, 0, 0);
         init_loop(&s);
+}
+
+_Noreturn void child_linux_main(const launch *l)
+{
+        /* Every signal stays blocked in the init (it reads them from a
+         * signalfd), so none of the launcher's handlers can run here; the
+         * command resets dispositions before exec. */
+        wait_for_launcher(l);
+        stamp(l, MARK_GO);
+        init_prepare(l);
+        run_init(l, 0);
+}
+
+/* The landlock backend's supervisor. A child subreaper, so that nothing
+ * the command starts leaves its tree; its parent death signal becomes one
+ * it reads (still blocked, like every signal here), so that the launcher's
+ * death makes it kill the tree before it exits. Until this prctl the
+ * SIGKILL armed by wait_for_launcher covers that death: no command runs
+ * yet. The command cannot signal nor ptrace it: Landlock scopes signals to
+ * the command's domain (ABI >= 6) and refuses ptrace outside it. */
+_Noreturn static void child_supervisor_main(const launch *l)
+{
+        INIT_CALL(SYS_prctl, PR_SET_NAME, "cordon-tree", 0, 0);
+        long r = INIT_CALL(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
+        if (r == 0)
+                r = INIT_CALL(SYS_prctl, PR_SET_PDEATHSIG, l->death_signal, 0, 0);
+        if (r < 0)
+                fail(l, STEP_SUBREAPER, (int)-r, NULL);
+        run_init(l, (pid_t)INIT_CALL(SYS_getpid, 0, 0, 0, 0));
 }
 
 _Noreturn void child_exec_main(const launch *l)
 {
         wait_for_launcher(l);
         stamp(l, MARK_GO);
+        if (l->backend == BACKEND_LANDLOCK)
+                child_supervisor_main(l);
         exec_command(l);
 }

@@ -77,6 +77,7 @@ typedef enum child_step {
         STEP_EXE_CHANGED,
         STEP_MOUNTPOINT_CHANGED,
         STEP_CGROUP,
+        STEP_SUBREAPER,
 } child_step;
 
 /* One failure report, written in one write() (< PIPE_BUF). */
@@ -159,6 +160,8 @@ typedef struct launch {
         uintptr_t arg_start, arg_end, env_start, env_end;
         sigset_t forward;       /* signals the init forwards to the command */
         int broadcast_signal;   /* real-time signal: "send ssi_int to the whole sandbox" */
+        int death_signal;       /* landlock supervisor: its parent death signal */
+        int command_signal;     /* landlock supervisor: "send ssi_int to the command" */
         double *marks;          /* shared page (MARK__MAX entries), or NULL */
         void *command_stack_top; /* the command's stack until execve (linux backend) */
 } launch;
@@ -166,8 +169,10 @@ typedef struct launch {
 /* The sandbox's init (pid 1 of the linux backend): builds the view, starts
  * the command, reaps, forwards signals. Never returns. */
 _Noreturn void child_linux_main(const launch *l) HIDDEN;
-/* The child of the landlock backend (and of a disabled isolation): becomes
- * the command itself. Never returns. */
+/* The child of the landlock backend: the supervisor of the command's
+ * process tree (a child subreaper that reaps, forwards signals, and kills
+ * the tree when the command ends or the launcher dies). Of a disabled
+ * isolation: the command itself. Never returns. */
 _Noreturn void child_exec_main(const launch *l) HIDDEN;
 /* Human text for a step. */
 const char *child_step_name(child_step s) HIDDEN;

@@ -167,6 +167,33 @@ static int probe_seccomp(void)
 
 /* ---- cordon_host_check ------------------------------------------------------------- */
 
+/* What the landlock backend enforces, and what only the linux backend
+ * gives (README "Backends"), for |abi|. */
+static const char *const LANDLOCK_LACKS[] = {
+        "a private /tmp (TMPDIR points into the instance)",
+        "an own /proc: other processes' command lines can be read",
+        "no network interfaces: TCP is denied by Landlock, other families by seccomp",
+        "host pathname unix sockets (e.g. /run/docker.sock) can be connected to where their modes allow",
+        /* one literal per line (bugprone-suspicious-missing-comma) */
+        "metadata (mode, owner, times, xattrs) outside the writable paths can change: Landlock has no rights for it",
+        "paths cannot be remapped, nor protected inside writable paths",
+        NULL,
+};
+
+static void landlock_backend_text(buf *b, int abi)
+{
+        buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
+                      "sockets unless the network is full, abstract unix sockets and signals %s, the seccomp "
+                      "filter, no System V IPC, only the command's own terminal, the whole process tree killed "
+                      "with the command and with the launcher (a subreaper)\n",
+                   abi >= 4 ? "" : " (not here: ABI < 4)",
+                   abi >= 6 ? "scoped to the sandbox" : "NOT scoped here (ABI < 6: the command can signal "
+                                                        "host processes of its user, its supervisor too)");
+        buf_printf(b, "  only the linux backend gives:\n");
+        for (size_t i = 0; LANDLOCK_LACKS[i]; i++)
+                buf_printf(b, "    - %s\n", LANDLOCK_LACKS[i]);
+}
+
 int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
 {
         _cleanup_free_ char *userns_reason = NULL, *cg = NULL, *pids = NULL;
@@ -220,6 +247,10 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 json_object_set_new(o, "backend_ok", json_boolean(ok));
                 if (why)
                         json_object_set_new(o, "fix", json_string(why));
+                json_t *lacks = json_array();
+                for (size_t i = 0; LANDLOCK_LACKS[i]; i++)
+                        json_array_append_new(lacks, json_string(LANDLOCK_LACKS[i]));
+                json_object_set_new(o, "landlock_backend_lacks", lacks);
                 json_object_set_new(o, "strongest_backend",
                                     json_string(userns == 1 ? "linux" : landlock_strongest ? "landlock" : "none"));
                 char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -247,6 +278,8 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                         buf_printf(&b, "  fix: %s\n", why);
                 if (landlock_strongest)
                         buf_printf(&b, "  the strongest backend on this host is \"landlock\" (--backend landlock)\n");
+                if (abi >= 1 && (landlock_strongest || streq(backend, "landlock")))
+                        landlock_backend_text(&b, abi);
         }
         char *s = buf_steal(&b);
         if (!s)

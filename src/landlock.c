@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "plan.h"
@@ -147,4 +148,31 @@ int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landl
                         return error_set(ret_error, -r, "Landlock rule for %s: %s", m->source, strerror(-r));
         }
         return 0;
+}
+
+int landlock_allow_terminal(int ruleset, const int stdio[3], const landlock_rights *ll, cordon_error **ret_error)
+{
+        uint64_t access = ll->fs & (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV);
+        bool any = false;
+        for (int i = 0; i < 3; i++) {
+                if (stdio[i] < 0 || !isatty(stdio[i]))
+                        continue;
+                /* the rule is on the inode the descriptor holds: no path is
+                 * resolved, so none can be swapped */
+                int r = landlock_allow_fd(ruleset, stdio[i], access, false);
+                if (r < 0)
+                        return error_set(ret_error, -r, "Landlock rule for the terminal on fd %d: %s", i,
+                                         strerror(-r));
+                any = true;
+        }
+        if (!any)
+                return 0;
+        /* the controlling terminal: the command starts a new session, so it
+         * is one it acquired itself, from the descriptors it was given */
+        int fd = open("/dev/tty", O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        int r = landlock_allow_fd(ruleset, fd, access, false);
+        close(fd);
+        return r < 0 ? error_set(ret_error, -r, "Landlock rule for /dev/tty: %s", strerror(-r)) : 0;
 }

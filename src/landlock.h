@@ -62,3 +62,7 @@ struct cordon_plan;
 /* The landlock backend: add the plan's rules (host paths) to |ruleset|. */
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
                            cordon_error **ret_error) HIDDEN;
+/* The landlock backend: read-write rules for the terminals among |stdio|
+ * (the command's own), and /dev/tty when there is one. 0 or -errno. */
+int landlock_allow_terminal(int ruleset, const int stdio[3], const landlock_rights *ll,
+                            cordon_error **ret_error) HIDDEN;

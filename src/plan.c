@@ -611,8 +611,12 @@ static bool auto_exposable_resolved(const builder *b, const char *path)
 static int plan_system_landlock(builder *b)
 {
         static const char *const RO[] = {"/proc", "/etc/passwd", "/etc/group", NULL};
-        static const char *const RW[] = {"/dev/null", "/dev/zero",   "/dev/full", "/dev/random",
-                                         "/dev/urandom", "/dev/tty", "/dev/pts",  "/dev/ptmx", NULL};
+        /* No /dev/pts nor /dev/tty: other terminals of the host (their
+         * input, escape sequences). The command's own terminal gets its
+         * rule at start (landlock_allow_terminal); /dev/ptmx only makes new
+         * pairs, reached through TIOCGPTPEER. */
+        static const char *const RW[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+                                         "/dev/ptmx", NULL};
         for (int pass = 0; pass < 2; pass++)
                 for (const char *const *p = pass ? RW : RO; *p; p++) {
                         struct stat st;

@@ -9,6 +9,7 @@
 
 typedef struct seccomp_options {
         bool unix_sockets_only; /* network not "full" on the landlock backend */
+        bool host_ipc;          /* no IPC namespace (landlock backend): deny System V IPC */
 } seccomp_options;
 
 typedef struct seccomp_prog {
@@ -33,3 +34,5 @@ typedef struct seccomp_rule_info {
         const char *why;
 } seccomp_rule_info;
 extern const seccomp_rule_info SECCOMP_DENIED[] HIDDEN;
+/* Denied too where the IPC objects are the host's (host_ipc). */
+extern const seccomp_rule_info SECCOMP_HOST_IPC[] HIDDEN;

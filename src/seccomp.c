@@ -80,6 +80,29 @@ const seccomp_rule_info SECCOMP_DENIED[] = {
         {NULL, 0, NULL},
 };
 
+/* The landlock backend has no IPC namespace: System V IPC objects are the
+ * host's, keyed by numbers anyone can guess, and guarded only by their
+ * mode bits against the sandbox's own uid. POSIX shared memory and message
+ * queues are files (/dev/shm, mqueue), which Landlock covers. */
+const seccomp_rule_info SECCOMP_HOST_IPC[] = {
+        {"shmget", EPERM, "System V shared memory is the host's (no IPC namespace)"},
+        {"shmat", EPERM, "System V shared memory is the host's (no IPC namespace)"},
+        {"shmdt", EPERM, "System V shared memory is the host's (no IPC namespace)"},
+        {"shmctl", EPERM, "System V shared memory is the host's (no IPC namespace)"},
+        {"msgget", EPERM, "System V message queues are the host's (no IPC namespace)"},
+        {"msgsnd", EPERM, "System V message queues are the host's (no IPC namespace)"},
+        {"msgrcv", EPERM, "System V message queues are the host's (no IPC namespace)"},
+        {"msgctl", EPERM, "System V message queues are the host's (no IPC namespace)"},
+        {"semget", EPERM, "System V semaphores are the host's (no IPC namespace)"},
+        {"semop", EPERM, "System V semaphores are the host's (no IPC namespace)"},
+        {"semtimedop", EPERM, "System V semaphores are the host's (no IPC namespace)"},
+        {"semtimedop_time64", EPERM, "System V semaphores are the host's (no IPC namespace)"},
+        {"semctl", EPERM, "System V semaphores are the host's (no IPC namespace)"},
+        /* i386's multiplexer for all of the above */
+        {"ipc", EPERM, "System V IPC is the host's (no IPC namespace)"},
+        {NULL, 0, NULL},
+};
+
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
                   CLONE_NEWCGROUP)
 #define SETID_BITS (S_ISUID | S_ISGID)
@@ -327,6 +350,8 @@ int seccomp_compile(const seccomp_options *opt, seccomp_prog *ret, cordon_error 
                 r = add_arches(ctx, &st);
         for (size_t i = 0; r == 0 && SECCOMP_DENIED[i].name; i++)
                 r = deny(ctx, &st, SECCOMP_DENIED[i].name, SECCOMP_DENIED[i].err);
+        for (size_t i = 0; r == 0 && opt->host_ipc && SECCOMP_HOST_IPC[i].name; i++)
+                r = deny(ctx, &st, SECCOMP_HOST_IPC[i].name, SECCOMP_HOST_IPC[i].err);
         if (r == 0)
                 r = add_arg_rules(ctx, opt);
         if (r == 0)
@@ -358,16 +383,27 @@ int seccomp_install(const seccomp_prog *p)
 /* The filters compiled at build time by tools/seccomp-gen.c (this file's
  * seccomp_compile, run by meson): compiling with libseccomp costs about a
  * millisecond per start, most of the launcher's CPU time. */
-extern const struct sock_filter seccomp_precompiled_default[], seccomp_precompiled_unix[];
-extern const unsigned short seccomp_precompiled_default_len, seccomp_precompiled_unix_len;
+extern const struct sock_filter seccomp_precompiled_default[], seccomp_precompiled_landlock[],
+        seccomp_precompiled_landlock_unix[];
+extern const unsigned short seccomp_precompiled_default_len, seccomp_precompiled_landlock_len,
+        seccomp_precompiled_landlock_unix_len;
 extern const uint32_t seccomp_precompiled_arch;
 
 int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
 {
-        if (seccomp_precompiled_arch != seccomp_arch_native())
+        /* the three filters the backends use; any other combination is
+         * compiled now */
+        const struct sock_filter *f = NULL;
+        unsigned short len = 0;
+        if (!opt->host_ipc && !opt->unix_sockets_only) {
+                f = seccomp_precompiled_default;
+                len = seccomp_precompiled_default_len;
+        } else if (opt->host_ipc) {
+                f = opt->unix_sockets_only ? seccomp_precompiled_landlock_unix : seccomp_precompiled_landlock;
+                len = opt->unix_sockets_only ? seccomp_precompiled_landlock_unix_len : seccomp_precompiled_landlock_len;
+        }
+        if (!f || seccomp_precompiled_arch != seccomp_arch_native())
                 return seccomp_compile(opt, ret, ret_error);
-        const struct sock_filter *f = opt->unix_sockets_only ? seccomp_precompiled_unix : seccomp_precompiled_default;
-        unsigned short len = opt->unix_sockets_only ? seccomp_precompiled_unix_len : seccomp_precompiled_default_len;
         ret->filter = malloc(len * sizeof(*f));
         if (!ret->filter)
                 return error_set(ret_error, ENOMEM, "out of memory");

@@ -51,6 +51,7 @@ struct cordon_process {
         int status_fd;
         int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
         int broadcast_signal;
+        int command_signal;      /* landlock backend: to its supervisor, "signal the command" */
         struct timespec started;
         double wall_limit, kill_after, cpu_limit;
         bool reaped, term_sent, killed;
@@ -498,6 +499,8 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         l->cap_last = 63;
         l->new_keyring = p->backend != BACKEND_NONE;
         l->broadcast_signal = SIGRTMIN;
+        l->death_signal = SIGRTMIN + 1;
+        l->command_signal = SIGRTMIN + 2;
         sigemptyset(&l->forward);
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
@@ -538,7 +541,8 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         if (r < 0)
                 return r;
         seccomp_options so = {.unix_sockets_only = p->backend == BACKEND_LANDLOCK &&
-                                                  p->network != CORDON_NETWORK_FULL};
+                                                  p->network != CORDON_NETWORK_FULL,
+                              .host_ipc = p->backend == BACKEND_LANDLOCK};
         r = seccomp_build(&so, &l->seccomp, ret_error);
         if (r < 0)
                 return r;
@@ -562,6 +566,8 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                 r = build_ops(p, s, &ll);
         } else {
                 r = landlock_backend_rules(p, l->landlock_fd, &ll, ret_error);
+                if (r == 0)
+                        r = landlock_allow_terminal(l->landlock_fd, l->stdio, &ll, ret_error);
         }
         if (r < 0)
                 return r == -ENOMEM ? error_set(ret_error, ENOMEM, "out of memory") : r;
@@ -726,6 +732,9 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
         buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
         for (size_t i = 0; SECCOMP_DENIED[i].name; i++)
                 buf_printf(&b, " %s", SECCOMP_DENIED[i].name);
+        if (p->backend == BACKEND_LANDLOCK)
+                for (size_t i = 0; SECCOMP_HOST_IPC[i].name; i++)
+                        buf_printf(&b, " %s", SECCOMP_HOST_IPC[i].name);
         buf_printf(&b, " clone(namespace flags) personality(!=0) ioctl(TIOCSTI,TIOCLINUX) chmod/open/creat/"
                        "mknod(setuid/setgid)%s\n",
                    p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL ? " socket(!=AF_UNIX)" : "");
@@ -792,6 +801,7 @@ static cordon_process *process_new(const cordon_plan *p)
         for (int i = 0; i < 3; i++)
                 proc->stdio[i] = -1;
         proc->broadcast_signal = SIGRTMIN;
+        proc->command_signal = SIGRTMIN + 2;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
         proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
@@ -813,8 +823,10 @@ static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process
                 if (p->backend == BACKEND_LINUX)
                         return clone(init_main, init_stack_top(s->stacks), (int)(flags | CLONE_VM | CLONE_PIDFD),
                                      &s->l, &proc->pidfd);
-                return clone(exec_main, s->l.command_stack_top, (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l,
-                             &proc->pidfd);
+                /* the landlock backend's supervisor lives on, as the init */
+                return clone(exec_main, p->backend == BACKEND_LANDLOCK ? init_stack_top(s->stacks)
+                                                                       : s->l.command_stack_top,
+                             (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l, &proc->pidfd);
         }
         pid_t pid = sys_clone(flags, &proc->pidfd);
         if (pid == 0) {
@@ -1012,8 +1024,13 @@ int cordon_signal_command(cordon_process *p, int sig)
                 return -EINVAL;
         if (p->finished)
                 return -ESRCH;
-        /* The init forwards these to the command; the landlock backend's
-         * child is the command itself. Async-signal-safe. */
+        /* The init forwards these to the command, the landlock backend's
+         * supervisor any signal it is asked to (a signal of its own would
+         * stop or kill it). Async-signal-safe. */
+        if (p->backend == BACKEND_LANDLOCK) {
+                union sigval v = {.sival_int = sig};
+                return sigqueue(p->pid, p->command_signal, v) < 0 ? -errno : 0;
+        }
         return kill(p->pid, sig) < 0 ? -errno : 0;
 }
 
@@ -1028,13 +1045,16 @@ int cordon_kill(cordon_process *p, int sig)
                 p->killed = true;
                 return kill(p->pid, SIGKILL) < 0 ? -errno : 0;
         }
-        if (p->backend == BACKEND_LINUX) {
+        /* the init, or the landlock backend's supervisor, signals every
+         * process of the sandbox (SIGKILL too: the supervisor must outlive
+         * the tree it kills) */
+        if (p->backend != BACKEND_NONE) {
                 union sigval v = {.sival_int = sig};
                 return sigqueue(p->pid, p->broadcast_signal, v) < 0 ? -errno : 0;
         }
         if (p->cg && cgroup_signal(p->cg, sig) == 0)
                 return 0;
-        /* no pid namespace: the command's process group (it called setsid) */
+        /* isolation disabled: the command's process group */
         return kill(-p->pid, sig) < 0 && kill(p->pid, sig) < 0 ? -errno : 0;
 }
 
@@ -1083,7 +1103,7 @@ static int reap(cordon_process *p)
         if (p->finished)
                 return 0;
         p->finished = true;
-        if (p->backend == BACKEND_LINUX && WIFEXITED(ws))
+        if (p->backend != BACKEND_NONE && WIFEXITED(ws))
                 ws = 125 << 8; /* the init exited without a report: it failed itself */
         fill_result(p, ws, &ru, ru.ru_maxrss);
         return 0;
@@ -1200,7 +1220,7 @@ cordon_process *cordon_process_free(cordon_process *p)
         if (p->pid > 0 && !p->reaped) {
                 if (!p->finished) {
                         cordon_kill(p, SIGKILL);
-                        if (p->backend != BACKEND_LINUX)
+                        if (p->backend == BACKEND_NONE)
                                 kill(p->pid, SIGKILL);
                 }
                 reap(p); /* a finished init is only tearing down its namespaces */

@@ -11,6 +11,7 @@
  *   probe tiocsti | fds | alloc MIB | spin | fork-many N | open-many N
  *   probe write-bytes PATH N | sleep-ignore-term SECONDS | link SRC DST
  *   probe keyring-read KEYID | setuid-check
+ *   probe shm-create KEY TEXT (0600) | shm-read KEY | shm-write KEY TEXT | shm-remove KEY
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -31,6 +32,7 @@
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -357,6 +359,28 @@ static int do_setuid_check(void)
         return 0;
 }
 
+/* System V shared memory: |key| in hexadecimal. */
+static int do_shm(const char *op, const char *key, const char *text)
+{
+        key_t k = (key_t)strtoul(key, NULL, 16);
+        bool create = !strcmp(op, "shm-create");
+        int id = shmget(k, create ? 4096 : 0, create ? IPC_CREAT | IPC_EXCL | 0600 : 0);
+        if (id < 0)
+                return result(-1);
+        if (!strcmp(op, "shm-remove"))
+                return result(shmctl(id, IPC_RMID, NULL));
+        bool rd = !strcmp(op, "shm-read");
+        char *m = shmat(id, NULL, rd ? SHM_RDONLY : 0);
+        if (m == (void *)-1)
+                return result(-1);
+        if (rd)
+                printf("%.*s\n", 4095, m);
+        else
+                snprintf(m, 4096, "%s", text);
+        shmdt(m);
+        return rd ? 0 : result(0);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 2) {
@@ -398,6 +422,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "sleep-ignore-term")) { signal(SIGTERM, SIG_IGN); sleep((unsigned)atoi(x)); return 0; }
         if (!strcmp(a, "keyring-read")) return result(syscall(SYS_keyctl, KEYCTL_READ, atol(x), 0, 0));
         if (!strcmp(a, "setuid-check")) return do_setuid_check();
+        if (!strncmp(a, "shm-", 4)) return do_shm(a, x, y);
         if (!strcmp(a, "pid")) { printf("%d\n", getpid()); return 0; }
         if (!strcmp(a, "exec-ignoring")) {
                 /* ignore SIGPIPE and glibc's internal 32 and 33 (which glibc's

@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -33,7 +34,9 @@ static bool filter_checks_arch(const seccomp_prog *p, uint32_t arch)
 
 static void test_build_and_arches(void)
 {
-        seccomp_options o = {0}, u = {.unix_sockets_only = true};
+        /* the linux backend's filter, and the landlock backend's with
+         * network "none" */
+        seccomp_options o = {0}, u = {.unix_sockets_only = true, .host_ipc = true};
         CHECK_INTEQ(seccomp_build(&o, &prog, NULL), 0);
         CHECK_INTEQ(seccomp_build(&u, &prog_unix, NULL), 0);
         CHECK(prog.len > 20);
@@ -394,6 +397,56 @@ static void test_allowed_calls(void)
         CHECK_INTEQ(errno_in_child(p_socket_unix, &prog_unix), 0);
 }
 
+/* A private segment of this process: created before the filter (a host
+ * process's), then looked up, attached and removed under it. */
+static int shm_id = -1;
+static long p_shmget(void) { return syscall(SYS_shmget, 0x43524431, 0, 0); }
+static long p_shmat(void)
+{
+        long r = syscall(SYS_shmat, shm_id, NULL, SHM_RDONLY);
+        return r == -1 ? -1 : 0;
+}
+static long p_shmctl(void) { struct shmid_ds ds; return syscall(SYS_shmctl, shm_id, IPC_STAT, &ds); }
+/* lookups of keys that do not exist: ENOENT unfiltered, nothing created */
+static long p_msgget(void) { return syscall(SYS_msgget, 0x43524432, 0); }
+static long p_semget(void) { return syscall(SYS_semget, 0x43524432, 0, 0); }
+#if defined(__x86_64__)
+/* i386: the ipc(2) multiplexer (SHMGET = 23) and the direct shmget (395) */
+static long p_i386_ipc_shmget(void) { return i386_syscall(117, 23, 0x43524431, 0, 0, 0); }
+static long p_i386_shmget(void) { return i386_syscall(395, 0x43524431, 0, 0, 0, 0); }
+#endif
+
+static void test_host_ipc(void)
+{
+        shm_id = shmget(0x43524431, 4096, IPC_CREAT | 0600);
+        CHECK(shm_id >= 0);
+        static const denied_case IPC[] = {
+                {"shmget", p_shmget, EPERM}, {"shmat", p_shmat, EPERM},   {"shmctl", p_shmctl, EPERM},
+                {"msgget", p_msgget, EPERM}, {"semget", p_semget, EPERM},
+#if defined(__x86_64__)
+                {"i386 ipc(SHMGET)", p_i386_ipc_shmget, EPERM}, {"i386 shmget", p_i386_shmget, EPERM},
+#endif
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(IPC); i++) {
+                int ctl = errno_in_child(IPC[i].fn, NULL);
+                int linux_be = errno_in_child(IPC[i].fn, &prog);
+                int got = errno_in_child(IPC[i].fn, &prog_unix);
+                printf("# %s: errno %d unfiltered, %d linux filter, %d landlock filter\n", IPC[i].name, ctl,
+                       linux_be, got);
+                CHECK(ctl == 0 || ctl == ENOENT);
+                CHECK_INTEQ(linux_be, ctl); /* the linux backend has its own IPC namespace */
+                CHECK_INTEQ(got, IPC[i].want);
+        }
+        /* the landlock backend with network "full" */
+        seccomp_options full = {.host_ipc = true};
+        seccomp_prog p = {0};
+        CHECK_INTEQ(seccomp_build(&full, &p, NULL), 0);
+        CHECK_INTEQ(errno_in_child(p_shmget, &p), EPERM);
+        CHECK_INTEQ(errno_in_child(p_socket_inet, &p), 0);
+        seccomp_prog_free(&p);
+        shmctl(shm_id, IPC_RMID, NULL);
+}
+
 static void test_unix_sockets_only(void)
 {
         CHECK_INTEQ(errno_in_child(p_socket_inet, NULL), 0);
@@ -413,6 +466,7 @@ int main(void)
         RUN(test_denied_other_arches);
         RUN(test_allowed_calls);
         RUN(test_unix_sockets_only);
+        RUN(test_host_ipc);
         unlink(file_path);
         rmdir(tmpdir);
         seccomp_prog_free(&prog);
