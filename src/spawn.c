@@ -1103,8 +1103,10 @@ static int reap(cordon_process *p)
         if (p->finished)
                 return 0;
         p->finished = true;
-        if (p->backend != BACKEND_NONE && WIFEXITED(ws))
-                ws = 125 << 8; /* the init exited without a report: it failed itself */
+        /* an init (linux) or supervisor (landlock) that exited without a
+         * report failed itself; sandbox-exec's status is the command's */
+        if ((p->backend == BACKEND_LINUX || p->backend == BACKEND_LANDLOCK) && WIFEXITED(ws))
+                ws = 125 << 8;
         fill_result(p, ws, &ru, ru.ru_maxrss);
         return 0;
 }

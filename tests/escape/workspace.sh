@@ -487,7 +487,8 @@ check "... with its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q placeholde
 fresh_repo k2
 bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sleep 30 >/dev/null 2>&1
 for _ in $(seq 50); do [ -e "$WS/.git/commondir" ] && break; sleep 0.1; done
-pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.5
+# stopped first: a launcher that saw its sandbox end would clean up itself
+kill -STOP "$BG_PID"; pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.5
 check "launcher and helper killed: the placeholder stays (control for the repair)" test -e "$WS/.git/commondir"
 check "the next run succeeds" box "$WS" -- true
 check "... and removed the killed run's placeholders" test ! -e "$WS/.git/commondir" -a ! -e "$WS/.git/config.worktree"
