@@ -7,12 +7,16 @@
  * threat model): each is created relative to its parent directory opened
  * without following any link, and removed only when that parent still
  * holds the very inode created, unchanged. Every run journals what it
- * created in <instance>/logs/placeholders.* (logs/ is not visible to the
- * command) under an flock held while it lives: a journal whose lock is
- * free belongs to a run that was killed, and the next run repairs it. A
- * placeholder that another live run also protects stays until the last
- * one ends (a file unlinked while another sandbox has it mounted would no
- * longer be protected there). */
+ * created in <instance>/logs/placeholders.* under an flock held while it
+ * lives: a journal whose lock is free belongs to a run that was killed.
+ *
+ * A placeholder one run made looks like an existing file to the plan of
+ * another run on the same workspace, which binds it too; unlinked on the
+ * host, it would no longer be protected in that sandbox. So every run that
+ * protects paths holds a shared lock on logs/placeholders.lock while it
+ * lives, and placeholders are removed (and killed runs' journals repaired)
+ * only under the exclusive lock, by the last run alive; the others leave
+ * theirs, and their journals, to that one. */
 #include "protect.h"
 
 #include <dirent.h>
@@ -31,6 +35,7 @@
 #include "undo.h"
 
 #define JOURNAL_PREFIX "placeholders."
+#define LOCK_NAME "placeholders-lock"
 
 typedef struct placeholder {
         char *path;   /* host path */
@@ -45,6 +50,7 @@ struct placeholders {
         size_t n;
         int logs;      /* <instance>/logs, or -1 */
         int journal;   /* this run's journal, flock'ed, or -1 */
+        int lock;      /* logs/placeholders-lock, shared while we live, or -1 */
         char name[64]; /* its name in logs/ */
 };
 
@@ -162,9 +168,17 @@ static int journal_read(int fd, placeholder **ret, size_t *ret_n)
 /* Does the plan bind |path| (as an existing protected path)? */
 static bool plan_binds(const cordon_plan *p, const char *path)
 {
-        for (size_t i = 0; i < p->n_mounts; i++)
+        for (size_t i = 0; p && i < p->n_mounts; i++)
                 if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].origin == ORIGIN_PROTECT &&
                     streq(p->mounts[i].source, path))
+                        return true;
+        return false;
+}
+
+static bool plan_protects(const cordon_plan *p)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (p->mounts[i].origin == ORIGIN_PROTECT)
                         return true;
         return false;
 }
@@ -196,7 +210,7 @@ static void for_each_journal(placeholders *list, bool dead, void (*fn)(placehold
 }
 
 /* A killed run's journal: what it made is removed, unless this plan
- * protects it, in which case this run takes it over. */
+ * protects it (|userdata|, or NULL), in which case this run takes it over. */
 static void repair_journal(placeholders *list, int fd, const char *name, void *userdata)
 {
         const cordon_plan *p = userdata;
@@ -217,29 +231,6 @@ static void repair_journal(placeholders *list, int fd, const char *name, void *u
         }
         free(v);
         unlinkat(list->logs, name, 0);
-}
-
-static void find_in_journal(placeholders *list, int fd, const char *name, void *userdata)
-{
-        (void)list;
-        (void)name;
-        placeholder *want = userdata, *v = NULL;
-        size_t n = 0;
-        if (journal_read(fd, &v, &n) < 0)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                if (v[i].dev == want->dev && v[i].ino == want->ino)
-                        want->size = -1; /* found: another live run protects it */
-                placeholder_clear(&v[i]);
-        }
-        free(v);
-}
-
-static bool used_by_live_run(placeholders *list, const placeholder *ph)
-{
-        placeholder probe = *ph;
-        for_each_journal(list, false, find_in_journal, &probe);
-        return probe.size == -1;
 }
 
 /* logs/, where the journals are. */
@@ -303,7 +294,27 @@ static int create_one(const plan_mount *m, placeholder *ret)
         return r;
 }
 
-int protect_placeholders_create(const cordon_plan *p, undo_log *undo, placeholders **ret, cordon_error **ret_error)
+int protect_lock_take(const cordon_plan *p, protect_lock *ret)
+{
+        *ret = (protect_lock){.fd = -1};
+        if (p->backend != BACKEND_LINUX || !plan_protects(p))
+                return 0;
+        _cleanup_free_ char *logs = path_join(p->instance_root, "logs");
+        _cleanup_close_ int dfd = logs ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
+        int fd = dfd < 0 ? -1 : openat(dfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return 0; /* no logs/ (yet): placeholders are removed unconditionally */
+        ret->exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0;
+        if (!ret->exclusive && flock(fd, LOCK_SH) < 0) {
+                close(fd);
+                return 0;
+        }
+        ret->fd = fd;
+        return 0;
+}
+
+int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lock *lock, placeholders **ret,
+                                cordon_error **ret_error)
 {
         *ret = NULL;
         if (p->backend != BACKEND_LINUX)
@@ -312,10 +323,17 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, placeholde
         if (!list)
                 return error_set(ret_error, ENOMEM, "out of memory");
         list->logs = list->journal = -1;
+        list->lock = lock ? lock->fd : -1;
+        if (lock)
+                lock->fd = -1; /* ours now */
         *ret = list;
+        if (!plan_protects(p))
+                return 0;
         logs_open(list, p->instance_root);
-        if (list->logs >= 0)
-                for_each_journal(list, true, repair_journal, (void *)p);
+        if (list->logs >= 0 && lock && lock->exclusive)
+                for_each_journal(list, true, repair_journal, (void *)p); /* no other run alive */
+        if (list->lock >= 0)
+                flock(list->lock, LOCK_SH);
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 placeholder ph = {0};
@@ -352,15 +370,23 @@ placeholders *protect_placeholders_remove(placeholders *list)
 {
         if (!list)
                 return NULL;
+        bool last = list->lock < 0 || flock(list->lock, LOCK_EX | LOCK_NB) == 0;
         for (size_t i = 0; i < list->n; i++) {
-                if (!used_by_live_run(list, &list->v[i]))
+                if (last)
                         remove_one(&list->v[i]);
                 placeholder_clear(&list->v[i]);
         }
         free(list->v);
+        if (last && list->lock >= 0)
+                for_each_journal(list, true, repair_journal, NULL);
         if (list->journal >= 0) {
-                unlinkat(list->logs, list->name, 0);
+                if (last) /* else it stays for the last run alive to repair */
+                        unlinkat(list->logs, list->name, 0);
                 close(list->journal);
+        }
+        if (list->lock >= 0) {
+                flock(list->lock, LOCK_UN); /* the undo helper may hold the same open file */
+                close(list->lock);
         }
         if (list->logs >= 0)
                 close(list->logs);

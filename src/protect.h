@@ -7,11 +7,24 @@
 
 typedef struct placeholders placeholders;
 
+/* logs/placeholders-lock, held shared by every live run that protects
+ * paths; |exclusive|: taken exclusively (no other such run alive). */
+typedef struct protect_lock {
+        int fd;
+        bool exclusive;
+} protect_lock;
+
+/* Take the lock for a plan that protects paths (fd -1 otherwise, or when
+ * the instance has no logs/ yet). Before undo_start, so that the undo
+ * helper shares it. Returns 0. */
+int protect_lock_take(const cordon_plan *p, protect_lock *ret) HIDDEN;
+
 /* Create the placeholders the plan marks missing (relative to parent
  * directories opened without following links), after repairing what killed
  * runs of the same instance left behind. Journals them in the instance's
- * logs/ (the journal noted in |undo|, or NULL). *ret may be set on failure too: remove it. */
-int protect_placeholders_create(const cordon_plan *p, undo_log *undo, placeholders **ret,
+ * logs/ (the journal noted in |undo|, or NULL). Takes |lock|'s descriptor
+ * (or NULL: none); repairs only when it was exclusive, then shares it. *ret may be set on failure too: remove it. */
+int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lock *lock, placeholders **ret,
                                 cordon_error **ret_error) HIDDEN;
 /* Did this run make (or take over) the placeholder at |path|? */
 bool protect_placeholder_made(const placeholders *list, const char *path) HIDDEN;

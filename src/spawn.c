@@ -889,7 +889,8 @@ static size_t undo_notes_needed(const cordon_plan *p)
 /* protect.c makes the placeholders; each is noted in the undo log first,
  * by its parent directory reached without following a symlink, so that a
  * launcher killed meanwhile leaves none behind. */
-static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_error **ret_error)
+static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect_lock *lock,
+                             cordon_error **ret_error)
 {
         size_t n = 0;
         for (size_t i = 0; proc->undo && p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
@@ -905,7 +906,7 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, cordon_
                 notes[k] = undo_note_path(proc->undo, m->source, &dirs[k]);
                 k++;
         }
-        int r = protect_placeholders_create(p, proc->undo, &proc->placeholders, ret_error);
+        int r = protect_placeholders_create(p, proc->undo, lock, &proc->placeholders, ret_error);
         for (size_t i = 0, k = 0; k < n; i++) {
                 const plan_mount *m = &p->mounts[i];
                 if (!m->missing)
@@ -970,11 +971,15 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 return error_set(ret_error, ENOMEM, "out of memory");
         /* Before anything is made on the host: the helper that undoes it
          * should we die first. */
+        protect_lock lock;
+        protect_lock_take(p, &lock);
         size_t notes = undo_notes_needed(p);
         if (notes)
-                r = undo_start(notes, &proc->undo, ret_error);
+                r = undo_start(notes, lock.fd, &proc->undo, ret_error);
         if (r == 0)
-                r = make_placeholders(p, proc, ret_error);
+                r = make_placeholders(p, proc, &lock, ret_error);
+        if (lock.fd >= 0) /* not taken over (a failure on the way) */
+                close(lock.fd);
         bool nproc = false;
         if (r == 0)
                 r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);

@@ -4,6 +4,7 @@
 #include "undo.h"
 
 #include <errno.h>
+#include <sys/file.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -47,6 +48,7 @@ typedef struct note {
 typedef struct undo_area {
         int done;     /* the launcher undid everything itself */
         pid_t init;   /* the sandbox's init, once it exists */
+        int lock;     /* files are undone only with an exclusive flock on it (-1: always) */
         size_t n, cap;
         note notes[];
 } undo_area;
@@ -230,11 +232,20 @@ static void undo_all(const undo_area *a, long long start)
         if (!files)
                 return;
         wait_init(__atomic_load_n(&a->init, __ATOMIC_ACQUIRE), deadline);
+        /* Another live run may have bound a placeholder too (protect.c):
+         * then it stays, and the journal with it, for a later repair. The
+         * lock is shared with the launcher (one open file), so only other
+         * runs' locks count; released afterwards, for a launcher process
+         * whose thread died but lives on. */
+        if (a->lock >= 0 && flock(a->lock, LOCK_EX | LOCK_NB) < 0)
+                return;
         /* in the order noted: the placeholders (noted by spawn.c before
          * protect.c makes them) before their journal */
         for (size_t i = 0; i < n && i < a->cap; i++)
                 if (a->notes[i].kind == KIND_FILE && __atomic_load_n(&a->notes[i].state, __ATOMIC_ACQUIRE))
                         undo_file(&a->notes[i]);
+        if (a->lock >= 0)
+                flock(a->lock, LOCK_UN);
 }
 
 static bool is_done(const undo_area *a) { return __atomic_load_n(&a->done, __ATOMIC_ACQUIRE) != 0; }
@@ -255,16 +266,16 @@ _Noreturn static void helper_main(undo_area *a, int lifeline, int launcher)
         setpgid(0, 0);
         prctl(PR_SET_NAME, "cordon-undo", 0, 0, 0);
         (void)!chdir("/"); /* every path it uses is absolute; pin no mount */
-        int keep[3] = {lifeline, launcher, sfd};
-        for (int i = 0; i < 3; i++) /* sort */
-                for (int j = i + 1; j < 3; j++)
+        int keep[4] = {lifeline, launcher, sfd, a->lock};
+        for (int i = 0; i < 4; i++) /* sort */
+                for (int j = i + 1; j < 4; j++)
                         if (keep[j] < keep[i]) {
                                 int t = keep[i];
                                 keep[i] = keep[j];
                                 keep[j] = t;
                         }
         unsigned from = 0;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
                 if (keep[i] < 0)
                         continue;
                 if ((unsigned)keep[i] > from)
@@ -295,7 +306,7 @@ _Noreturn static void helper_main(undo_area *a, int lifeline, int launcher)
 
 /* ---- the launcher's side ------------------------------------------------------------- */
 
-int undo_start(size_t n, undo_log **ret, cordon_error **ret_error)
+int undo_start(size_t n, int lock, undo_log **ret, cordon_error **ret_error)
 {
         *ret = NULL;
         undo_log *u = calloc(1, sizeof(*u));
@@ -312,6 +323,7 @@ int undo_start(size_t n, undo_log **ret, cordon_error **ret_error)
         }
         u->a = m;
         u->a->cap = n;
+        u->a->lock = lock;
         int life[2];
         if (pipe2(life, O_CLOEXEC) < 0) {
                 int e = errno;

@@ -32,9 +32,11 @@
 
 typedef struct undo_log undo_log;
 
-/* Start the helper with room for |n| notes. Returns 0 or -errno (with an
+/* Start the helper with room for |n| notes. |lock| (or -1), protect.c's
+ * lock, shared with the helper: it undoes files only when it can take it
+ * exclusively (no other run alive that may have bound them). Returns 0 or -errno (with an
  * error). */
-int undo_start(size_t n, undo_log **ret, cordon_error **ret_error) HIDDEN;
+int undo_start(size_t n, int lock, undo_log **ret, cordon_error **ret_error) HIDDEN;
 /* Note the cgroup directory |path| (cgroup |version| 1 or 2) before it is
  * made. Returns the note's number, or -1 (no log, or it is full: then
  * nothing is undone for it but by the next run's sweep). */

@@ -482,8 +482,8 @@ check "killed launcher: its placeholder is there while it runs" test -e "$WS/.gi
 kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null
 for _ in $(seq 100); do [ -e "$WS/.git/commondir" ] || break; sleep 0.1; done
 check "... and gone after a SIGKILL (the launcher's helper; lifecycle.sh times it)" test ! -e "$WS/.git/commondir"
-for _ in $(seq 50); do ls "$H/.cordon/logs/" | grep -q placeholders || break; sleep 0.1; done
-check "... with its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q placeholders"
+for _ in $(seq 50); do ls "$H/.cordon/logs/" | grep -q 'placeholders\.' || break; sleep 0.1; done
+check "... with its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.'"
 fresh_repo k2
 bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sleep 30 >/dev/null 2>&1
 for _ in $(seq 50); do [ -e "$WS/.git/commondir" ] && break; sleep 0.1; done
@@ -492,6 +492,19 @@ kill -STOP "$BG_PID"; pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/de
 check "launcher and helper killed: the placeholder stays (control for the repair)" test -e "$WS/.git/commondir"
 check "the next run succeeds" box "$WS" -- true
 check "... and removed the killed run's placeholders" test ! -e "$WS/.git/commondir" -a ! -e "$WS/.git/config.worktree"
-check "... and its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q placeholders"
+check "... and its journal" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.'"
 check "... and git status works on the host" host_git -C "$WS" status
+# L. two runs on one workspace: the placeholder the first made and the
+# second bound stays protected in the second after the first ends
+fresh_repo l
+check_out "control: unisolated, .git/commondir can be created" OK unbox "$WS" -- sh -c "'$PROBE' create .git/commondir && rm .git/commondir"
+bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sleep 2 >/dev/null 2>&1
+A=$BG_PID
+for _ in $(seq 50); do [ -e "$WS/.git/commondir" ] && break; sleep 0.1; done
+out=$(box "$WS" --expose "$T/bin" -- sh -c "sleep 4; '$PROBE' create .git/commondir" 2>&1)
+case "$out" in EROFS|EEXIST) ok "a placeholder another run made stays protected after that run ended ($out)";;
+    *) not_ok "a placeholder another run made stays protected after that run ended ($out)";; esac
+wait "$A" 2>/dev/null
+check "... and the last run removed it" test ! -e "$WS/.git/commondir"
+check "... with every journal" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.'"
 done_testing
