@@ -1514,9 +1514,12 @@ static int plan_writable_roots(builder *b)
         int r = strv_push(&want, p->instance_root);
         if (r == 0)
                 r = strv_push(&want, p->workspace);
-        for (size_t i = 0; r == 0 && i < b->c->n_expose; i++)
-                if (b->c->expose[i].writable)
-                        r = strv_push(&want, b->c->expose[i].source);
+        for (size_t i = 0; r == 0 && i < b->c->n_expose; i++) {
+                if (!b->c->expose[i].writable)
+                        continue;
+                char *source = config_path_expand(b->c->expose[i].source, caller_home(b->h), NULL);
+                r = source ? strv_consume(&want, source) : 0; /* unexpandable: plan_expose says why */
+        }
         for (size_t i = 0; r == 0 && want[i]; i++) {
                 char *real = NULL;
                 int e = host_resolve(b->h, want[i], true, &real);
