@@ -83,7 +83,9 @@ static int still_ours(const placeholder *ph, char name[NAME_MAX + 1])
         struct stat st;
         if (dfd < 0)
                 return -1;
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == ph->dev && st.st_ino == ph->ino &&
+        /* ino 0: journaled before it was made (a run killed in between) */
+        bool same = ph->ino == 0 || (st.st_dev == ph->dev && st.st_ino == ph->ino);
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && same &&
             (ph->is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode) && st.st_size == ph->size))
                 return dfd;
         close(dfd);
@@ -102,6 +104,8 @@ static void remove_one(const placeholder *ph)
 
 /* ---- journals ------------------------------------------------------------------------ */
 
+static void journal_write(const placeholders *list, const placeholder *ph);
+
 static int journal_add(placeholders *list, const placeholder *ph)
 {
         placeholder *v = realloc(list->v, (list->n + 1) * sizeof(*v));
@@ -115,14 +119,20 @@ static int journal_add(placeholders *list, const placeholder *ph)
         list->v = v;
         list->v[list->n] = *ph;
         list->v[list->n++].path = path;
+        journal_write(list, ph);
+        return 0;
+}
+
+/* One line "dev ino kind size path" in this run's journal. */
+static void journal_write(const placeholders *list, const placeholder *ph)
+{
         if (list->journal < 0)
-                return 0;
+                return;
         char line[PATH_MAX + 96];
         int n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 " %c %" PRId64 " %s\n", (uint64_t)ph->dev,
                          (uint64_t)ph->ino, ph->is_dir ? 'd' : 'f', (int64_t)ph->size, ph->path);
         if (n > 0 && (size_t)n < sizeof(line))
                 (void)!write(list->journal, line, (size_t)n);
-        return 0;
 }
 
 /* The entries of the journal |fd|. */
@@ -340,6 +350,10 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lo
                 if (!m->missing)
                         continue;
                 journal_open(list, undo);
+                /* journaled first, as not yet made: a run killed before the
+                 * full line leaves what the next one repairs */
+                journal_write(list, &(placeholder){.path = m->source, .is_dir = m->is_dir,
+                                                   .size = m->content ? (off_t)strlen(m->content) : 0});
                 int r = create_one(m, &ph);
                 if (r == -EEXIST)
                         continue; /* created meanwhile: the bind checks what it is */

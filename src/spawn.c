@@ -904,6 +904,7 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect
                 if (!m->missing)
                         continue;
                 notes[k] = undo_note_path(proc->undo, m->source, &dirs[k]);
+                undo_expect_size(proc->undo, notes[k], m->content ? (off_t)strlen(m->content) : 0);
                 k++;
         }
         int r = protect_placeholders_create(p, proc->undo, lock, &proc->placeholders, ret_error);

@@ -177,7 +177,8 @@ static int open_dir_nofollow(const char *path)
 
 /* A file or directory, removed only when it is still the one noted (for a
  * pending note, one in the noted parent) and unchanged: an empty directory,
- * a file of the size it had when made (empty, for a pending note). */
+ * a file of the size it had when made (for a pending note, the size it was
+ * to be made with). */
 static void undo_file(const note *n)
 {
         int dfd = open_dir_nofollow(n->path);
@@ -190,8 +191,7 @@ static void undo_file(const note *n)
                                                       S_ISDIR(st.st_mode) == n->is_dir);
                 if (same && S_ISDIR(st.st_mode))
                         unlinkat(dfd, n->name, AT_REMOVEDIR); /* refused unless empty */
-                else if (same && S_ISREG(st.st_mode) &&
-                         (n->size < 0 || st.st_size == (n->state == NOTE_MADE ? n->size : 0)))
+                else if (same && S_ISREG(st.st_mode) && (n->size < 0 || st.st_size == n->size))
                         unlinkat(dfd, n->name, 0);
         }
         close(dfd);
@@ -448,6 +448,12 @@ void undo_made(undo_log *u, int i, bool made, int dirfd)
                 }
         }
         __atomic_store_n(&n->state, made ? NOTE_MADE : NOTE_FREE, __ATOMIC_RELEASE);
+}
+
+void undo_expect_size(undo_log *u, int i, off_t size)
+{
+        if (u && i >= 0 && (size_t)i < u->a->n)
+                u->a->notes[i].size = size;
 }
 
 void undo_any_size(undo_log *u, int i)

@@ -53,6 +53,9 @@ int undo_note_path(undo_log *u, const char *path, int *ret_dirfd) HIDDEN;
  * the note is dropped). A file's identity is read now, relative to the
  * directory the note was made with (|dirfd| again, -1 for a cgroup). */
 void undo_made(undo_log *u, int i, bool made, int dirfd) HIDDEN;
+/* The file of note |i| is made with |size| bytes (default 0): a pending
+ * note's file is removed only when it has that size. */
+void undo_expect_size(undo_log *u, int i, off_t size) HIDDEN;
 /* The file of note |i| (made) is removed whatever its size (a journal that
  * grows), as long as it is still the inode noted. */
 void undo_any_size(undo_log *u, int i) HIDDEN;
