@@ -83,9 +83,9 @@ static int still_ours(const placeholder *ph, char name[NAME_MAX + 1])
         struct stat st;
         if (dfd < 0)
                 return -1;
-        /* ino 0: journaled before it was made (a run killed in between) */
-        bool same = ph->ino == 0 || (st.st_dev == ph->dev && st.st_ino == ph->ino);
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && same &&
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            /* ino 0: journaled before it was made (a run killed in between) */
+            (ph->ino == 0 || (st.st_dev == ph->dev && st.st_ino == ph->ino)) &&
             (ph->is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode) && st.st_size == ph->size))
                 return dfd;
         close(dfd);
