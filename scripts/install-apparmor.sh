@@ -12,7 +12,11 @@ set -u
 profile=$1 mode=${2:-auto}
 dest=${DESTDIR:-}/etc/apparmor.d
 target=/etc/apparmor.d/cordon
-say() { echo "cordon: AppArmor: $*"; }
+# meson keeps an install script's output to itself: what this says also
+# goes to BUILD/apparmor-install.log, which `make install` prints.
+log=${MESON_BUILD_ROOT:+$MESON_BUILD_ROOT/apparmor-install.log}
+{ [ -n "$log" ] && true >"$log"; } 2>/dev/null || log=/dev/null
+say() { echo "cordon: AppArmor: $*" | tee -a "$log"; }
 
 [ "$mode" = disabled ] && exit 0
 if [ "$mode" = auto ]; then
