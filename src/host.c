@@ -134,27 +134,45 @@ int host_probe_userns(char **ret_reason)
 #define APPARMOR_SYSCTL "kernel.apparmor_restrict_unprivileged_userns"
 #define APPARMOR_PROFILE_PATH "/etc/apparmor.d/cordon"
 
-static bool apparmor_restricts_userns(void)
+static bool sysctl_is(const char *path, const char *value)
 {
-        _cleanup_free_ char *v = read_line("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-        return streq(v, "1");
+        _cleanup_free_ char *v = read_line(path);
+        return streq(v, value);
+}
+
+/* Which of the sysctls that limit user namespaces is the one in the way:
+ * the first of these that is set. */
+enum userns_limit { LIMIT_NONE, LIMIT_MAX_NAMESPACES, LIMIT_CLONE, LIMIT_APPARMOR };
+
+static enum userns_limit userns_limit(void)
+{
+        if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
+                return LIMIT_MAX_NAMESPACES;
+        if (sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0"))
+                return LIMIT_CLONE;
+        if (sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1"))
+                return LIMIT_APPARMOR;
+        return LIMIT_NONE;
 }
 
 char *host_userns_hint(int err)
 {
-        _cleanup_free_ char *clone_ok = read_line("/proc/sys/kernel/unprivileged_userns_clone");
-        _cleanup_free_ char *max_ns = read_line("/proc/sys/user/max_user_namespaces");
-        if (streq(max_ns, "0"))
+        switch (userns_limit()) {
+        case LIMIT_MAX_NAMESPACES:
                 return xasprintf("user namespaces are disabled (user.max_user_namespaces = 0): run "
                                  "`sysctl -w user.max_user_namespaces=15000` as root");
-        if (streq(clone_ok, "0"))
+        case LIMIT_CLONE:
                 return xasprintf("unprivileged user namespaces are disabled "
                                  "(kernel.unprivileged_userns_clone = 0): run "
                                  "`sysctl -w kernel.unprivileged_userns_clone=1` as root");
-        if (apparmor_restricts_userns())
+        case LIMIT_APPARMOR:
                 return xasprintf("AppArmor restricts unprivileged user namespaces (" APPARMOR_SYSCTL
                                  " = 1, Ubuntu 23.10+) and this cordon has no AppArmor profile granting them: "
                                  "`cordon check` prints the commands that install one");
+        case LIMIT_NONE:
+        default:
+                break;
+        }
         if (err == EPERM)
                 return xasprintf("creating user namespaces is not permitted here (%s); inside a container this is "
                                  "usually the runtime's seccomp profile: run the container with "
@@ -281,7 +299,7 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         _cleanup_free_ char *why = NULL;
         if (streq(backend, "linux")) {
                 ok = userns == 1 && seccomp;
-                if (userns != 1 && apparmor_restricts_userns())
+                if (userns != 1 && userns_limit() == LIMIT_APPARMOR)
                         why = apparmor_fix_here();
                 apparmor_fix = why != NULL; /* says all that the short reason does */
                 if (userns != 1 && !why)
