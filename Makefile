@@ -59,6 +59,7 @@ install: all
 	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null
 	ninja -C $(BUILD)
 	meson install -C $(BUILD)
+	@cat $(BUILD)/apparmor-install.log 2>/dev/null || true
 
 bench: all
 	@scripts/deps.sh bench

@@ -5,13 +5,13 @@
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp
 #   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
-#   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime
+#   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime, apparmor_parser
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev"
 TEST="util-linux procps nodejs npm iproute2 keyutils psmisc git python3 man-db"
 BENCH="bubblewrap hyperfine time"
-LINT="clang clang-tidy cppcheck valgrind libclang-rt-14-dev"
+LINT="clang clang-tidy cppcheck valgrind libclang-rt-14-dev apparmor"
 
 case "${1:-build}" in
 build) want="$BUILD" ;;

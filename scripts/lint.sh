@@ -1,5 +1,6 @@
 #!/bin/bash
-# make lint: clang-tidy (.clang-tidy) and cppcheck on the project's code, and
+# make lint: clang-tidy (.clang-tidy) and cppcheck on the project's code,
+# apparmor_parser on the AppArmor profile (scripts/check-apparmor.sh), and
 # valgrind memcheck on `cordon plan` and `cordon run` for a few configs
 # (a dynamically linked, unsanitized build: build-valgrind/). Ends with
 # "N passed, N failed".
@@ -18,6 +19,7 @@ sources=$(ls src/*.c src/*/*.c cli/*.c examples/*.c 2>/dev/null)
 step "clang-tidy" clang-tidy -p "$build" --quiet $sources
 step "cppcheck" cppcheck -q --enable=warning,portability,performance --std=c11 --inline-suppr --error-exitcode=1 \
     -D_GNU_SOURCE -Iinclude -Isrc --suppress=missingIncludeSystem src cli
+step "apparmor_parser: the installed AppArmor profile parses (not loaded)" scripts/check-apparmor.sh "$build"
 
 vb=build-valgrind
 if [ ! -f $vb/build.ninja ]; then meson setup $vb -Dstatic_cli=false -Dbuildtype=debug >/dev/null || exit 1; fi

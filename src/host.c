@@ -129,23 +129,50 @@ int host_probe_userns(char **ret_reason)
         return 0;
 }
 
+/* The kernel.apparmor_restrict_unprivileged_userns sysctl: a program may
+ * create user namespaces unprivileged only if its profile grants `userns`. */
+#define APPARMOR_SYSCTL "kernel.apparmor_restrict_unprivileged_userns"
+#define APPARMOR_PROFILE_PATH "/etc/apparmor.d/cordon"
+
+static bool sysctl_is(const char *path, const char *value)
+{
+        _cleanup_free_ char *v = read_line(path);
+        return streq(v, value);
+}
+
+/* Which of the sysctls that limit user namespaces is the one in the way:
+ * the first of these that is set. */
+enum userns_limit { LIMIT_NONE, LIMIT_MAX_NAMESPACES, LIMIT_CLONE, LIMIT_APPARMOR };
+
+static enum userns_limit userns_limit(void)
+{
+        if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
+                return LIMIT_MAX_NAMESPACES;
+        if (sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0"))
+                return LIMIT_CLONE;
+        if (sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1"))
+                return LIMIT_APPARMOR;
+        return LIMIT_NONE;
+}
+
 char *host_userns_hint(int err)
 {
-        _cleanup_free_ char *clone_ok = read_line("/proc/sys/kernel/unprivileged_userns_clone");
-        _cleanup_free_ char *max_ns = read_line("/proc/sys/user/max_user_namespaces");
-        _cleanup_free_ char *apparmor = read_line("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-        if (streq(max_ns, "0"))
+        switch (userns_limit()) {
+        case LIMIT_MAX_NAMESPACES:
                 return xasprintf("user namespaces are disabled (user.max_user_namespaces = 0): run "
                                  "`sysctl -w user.max_user_namespaces=15000` as root");
-        if (streq(clone_ok, "0"))
+        case LIMIT_CLONE:
                 return xasprintf("unprivileged user namespaces are disabled "
                                  "(kernel.unprivileged_userns_clone = 0): run "
                                  "`sysctl -w kernel.unprivileged_userns_clone=1` as root");
-        if (streq(apparmor, "1"))
-                return xasprintf("AppArmor restricts unprivileged user namespaces "
-                                 "(kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu 23.10+): run "
-                                 "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` as root, or add an "
-                                 "AppArmor profile granting `userns` to cordon");
+        case LIMIT_APPARMOR:
+                return xasprintf("AppArmor restricts unprivileged user namespaces (" APPARMOR_SYSCTL
+                                 " = 1, Ubuntu 23.10+) and this cordon has no AppArmor profile granting them: "
+                                 "`cordon check` prints the commands that install one");
+        case LIMIT_NONE:
+        default:
+                break;
+        }
         if (err == EPERM)
                 return xasprintf("creating user namespaces is not permitted here (%s); inside a container this is "
                                  "usually the runtime's seccomp profile: run the container with "
@@ -154,6 +181,69 @@ char *host_userns_hint(int err)
         if (err == EINVAL || err == ENOSYS)
                 return xasprintf("the kernel lacks namespace support (%s): use --backend landlock", strerror(err));
         return xasprintf("cannot create namespaces: %s", strerror(err));
+}
+
+/* AppArmor reads a profile's attachment as a pattern (* ? [ { are globs,
+ * spaces end it): only plain paths go in unquoted. */
+static bool apparmor_plain_path(const char *p)
+{
+        return p[0] == '/' && p[strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-")] == '\0';
+}
+
+char *host_apparmor_profile(const char *exe)
+{
+        if (!apparmor_plain_path(exe))
+                return NULL;
+        /* apparmor/cordon.in with @BINARY@ = |exe| (a unit test compares them) */
+        return xasprintf("# cordon: lets %s create user namespaces where AppArmor restricts them\n"
+                         "# (Ubuntu 23.10+); it confines nothing else. See cordon's README.\n"
+                         "abi <abi/4.0>,\n"
+                         "include <tunables/global>\n"
+                         "\n"
+                         "profile cordon %s flags=(unconfined) {\n"
+                         "  userns,\n"
+                         "\n"
+                         "  include if exists <local/cordon>\n"
+                         "}\n",
+                         exe, exe);
+}
+
+char *host_apparmor_fix(const char *exe, const char *installed_profile)
+{
+        buf b = {0};
+        buf_printf(&b, "AppArmor restricts unprivileged user namespaces (" APPARMOR_SYSCTL " = 1, Ubuntu 23.10+): "
+                       "a program may create them only if its AppArmor profile grants `userns`, and %s has no "
+                       "such profile loaded. Install and load one (what `make install` does as root):\n",
+                   exe);
+        _cleanup_free_ char *profile = installed_profile ? NULL : host_apparmor_profile(exe);
+        if (installed_profile)
+                buf_printf(&b, "    sudo install -m 644 %s " APPARMOR_PROFILE_PATH
+                               " && sudo apparmor_parser -r " APPARMOR_PROFILE_PATH "\n",
+                           installed_profile);
+        else if (profile)
+                buf_printf(&b, "    sudo tee " APPARMOR_PROFILE_PATH " >/dev/null <<'EOF'\n%sEOF\n"
+                               "    sudo apparmor_parser -r " APPARMOR_PROFILE_PATH "\n",
+                           profile);
+        else
+                buf_printf(&b, "    (not for this path: AppArmor would read it as a pattern; `make install` "
+                               "cordon to a plain path such as /usr/local/bin and run its `cordon check`)\n");
+        buf_printf(&b, "  or, bluntly, lift the restriction for every program until the next boot:\n"
+                       "    sudo sysctl -w " APPARMOR_SYSCTL "=0");
+        return buf_steal(&b);
+}
+
+/* The fix for this cordon: the installed profile when this is the installed
+ * binary, else the profile's text for this binary's path. */
+static char *apparmor_fix_here(void)
+{
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        if (n <= 0)
+                return NULL;
+        exe[n] = '\0';
+        const char *installed = CORDON_DATADIR "/apparmor/cordon";
+        bool is_installed = streq(exe, CORDON_BINDIR "/cordon") && access(installed, R_OK) == 0;
+        return host_apparmor_fix(exe, is_installed ? installed : NULL);
 }
 
 static int probe_seccomp(void)
@@ -205,13 +295,16 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         static const char *const PIDS_BY[] = {[PIDS_BY_CGROUP] = "cgroup", [PIDS_BY_RLIMIT] = "rlimit",
                                               [PIDS_BY_NONE] = "none"};
         int by = host_pids_mechanism(streq(backend, "linux"), &pids);
-        bool ok;
+        bool ok, apparmor_fix = false;
         _cleanup_free_ char *why = NULL;
         if (streq(backend, "linux")) {
                 ok = userns == 1 && seccomp;
-                if (userns != 1)
+                if (userns != 1 && userns_limit() == LIMIT_APPARMOR)
+                        why = apparmor_fix_here();
+                apparmor_fix = why != NULL; /* says all that the short reason does */
+                if (userns != 1 && !why)
                         why = xasprintf("%s", userns_reason ? userns_reason : "user namespaces unavailable");
-                else if (!seccomp)
+                else if (userns == 1 && !seccomp)
                         why = strdup("the kernel lacks seccomp filters (CONFIG_SECCOMP_FILTER)");
         } else if (streq(backend, "landlock")) {
                 ok = abi >= 1 && seccomp;
@@ -259,7 +352,9 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 free(s);
         } else {
                 buf_printf(&b, "user namespaces: %s\n", userns == 1 ? "yes" : "no");
-                if (userns_reason)
+                if (apparmor_fix)
+                        buf_printf(&b, "  restricted by AppArmor: the fix is below\n");
+                else if (userns_reason)
                         buf_printf(&b, "  %s\n", userns_reason);
                 if (abi > 0) {
                         landlock_rights ll = landlock_rights_for_abi(abi);

@@ -10,6 +10,15 @@
 int host_probe_userns(char **ret_reason) HIDDEN;
 /* Why creating namespaces failed with |err|, and the fix. Caller frees. */
 char *host_userns_hint(int err) HIDDEN;
+/* The AppArmor profile (apparmor/cordon.in) that lets the binary |exe|
+ * create user namespaces; NULL when |exe| is not a plain absolute path
+ * (AppArmor would read it as a pattern) or on ENOMEM. Caller frees. */
+char *host_apparmor_profile(const char *exe) HIDDEN;
+/* What `cordon check` says when AppArmor restricts user namespaces: what is
+ * restricted and the commands that allow them to |exe|: installing
+ * |installed_profile| when not NULL, else writing host_apparmor_profile(exe);
+ * and the sysctl that lifts the restriction. Pure. Caller frees. */
+char *host_apparmor_fix(const char *exe, const char *installed_profile) HIDDEN;
 /* One line on the cgroup setup ("v1 (memory pids cpu), writable" ...). */
 char *host_cgroup_summary(void) HIDDEN;
 /* How --pids would be enforced here (a pids_by of plan.h), with a

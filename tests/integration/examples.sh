@@ -47,6 +47,10 @@ check_contains "the soname is versioned (libcordon.so.0)" "Library soname: [libc
 meson install -C "$CORDON_BUILD" --no-rebuild --destdir "$T/dest" >"$T/install.log" 2>&1 ||
     { not_ok "meson install --destdir"; diag <"$T/install.log"; }
 pc=$(find "$T/dest" -name cordon.pc | head -1)
+aa=$(find "$T/dest" -path '*/share/cordon/apparmor/cordon' | head -1)
+check_contains "the AppArmor profile is installed in the data directory, for the installed binary" \
+    "profile cordon $(dirname "${aa:-/x}" | sed 's|^'"$T/dest"'||; s|/share/cordon/apparmor$||')/bin/cordon flags=(unconfined) {" \
+    cat "${aa:-/nonexistent}"
 export PKG_CONFIG_PATH=$(dirname "${pc:-/nonexistent/x}") PKG_CONFIG_SYSROOT_DIR=$T/dest
 check_contains "pkg-config finds the installed cordon.pc" "-lcordon" pkg-config --cflags --libs cordon
 libdir=$(pkg-config --variable=libdir cordon)
