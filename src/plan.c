@@ -1628,10 +1628,6 @@ static int plan_network(builder *b)
                                  "host, the allowlist only its own (drop one of them)");
         if (p->network != CORDON_NETWORK_PROXY)
                 return 0;
-        if (p->backend == BACKEND_LANDLOCK)
-                return error_set(b->err, ENOTSUP,
-                                 "the network \"proxy\" (network_allow, --allow-net) needs the linux backend in "
-                                 "this version");
         p->network_allow = listed ? strv_copy((const char *const *)c->network_allow) : calloc(1, sizeof(char *));
         return p->network_allow ? 0 : -ENOMEM;
 }

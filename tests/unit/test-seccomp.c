@@ -36,7 +36,7 @@ static void test_build_and_arches(void)
 {
         /* the linux backend's filter, and the landlock backend's with
          * network "none" */
-        seccomp_options o = {0}, u = {.unix_sockets_only = true, .host_ipc = true};
+        seccomp_options o = {0}, u = {.sockets = SECCOMP_SOCKETS_UNIX, .host_ipc = true};
         CHECK_INTEQ(seccomp_build(&o, &prog, NULL), 0);
         CHECK_INTEQ(seccomp_build(&u, &prog_unix, NULL), 0);
         CHECK(prog.len > 20);
