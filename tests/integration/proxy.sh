@@ -154,6 +154,8 @@ check_contains "landlock backend: UDP to the host's echo server is refused" "Per
 for kind in unix inet inet6; do
     check_out "landlock backend control: a $kind stream socket is made" "OK" run_ll -- "$PROBE" socket $kind
 done
+check_contains "landlock backend: the launcher warns that Landlock's TCP rules name no address" \
+    "Landlock rules name no address" run_ll -- true
 check_contains "cordon plan --backend landlock shows the proxy mode" "network: proxy" \
     cordon plan --backend landlock --allow-net "allowed.test:$P" -- true
 check_contains "cordon plan --backend landlock: the proxy on the host's loopback" \
