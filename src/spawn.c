@@ -437,8 +437,13 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
         *ll = (landlock_rights){0};
         l->landlock_fd = -1;
         *ret_abi = 0;
+        /* the landlock backend's "proxy" is only as tight as Landlock's TCP rules */
+        bool proxy_needs_net = p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY;
         if (p->landlock == LANDLOCK_OFF)
-                return 0;
+                return proxy_needs_net ? error_set(ret_error, EINVAL,
+                                                   "the network \"proxy\" on the landlock backend needs Landlock to "
+                                                   "keep the command's TCP to the proxy, and it is off by config")
+                                       : 0;
         int abi = landlock_abi();
         *ret_abi = abi;
         if (abi < 1) {
@@ -447,7 +452,7 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
                 return 0;
         }
         *ll = landlock_rights_for_abi(abi);
-        if (p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY && !ll->net)
+        if (proxy_needs_net && !ll->net)
                 return error_set(ret_error, EOPNOTSUPP,
                                  "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
                                  "6.7) to keep the command's TCP to the proxy's port, this kernel has ABI %d: use "

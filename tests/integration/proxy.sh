@@ -156,6 +156,9 @@ for kind in unix inet inet6; do
 done
 check_contains "landlock backend: the launcher warns that Landlock's TCP rules name no address" \
     "Landlock rules name no address" run_ll -- true
+check_status "landlock backend: the proxy without Landlock is an error" 125 \
+    run_ll --landlock off -- true
+check_out "landlock backend control: with Landlock the same run works" "" run_ll -- true
 check_contains "cordon plan --backend landlock shows the proxy mode" "network: proxy" \
     cordon plan --backend landlock --allow-net "allowed.test:$P" -- true
 check_contains "cordon plan --backend landlock: the proxy on the host's loopback" \
