@@ -168,11 +168,9 @@ static bool is_network_marker(const char *name, const void *arg)
  * managers at cordon's proxy (which wins over the policy: the old values
  * would lead nowhere), and the marker. Git and Go read the lowercase and
  * uppercase http(s)_proxy themselves. */
-static int env_proxy(char ***env)
-{
-        static const char HTTP[] = "http://" PROXY_HOST ":" STR(PROXY_PORT);
-        static const char SOCKS[] = "socks5h://" PROXY_HOST ":" STR(PROXY_PORT);
-        static const char *const VARS[][2] = {
+static const char HTTP[] = "http://" PROXY_HOST ":" STR(PROXY_PORT);
+static const char SOCKS[] = "socks5h://" PROXY_HOST ":" STR(PROXY_PORT);
+static const char *const PROXY_VARS[][2] = {
                 {"HTTP_PROXY", HTTP},          {"HTTPS_PROXY", HTTP},
                 {"http_proxy", HTTP},          {"https_proxy", HTTP},
                 {"ALL_PROXY", SOCKS},          {"all_proxy", SOCKS},
@@ -182,11 +180,40 @@ static int env_proxy(char ***env)
                 {"YARN_HTTP_PROXY", HTTP},     {"YARN_HTTPS_PROXY", HTTP},       /* yarn 2+ */
                 {"PIP_PROXY", HTTP},           {"CARGO_HTTP_PROXY", HTTP},
                 {"CORDON_SANDBOX_NETWORK", "proxy"},
-        };
-        for (size_t i = 0; i < ARRAY_SIZE(VARS); i++)
-                if (env_put(env, VARS[i][0], VARS[i][1]) < 0)
+};
+
+static int env_proxy(char ***env)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++)
+                if (env_put(env, PROXY_VARS[i][0], PROXY_VARS[i][1]) < 0)
                         return -ENOMEM;
         return 0;
+}
+
+/* The proxy variable |entry| names with its port, or NULL. */
+static const char *proxy_var_value(const char *entry)
+{
+        size_t n = name_len(entry);
+        for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++)
+                if (strlen(PROXY_VARS[i][0]) == n && strncmp(entry, PROXY_VARS[i][0], n) == 0 &&
+                    strstr(PROXY_VARS[i][1], "://"))
+                        return streq(entry + n + (entry[n] == '='), PROXY_VARS[i][1]) ? PROXY_VARS[i][1] : NULL;
+        return NULL;
+}
+
+char **env_with_proxy_port(const char *const *env, unsigned port)
+{
+        _cleanup_strv_ char **out = calloc(strv_len((char *const *)env) + 1, sizeof(char *));
+        for (size_t i = 0; out && env && env[i]; i++) {
+                const char *v = proxy_var_value(env[i]);
+                /* "scheme://127.0.0.1:" is the value up to its last colon */
+                out[i] = v ? xasprintf("%.*s=%.*s%u", (int)name_len(env[i]), env[i],
+                                       (int)(strrchr(v, ':') - v + 1), v, port)
+                           : strdup(env[i]);
+                if (!out[i])
+                        return NULL;
+        }
+        return TAKE_PTR(out);
 }
 
 int env_build(const cordon_config *c, const env_input *in, char ***ret)

@@ -16,6 +16,10 @@ typedef struct env_input {
 
 /* Builds "NAME=VALUE" strings sorted by name. Returns 0 or -ENOMEM. */
 int env_build(const cordon_config *c, const env_input *in, char ***ret) HIDDEN;
+/* A copy of |env| (from env_build) whose proxy variables name |port| on
+ * the proxy's host instead of PROXY_PORT (the landlock backend's proxy
+ * listens on a port the kernel picks at start). NULL: out of memory. */
+char **env_with_proxy_port(const char *const *env, unsigned port) HIDDEN;
 /* The value of |name| in |env|, or NULL. */
 const char *env_get(char *const *env, const char *name) HIDDEN;
 /* The variables the "core" template keeps. */

@@ -155,7 +155,12 @@ static void text_limits(buf *b, const cordon_plan *p)
 
 static void text_network_allow(buf *b, const cordon_plan *p)
 {
-        buf_printf(b, "network proxy: %s:%d inside (HTTP, CONNECT, SOCKS5), allow:", PROXY_HOST, PROXY_PORT);
+        if (p->backend == BACKEND_LANDLOCK)
+                buf_printf(b, "network proxy: %s on the host, a port chosen at start (it replaces %d in the env) "
+                              "(HTTP, CONNECT, SOCKS5), allow:",
+                           PROXY_HOST, PROXY_PORT);
+        else
+                buf_printf(b, "network proxy: %s:%d inside (HTTP, CONNECT, SOCKS5), allow:", PROXY_HOST, PROXY_PORT);
         for (size_t i = 0; p->network_allow && p->network_allow[i]; i++)
                 buf_printf(b, " %s", p->network_allow[i]);
         buf_printf(b, "%s\n", p->network_allow && p->network_allow[0] ? "" : " nothing");
@@ -256,7 +261,10 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "network", json_string(network_name(p->network)));
         if (p->network == CORDON_NETWORK_PROXY) {
                 json_object_set_new(o, "network_allow", json_strv(p->network_allow));
-                json_object_set_new(o, "network_proxy", json_string(PROXY_HOST ":" STR(PROXY_PORT)));
+                /* the landlock backend's port is chosen at start: 0 */
+                json_object_set_new(o, "network_proxy", json_string(p->backend == BACKEND_LANDLOCK
+                                                                            ? PROXY_HOST ":0"
+                                                                            : PROXY_HOST ":" STR(PROXY_PORT)));
         }
         json_t *ns = json_array();
         for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)

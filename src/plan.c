@@ -1631,12 +1631,16 @@ static int plan_network(builder *b)
                                  "host, the allowlist only its own (drop one of them)");
         if (p->network != CORDON_NETWORK_PROXY)
                 return 0;
-        if (p->backend == BACKEND_LANDLOCK)
-                return error_set(b->err, ENOTSUP,
-                                 "the network \"proxy\" (network_allow, --allow-net) needs the linux backend in "
-                                 "this version");
         p->network_allow = listed ? strv_copy((const char *const *)c->network_allow) : calloc(1, sizeof(char *));
-        return p->network_allow ? 0 : -ENOMEM;
+        if (!p->network_allow)
+                return -ENOMEM;
+        /* Landlock's TCP rules name ports only: say what that leaves open */
+        if (p->backend == BACKEND_LANDLOCK &&
+            strv_push(&p->warnings, "the landlock backend keeps TCP to the proxy's port, but Landlock rules name no "
+                                    "address: the command could reach that port number on any host; only the linux "
+                                    "backend's network namespace holds the allowlist against a hostile command") < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 static int plan_init(builder *b)

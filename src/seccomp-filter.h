@@ -7,9 +7,17 @@
 #include "cordon.h"
 #include "util.h"
 
+/* Which sockets socket() may make (the landlock backend has the host's
+ * network: its network modes but "full" restrict them). */
+typedef enum seccomp_sockets {
+        SECCOMP_SOCKETS_ANY,
+        SECCOMP_SOCKETS_UNIX,     /* AF_UNIX only */
+        SECCOMP_SOCKETS_UNIX_TCP, /* and TCP over AF_INET/AF_INET6, which Landlock restricts ("proxy") */
+} seccomp_sockets;
+
 typedef struct seccomp_options {
-        bool unix_sockets_only; /* network not "full" on the landlock backend */
-        bool host_ipc;          /* no IPC namespace (landlock backend): deny System V IPC */
+        seccomp_sockets sockets;
+        bool host_ipc; /* no IPC namespace (landlock backend): deny System V IPC */
 } seccomp_options;
 
 typedef struct seccomp_prog {

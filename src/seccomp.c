@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stddef.h>
@@ -140,6 +141,64 @@ static int deny_setid(scmp_filter_ctx ctx, const char *name, unsigned arg)
         return r ? r : add_rule(ctx, SCMP_ACT_ERRNO(EPERM), name, 1, &c);
 }
 
+/* TCP over |domain|: deny every other type (the low 4 bits; flags such
+ * as SOCK_CLOEXEC are above) and protocol (0 and IPPROTO_TCP are TCP;
+ * MPTCP, SCTP or SMC streams would escape Landlock's TCP rules). One
+ * comparison of an argument per rule, so the complements take a few. */
+static int deny_non_tcp(scmp_filter_ctx ctx, int domain)
+{
+        static const struct {
+                enum scmp_compare op;
+                uint64_t a, b;
+        } TYPE[] = {
+                {SCMP_CMP_MASKED_EQ, 0x2, 0x2}, {SCMP_CMP_MASKED_EQ, 0x4, 0x4}, /* 2..15 */
+                {SCMP_CMP_MASKED_EQ, 0x8, 0x8}, {SCMP_CMP_MASKED_EQ, 0xf, 0},   /* and 0 */
+        }, PROTO[] = {
+                {SCMP_CMP_GT, IPPROTO_TCP, 0}, {SCMP_CMP_MASKED_EQ, 0x1, 0x1}, /* > 6, odd */
+                {SCMP_CMP_EQ, 2, 0}, {SCMP_CMP_EQ, 4, 0},
+        };
+        int r = 0;
+        for (size_t i = 0; !r && i < ARRAY_SIZE(TYPE); i++) {
+                struct scmp_arg_cmp c[] = {ARG(0, SCMP_CMP_EQ, domain, 0), ARG(1, TYPE[i].op, TYPE[i].a, TYPE[i].b)};
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 2, c);
+        }
+        for (size_t i = 0; !r && i < ARRAY_SIZE(PROTO); i++) {
+                struct scmp_arg_cmp c[] = {ARG(0, SCMP_CMP_EQ, domain, 0),
+                                           ARG(2, PROTO[i].op, PROTO[i].a, PROTO[i].b)};
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 2, c);
+        }
+        return r;
+}
+
+/* socket(): AF_UNIX, and for SECCOMP_SOCKETS_UNIX_TCP TCP over AF_INET and
+ * AF_INET6 (1, 2 and 10); every other family (netlink, packet, ...) and
+ * UDP or raw sockets get EPERM. */
+static int add_socket_rules(scmp_filter_ctx ctx, seccomp_sockets sockets)
+{
+        int r = 0;
+        if (sockets == SECCOMP_SOCKETS_UNIX) {
+                struct scmp_arg_cmp dom = ARG(0, SCMP_CMP_NE, AF_UNIX, 0);
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &dom);
+        } else {
+                static const struct {
+                        enum scmp_compare op;
+                        uint64_t a;
+                } DOM[] = {{SCMP_CMP_EQ, AF_UNSPEC}, {SCMP_CMP_EQ, 3}, {SCMP_CMP_EQ, 4}, {SCMP_CMP_EQ, 5},
+                           {SCMP_CMP_EQ, 6},         {SCMP_CMP_EQ, 7}, {SCMP_CMP_EQ, 8}, {SCMP_CMP_EQ, 9},
+                           {SCMP_CMP_GT, AF_INET6}};
+                for (size_t i = 0; !r && i < ARRAY_SIZE(DOM); i++) {
+                        struct scmp_arg_cmp dom = ARG(0, DOM[i].op, DOM[i].a, 0);
+                        r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &dom);
+                }
+                if (!r)
+                        r = deny_non_tcp(ctx, AF_INET);
+                if (!r)
+                        r = deny_non_tcp(ctx, AF_INET6);
+        }
+        /* i386's socketcall hides the arguments in memory */
+        return r ? r : add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socketcall", 0, NULL);
+}
+
 static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
 {
         /* clone with namespace flags (the flags are the first argument on
@@ -177,13 +236,8 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
          * ENOSYS, glibc falls back to fchmodat */
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "fchmodat2", 0, NULL);
-        if (!r && opt->unix_sockets_only) {
-                struct scmp_arg_cmp dom = ARG(0, SCMP_CMP_NE, AF_UNIX, 0);
-                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &dom);
-                /* i386's socketcall hides the domain in memory */
-                if (!r)
-                        r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socketcall", 0, NULL);
-        }
+        if (!r && opt->sockets != SECCOMP_SOCKETS_ANY)
+                r = add_socket_rules(ctx, opt->sockets);
         return r;
 }
 
@@ -384,23 +438,29 @@ int seccomp_install(const seccomp_prog *p)
  * seccomp_compile, run by meson): compiling with libseccomp costs about a
  * millisecond per start, most of the launcher's CPU time. */
 extern const struct sock_filter seccomp_precompiled_default[], seccomp_precompiled_landlock[],
-        seccomp_precompiled_landlock_unix[];
+        seccomp_precompiled_landlock_unix[], seccomp_precompiled_landlock_tcp[];
 extern const unsigned short seccomp_precompiled_default_len, seccomp_precompiled_landlock_len,
-        seccomp_precompiled_landlock_unix_len;
+        seccomp_precompiled_landlock_unix_len, seccomp_precompiled_landlock_tcp_len;
 extern const uint32_t seccomp_precompiled_arch;
 
 int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error)
 {
-        /* the three filters the backends use; any other combination is
+        /* the four filters the backends use; any other combination is
          * compiled now */
         const struct sock_filter *f = NULL;
         unsigned short len = 0;
-        if (!opt->host_ipc && !opt->unix_sockets_only) {
+        if (!opt->host_ipc && opt->sockets == SECCOMP_SOCKETS_ANY) {
                 f = seccomp_precompiled_default;
                 len = seccomp_precompiled_default_len;
-        } else if (opt->host_ipc) {
-                f = opt->unix_sockets_only ? seccomp_precompiled_landlock_unix : seccomp_precompiled_landlock;
-                len = opt->unix_sockets_only ? seccomp_precompiled_landlock_unix_len : seccomp_precompiled_landlock_len;
+        } else if (opt->host_ipc && opt->sockets == SECCOMP_SOCKETS_ANY) {
+                f = seccomp_precompiled_landlock;
+                len = seccomp_precompiled_landlock_len;
+        } else if (opt->host_ipc && opt->sockets == SECCOMP_SOCKETS_UNIX) {
+                f = seccomp_precompiled_landlock_unix;
+                len = seccomp_precompiled_landlock_unix_len;
+        } else if (opt->host_ipc && opt->sockets == SECCOMP_SOCKETS_UNIX_TCP) {
+                f = seccomp_precompiled_landlock_tcp;
+                len = seccomp_precompiled_landlock_tcp_len;
         }
         if (!f || seccomp_precompiled_arch != seccomp_arch_native())
                 return seccomp_compile(opt, ret, ret_error);

@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -34,6 +35,7 @@
 
 #include "backend.h"
 #include "cgroup.h"
+#include "env.h"
 #include "protect.h"
 #include "error.h"
 #include "host.h"
@@ -140,6 +142,9 @@ typedef struct launch_storage {
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
         int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
+        int proxy_listener;     /* ... or, on the landlock backend, is made here on the host's loopback */
+        unsigned proxy_port;    /* the port the command reaches the proxy on */
+        char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
         int launcher_fd;        /* this thread's /proc directory, for the child */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
@@ -162,6 +167,9 @@ static void launch_storage_free(launch_storage *s)
         for (int i = 0; i < 2; i++)
                 if (s->proxy_pair[i] >= 0)
                         close(s->proxy_pair[i]);
+        if (s->proxy_listener >= 0)
+                close(s->proxy_listener);
+        strv_free(s->envp);
         for (int i = 0; i < 3; i++) {
                 if (s->stdio_child[i] >= 0)
                         close(s->stdio_child[i]);
@@ -423,14 +431,19 @@ static int set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error
         return 0;
 }
 
-static int setup_landlock(const cordon_plan *p, landlock_rights *ll, int *ret_abi, launch *l,
+static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_rights *ll, int *ret_abi, launch *l,
                           cordon_error **ret_error)
 {
         *ll = (landlock_rights){0};
         l->landlock_fd = -1;
         *ret_abi = 0;
+        /* the landlock backend's "proxy" is only as tight as Landlock's TCP rules */
+        bool proxy_needs_net = p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY;
         if (p->landlock == LANDLOCK_OFF)
-                return 0;
+                return proxy_needs_net ? error_set(ret_error, EINVAL,
+                                                   "the network \"proxy\" on the landlock backend needs Landlock to "
+                                                   "keep the command's TCP to the proxy, and it is off by config")
+                                       : 0;
         int abi = landlock_abi();
         *ret_abi = abi;
         if (abi < 1) {
@@ -439,6 +452,12 @@ static int setup_landlock(const cordon_plan *p, landlock_rights *ll, int *ret_ab
                 return 0;
         }
         *ll = landlock_rights_for_abi(abi);
+        if (proxy_needs_net && !ll->net)
+                return error_set(ret_error, EOPNOTSUPP,
+                                 "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
+                                 "6.7) to keep the command's TCP to the proxy's port, this kernel has ABI %d: use "
+                                 "the linux backend, or the network \"none\"",
+                                 abi);
         /* TCP: the landlock backend has no network namespace; on the linux
          * backend "none" adds it as a second wall. "loopback" keeps local TCP. */
         bool deny_tcp = p->network == CORDON_NETWORK_NONE || p->network == CORDON_NETWORK_PROXY ||
@@ -450,7 +469,7 @@ static int setup_landlock(const cordon_plan *p, landlock_rights *ll, int *ret_ab
                 return error_set(ret_error, -fd, "cannot create a Landlock ruleset: %s", strerror(-fd));
         /* "proxy": TCP connect to the proxy's port only (a second wall
          * behind the namespace, which has nothing else) */
-        int e = p->network == CORDON_NETWORK_PROXY && ll->net ? landlock_allow_port(fd, PROXY_PORT, LL_NET_CONNECT_TCP)
+        int e = p->network == CORDON_NETWORK_PROXY && ll->net ? landlock_allow_port(fd, proxy_port, LL_NET_CONNECT_TCP)
                                                               : 0;
         if (e < 0) {
                 close(fd);
@@ -467,10 +486,34 @@ static void launch_storage_init(launch_storage *s)
         memset(s, 0, sizeof(*s));
         memset(s->pipes, -1, sizeof(s->pipes));
         s->proxy_pair[0] = s->proxy_pair[1] = s->l.proxy_fd = -1;
+        s->proxy_listener = -1;
+        s->proxy_port = PROXY_PORT;
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
         s->launcher_fd = s->l.launcher_fd = -1;
+}
+
+/* The landlock backend's network "proxy": no namespace of its own, so the
+ * proxy listens on the host's loopback, on a port the kernel picks, and
+ * the command's environment names that port. */
+static int listen_host_loopback(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof(sa);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1024) < 0 ||
+            getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+                int e = errno;
+                if (fd >= 0)
+                        close(fd);
+                return error_set(ret_error, e, "cannot listen on %s for the network proxy: %s", PROXY_HOST,
+                                 strerror(e));
+        }
+        s->proxy_listener = fd;
+        s->proxy_port = ntohs(sa.sin_port);
+        s->envp = env_with_proxy_port((const char *const *)p->env, s->proxy_port);
+        return s->envp ? 0 : error_set(ret_error, ENOMEM, "out of memory");
 }
 
 static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_error **ret_error)
@@ -495,6 +538,12 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                 if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->proxy_pair) < 0)
                         return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
                 l->proxy_fd = s->proxy_pair[1];
+        }
+        if (p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY) {
+                int r = listen_host_loopback(p, s, ret_error);
+                if (r < 0)
+                        return r;
+                l->envp = s->envp;
         }
         l->cap_last = 63;
         l->new_keyring = p->backend != BACKEND_NONE;
@@ -536,13 +585,13 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                 return 0;
         }
         landlock_rights ll;
-        r = setup_landlock(p, &ll, &s->abi, l, ret_error);
+        r = setup_landlock(p, s->proxy_port, &ll, &s->abi, l, ret_error);
         s->ll = ll;
         if (r < 0)
                 return r;
-        seccomp_options so = {.unix_sockets_only = p->backend == BACKEND_LANDLOCK &&
-                                                  p->network != CORDON_NETWORK_FULL,
-                              .host_ipc = p->backend == BACKEND_LANDLOCK};
+        seccomp_options so = {.host_ipc = p->backend == BACKEND_LANDLOCK};
+        if (p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL)
+                so.sockets = p->network == CORDON_NETWORK_PROXY ? SECCOMP_SOCKETS_UNIX_TCP : SECCOMP_SOCKETS_UNIX;
         r = seccomp_build(&so, &l->seccomp, ret_error);
         if (r < 0)
                 return r;
@@ -723,9 +772,11 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
         else {
                 _cleanup_free_ char *fs = landlock_fs_names(s->ll.fs);
                 buf_printf(&b, "landlock: ABI %d, handled rights: %s\n", s->abi, fs ? fs : "?");
+                char to_proxy[64];
+                snprintf(to_proxy, sizeof(to_proxy), "denied but connect to the proxy port %u", s->proxy_port);
                 buf_printf(&b, "landlock: TCP bind/connect %s; abstract unix sockets and signals %s\n",
-                           !s->ll.net ? "not restricted (network namespace or full network)"
-                           : p->network == CORDON_NETWORK_PROXY ? "denied but connect to the proxy port " STR(PROXY_PORT)
+                           !s->ll.net                           ? "not restricted (network namespace or full network)"
+                           : p->network == CORDON_NETWORK_PROXY ? to_proxy
                                                                 : "denied",
                            s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
         }
@@ -737,7 +788,9 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
                         buf_printf(&b, " %s", SECCOMP_HOST_IPC[i].name);
         buf_printf(&b, " clone(namespace flags) personality(!=0) ioctl(TIOCSTI,TIOCLINUX) chmod/open/creat/"
                        "mknod(setuid/setgid)%s\n",
-                   p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL ? " socket(!=AF_UNIX)" : "");
+                   p->backend != BACKEND_LANDLOCK || p->network == CORDON_NETWORK_FULL ? ""
+                   : p->network == CORDON_NETWORK_PROXY ? " socket(!=AF_UNIX,TCP)"
+                                                        : " socket(!=AF_UNIX)");
         return buf_steal(&b);
 }
 
@@ -990,9 +1043,9 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 r = prepare_launch(p, nproc, &s, ret_error);
         if (r == 0 && p->log_plan)
                 log_plan(p, &s);
-        if (r == 0 && s.proxy_pair[0] >= 0)
-                r = proxy_start((const char *const *)p->network_allow, -1, TAKE_FD(s.proxy_pair[0]), p->log_fn,
-                                p->log_userdata, &proc->proxy, ret_error);
+        if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
+                r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
+                                TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
         double t_clone = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);

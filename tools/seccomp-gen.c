@@ -7,9 +7,9 @@
 #include "cordon.h"
 #include "seccomp-filter.h"
 
-static int emit(FILE *f, const char *name, bool host_ipc, bool unix_only)
+static int emit(FILE *f, const char *name, bool host_ipc, seccomp_sockets sockets)
 {
-        seccomp_options o = {.unix_sockets_only = unix_only, .host_ipc = host_ipc};
+        seccomp_options o = {.sockets = sockets, .host_ipc = host_ipc};
         seccomp_prog p = {0};
         cordon_error *err = NULL;
         if (seccomp_compile(&o, &p, &err) < 0) {
@@ -39,13 +39,16 @@ int main(int argc, char **argv)
                    "#include <linux/filter.h>\n#include <stdint.h>\n"
                    "#define HIDDEN __attribute__((visibility(\"hidden\")))\n"
                    "extern const struct sock_filter seccomp_precompiled_default[] HIDDEN, "
-                   "seccomp_precompiled_landlock[] HIDDEN, seccomp_precompiled_landlock_unix[] HIDDEN;\n"
+                   "seccomp_precompiled_landlock[] HIDDEN, seccomp_precompiled_landlock_unix[] HIDDEN, "
+                   "seccomp_precompiled_landlock_tcp[] HIDDEN;\n"
                    "extern const unsigned short seccomp_precompiled_default_len HIDDEN, "
-                   "seccomp_precompiled_landlock_len HIDDEN, seccomp_precompiled_landlock_unix_len HIDDEN;\n"
+                   "seccomp_precompiled_landlock_len HIDDEN, seccomp_precompiled_landlock_unix_len HIDDEN, "
+                   "seccomp_precompiled_landlock_tcp_len HIDDEN;\n"
                    "extern const uint32_t seccomp_precompiled_arch HIDDEN;\n"
                    "const uint32_t seccomp_precompiled_arch = 0x%08xU;\n",
                 seccomp_arch_native());
-        int r = emit(f, "default", false, false) | emit(f, "landlock", true, false) |
-                emit(f, "landlock_unix", true, true);
+        int r = emit(f, "default", false, SECCOMP_SOCKETS_ANY) | emit(f, "landlock", true, SECCOMP_SOCKETS_ANY) |
+                emit(f, "landlock_unix", true, SECCOMP_SOCKETS_UNIX) |
+                emit(f, "landlock_tcp", true, SECCOMP_SOCKETS_UNIX_TCP);
         return fclose(f) != 0 || r != 0;
 }

@@ -133,10 +133,13 @@ static int do_listen(const char *port, bool serve)
 
 static int do_socket(const char *kind)
 {
-        int dom = !strcmp(kind, "inet") ? AF_INET : !strcmp(kind, "inet6") ? AF_INET6
+        /* udp, udp6: datagrams; mptcp: a stream that is not TCP (262) */
+        bool udp = !strcmp(kind, "udp") || !strcmp(kind, "udp6"), mptcp = !strcmp(kind, "mptcp");
+        int dom = !strcmp(kind, "inet") || !strcmp(kind, "udp") || mptcp ? AF_INET
+                : !strcmp(kind, "inet6") || !strcmp(kind, "udp6") ? AF_INET6
                 : !strcmp(kind, "unix") ? AF_UNIX : !strcmp(kind, "netlink") ? AF_NETLINK : -1;
-        int type = dom == AF_NETLINK ? SOCK_RAW : SOCK_STREAM;
-        return result(socket(dom, type | SOCK_CLOEXEC, 0));
+        int type = dom == AF_NETLINK ? SOCK_RAW : udp ? SOCK_DGRAM : SOCK_STREAM;
+        return result(socket(dom, type | SOCK_CLOEXEC, mptcp ? 262 : 0));
 }
 
 static socklen_t abstract_addr(const char *name, struct sockaddr_un *sa)

@@ -120,4 +120,48 @@ check_out "the namespace has only lo" "lo" run -- sh -c "ls /sys/class/net 2>/de
 check_contains "cordon plan shows the allowlist" "allow: allowed.test:$P $UP:$P" \
     cordon plan --allow-net "allowed.test:$P,$UP:$P" -- true
 check_status "a bad entry is a config error" 125 cordon plan --allow-net "bad host" -- true
+
+# -- the landlock backend: no network namespace, so the proxy listens on
+# the host's loopback on a port the kernel picks; Landlock lets TCP connect
+# only to it, seccomp refuses every socket but unix and TCP
+run_ll() { in_hosts "$CORDON" run --backend landlock --allow-net "$ALLOW" "$@"; }
+check_out "landlock backend: an allowed name over HTTP" "hello" run_ll -- curl -sS "$URL"
+check_out "landlock backend: an allowed name over CONNECT" "hello" run_ll -- curl -sS -p "$URL"
+check_out "landlock backend: an allowed name over SOCKS5" "hello" \
+    run_ll -- sh -c 'exec curl -sS -x "$ALL_PROXY" "$1"' sh "$URL"
+check_out "landlock backend: python urllib through the proxy" "hello" run_ll -- $PY -c \
+    "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$URL"
+check_contains "landlock backend: a name not in the list: 403" "X-Cordon-Denied: not in the allowlist" \
+    run_ll -- curl -sS -i "http://other.test:$P/hello.txt"
+check_contains "landlock backend control: the same name allowed" "hello" \
+    in_hosts "$CORDON" run --backend landlock --allow-net "other.test:$P,$UP:$P" -- curl -sS "http://other.test:$P/hello.txt"
+check_out "landlock backend: the env names the port the kernel chose" "chosen proxy" run_ll -- sh -c \
+    'case "$HTTP_PROXY $ALL_PROXY" in *:3128*) echo fixed;; "http://127.0.0.1:${HTTP_PROXY##*:} socks5h://127.0.0.1:${HTTP_PROXY##*:}") echo chosen "$CORDON_SANDBOX_NETWORK";; *) echo "$HTTP_PROXY";; esac'
+connect_proxy='import os,socket
+s=socket.create_connection(("127.0.0.1",int(os.environ["HTTP_PROXY"].rsplit(":",1)[1])),3); print("OK")'
+check_out "landlock backend control: TCP to the proxy's port is allowed" "OK" run_ll -- $PY -c "$connect_proxy"
+check_out "landlock backend: direct TCP to another loopback port fails" "EACCES" run_ll -- "$PROBE" connect $UP "$P"
+check_out "landlock backend: direct TCP to 127.0.0.1 fails too" "EACCES" run_ll -- "$PROBE" connect 127.0.0.1 "$P"
+PB=$(free_port)
+check_out "control: binding a TCP port works unsandboxed" "OK" as_user "$PROBE" bind "$PB"
+check_out "landlock backend: binding a TCP port fails" "EACCES" run_ll -- "$PROBE" bind "$PB"
+for kind in udp udp6 netlink mptcp; do
+    check_out "control: a $kind socket, unsandboxed" "OK" as_user "$PROBE" socket $kind
+    check_out "landlock backend: a $kind socket is refused" "EPERM" run_ll -- "$PROBE" socket $kind
+done
+check_contains "landlock backend: UDP to the host's echo server is refused" "PermissionError" \
+    run_ll -- $PY -c "$udp" "$PU"
+for kind in unix inet inet6; do
+    check_out "landlock backend control: a $kind stream socket is made" "OK" run_ll -- "$PROBE" socket $kind
+done
+check_contains "landlock backend: the launcher warns that Landlock's TCP rules name no address" \
+    "Landlock rules name no address" run_ll -- true
+check_status "landlock backend: the proxy without Landlock is an error" 125 \
+    run_ll --landlock off -- true
+check_out "landlock backend control: with Landlock the same run works" "" run_ll -- true
+check_contains "cordon plan --backend landlock shows the proxy mode" "network: proxy" \
+    cordon plan --backend landlock --allow-net "allowed.test:$P" -- true
+check_contains "cordon plan --backend landlock: the proxy on the host's loopback" \
+    "network proxy: 127.0.0.1 on the host, a port chosen at start" \
+    cordon plan --backend landlock --allow-net "allowed.test:$P" -- true
 done_testing

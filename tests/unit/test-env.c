@@ -266,6 +266,26 @@ static void test_env_null_base(void)
         cordon_config_free(c);
 }
 
+/* The landlock backend's proxy port, chosen at start, replaces PROXY_PORT
+ * in the proxy variables only: not in NO_PROXY ("::1"), not in a user's
+ * variable that happens to name 3128. */
+static void test_env_proxy_port(void)
+{
+        const char *const env[] = {"ALL_PROXY=socks5h://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
+                                   "MINE=http://127.0.0.1:3128", "NO_PROXY=localhost,127.0.0.1,::1",
+                                   "PIP_PROXY=http://127.0.0.1:3128", "http_proxy=http://127.0.0.1:3128", NULL};
+        char **got = env_with_proxy_port(env, 40001);
+        CHECK(got != NULL);
+        CHECK_STREQ(env_get(got, "ALL_PROXY"), "socks5h://127.0.0.1:40001");
+        CHECK_STREQ(env_get(got, "HTTPS_PROXY"), "http://127.0.0.1:40001");
+        CHECK_STREQ(env_get(got, "http_proxy"), "http://127.0.0.1:40001");
+        CHECK_STREQ(env_get(got, "PIP_PROXY"), "http://127.0.0.1:40001");
+        CHECK_STREQ(env_get(got, "MINE"), "http://127.0.0.1:3128");
+        CHECK_STREQ(env_get(got, "NO_PROXY"), "localhost,127.0.0.1,::1");
+        CHECK(got && got[6] == NULL);
+        strv_free(got);
+}
+
 static void test_env_core_names(void)
 {
         static const char *const want[] = {"HOME", "LOGNAME",  "PATH", "SHELL",     "USER", "USERNAME",
@@ -381,6 +401,7 @@ int main(void)
         RUN(test_env_cases);
         RUN(test_env_null_base);
         RUN(test_env_core_names);
+        RUN(test_env_proxy_port);
         RUN(test_env_setters);
         RUN(test_env_through_plan);
         return TAP_DONE();

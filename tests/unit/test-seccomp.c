@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/keyctl.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
@@ -36,7 +37,7 @@ static void test_build_and_arches(void)
 {
         /* the linux backend's filter, and the landlock backend's with
          * network "none" */
-        seccomp_options o = {0}, u = {.unix_sockets_only = true, .host_ipc = true};
+        seccomp_options o = {0}, u = {.sockets = SECCOMP_SOCKETS_UNIX, .host_ipc = true};
         CHECK_INTEQ(seccomp_build(&o, &prog, NULL), 0);
         CHECK_INTEQ(seccomp_build(&u, &prog_unix, NULL), 0);
         CHECK(prog.len > 20);
@@ -453,6 +454,58 @@ static void test_unix_sockets_only(void)
         CHECK_INTEQ(errno_in_child(p_socket_inet, &prog_unix), EPERM);
 }
 
+static long sock(int domain, int type, int protocol)
+{
+        long r = socket(domain, type | SOCK_CLOEXEC, protocol);
+        if (r >= 0)
+                close((int)r);
+        return r;
+}
+static long p_socket_inet6(void) { return sock(AF_INET6, SOCK_STREAM, 0); }
+static long p_socket_tcp(void) { return sock(AF_INET, SOCK_STREAM, IPPROTO_TCP); }
+static long p_socket_udp(void) { return sock(AF_INET, SOCK_DGRAM, 0); }
+static long p_socket_udp6(void) { return sock(AF_INET6, SOCK_DGRAM, 0); }
+static long p_socket_mptcp(void) { return sock(AF_INET, SOCK_STREAM, 262); }
+static long p_socket_netlink(void) { return sock(AF_NETLINK, SOCK_RAW, 0); }
+static long p_socket_seqpacket6(void) { return sock(AF_INET6, SOCK_SEQPACKET, 0); }
+/* AF_INET with garbage in the upper 32 bits: the kernel reads an int */
+static long p_socket_inet_high(void) { return syscall(SYS_socket, 0x100000000L | AF_INET, SOCK_DGRAM, 0); }
+
+/* The landlock backend's "proxy": unix and TCP sockets, nothing else. */
+static void test_unix_tcp_sockets(void)
+{
+        seccomp_options o = {.sockets = SECCOMP_SOCKETS_UNIX_TCP, .host_ipc = true};
+        seccomp_prog p = {0};
+        CHECK_INTEQ(seccomp_build(&o, &p, NULL), 0);
+        seccomp_prog fresh = {0};
+        CHECK_INTEQ(seccomp_compile(&o, &fresh, NULL), 0);
+        CHECK(fresh.len == p.len && memcmp(fresh.filter, p.filter, p.len * sizeof(*p.filter)) == 0);
+        seccomp_prog_free(&fresh);
+        static const struct {
+                const char *name;
+                probe_fn fn;
+                int want;
+        } CASES[] = {
+                {"unix", p_socket_unix, 0},          {"tcp", p_socket_inet, 0},
+                {"tcp6", p_socket_inet6, 0},         {"IPPROTO_TCP", p_socket_tcp, 0},
+                {"udp", p_socket_udp, EPERM},        {"udp6", p_socket_udp6, EPERM},
+                {"mptcp", p_socket_mptcp, EPERM},    {"netlink", p_socket_netlink, EPERM},
+                {"seqpacket6", p_socket_seqpacket6, EPERM}, {"inet, high bits", p_socket_inet_high, EPERM},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(CASES); i++) {
+                /* the control: the call is no error without a filter (but
+                 * for the kernel's own refusals, which are not EPERM) */
+                int bare = errno_in_child(CASES[i].fn, NULL);
+                int got = errno_in_child(CASES[i].fn, &p);
+                if (got != CASES[i].want || bare == EPERM)
+                        printf("# %s: errno %d unfiltered, %d filtered, want %d\n", CASES[i].name, bare, got,
+                               CASES[i].want);
+                CHECK(bare != EPERM);
+                CHECK_INTEQ(got, CASES[i].want);
+        }
+        seccomp_prog_free(&p);
+}
+
 int main(void)
 {
         strcpy(tmpdir, "/tmp/cordon-seccomp.XXXXXX");
@@ -466,6 +519,7 @@ int main(void)
         RUN(test_denied_other_arches);
         RUN(test_allowed_calls);
         RUN(test_unix_sockets_only);
+        RUN(test_unix_tcp_sockets);
         RUN(test_host_ipc);
         unlink(file_path);
         rmdir(tmpdir);
