@@ -123,13 +123,20 @@ static int build_config(const cli_args *a, cordon_config **ret, cordon_error **e
         return 0;
 }
 
+/* A terminal of the command's own when stdin is a terminal and cordon is
+ * in its foreground (a background job would stop at the raw mode). */
+static cordon_pty default_pty(void)
+{
+        return isatty(0) && tcgetpgrp(0) == getpgrp() ? CORDON_PTY_AUTO : CORDON_PTY_OFF;
+}
+
 static int prepare(const cli_args *a, const cordon_config *c, bool with_command, cordon_plan **ret,
                    cordon_error **err)
 {
         cordon_command *cmd = NULL;
         if (with_command) {
                 cmd = cordon_command_new((const char *const *)a->argv);
-                cordon_pty pty = a->pty < 0 ? CORDON_PTY_AUTO : a->pty ? CORDON_PTY_ON : CORDON_PTY_OFF;
+                cordon_pty pty = a->pty < 0 ? default_pty() : a->pty ? CORDON_PTY_ON : CORDON_PTY_OFF;
                 if (!cmd || (a->cwd && cordon_command_set_cwd(cmd, a->cwd) < 0) ||
                     (a->command == CLI_RUN && cordon_command_set_pty(cmd, pty) < 0)) {
                         cordon_command_free(cmd);
