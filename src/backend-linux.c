@@ -976,8 +976,9 @@ static void install_stdio(const launch *l)
 
 /* The command's own terminal, from the sandbox's devpts: its controlling
  * terminal on the fds marked in l->pty, its master sent to the launcher,
- * which relays. A TIOCSTI on it reaches only this terminal. */
-static void open_terminal(const launch *l)
+ * which relays; |ws|: the caller's window size, or NULL. A TIOCSTI on it
+ * reaches only this terminal. */
+static void open_terminal(const launch *l, const struct winsize *ws)
 {
         int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
         if (master < 0)
@@ -988,6 +989,8 @@ static void open_terminal(const launch *l)
         if (slave < 0)
                 fail(l, STEP_PTY, errno, "/dev/ptmx");
         CHECK(l, ioctl(slave, TIOCSCTTY, 0), STEP_PTY, NULL);
+        if (ws)
+                ioctl(slave, TIOCSWINSZ, ws);
         for (int i = 0; i < 3; i++)
                 if (l->pty[i] && dup2(slave, i) < 0)
                         fail(l, STEP_PTY, errno, NULL);
@@ -1067,9 +1070,12 @@ _Noreturn static void exec_command(const launch *l)
         if (l->backend == BACKEND_LINUX || l->backend == BACKEND_LANDLOCK)
                 if (setsid() < 0)
                         fail(l, STEP_STDIO, errno, "setsid");
+        /* read before install_stdio may replace it */
+        struct winsize ws;
+        bool have_ws = l->pty_size_fd >= 0 && ioctl(l->pty_size_fd, TIOCGWINSZ, &ws) == 0;
         install_stdio(l);
         if (l->pty_fd >= 0)
-                open_terminal(l);
+                open_terminal(l, have_ws ? &ws : NULL);
         close_on_exec_above_2(l);
         CHECK(l, chdir(l->cwd), STEP_CHDIR, l->cwd);
         for (size_t i = 0; i < l->n_rlimits; i++)

@@ -370,9 +370,12 @@ static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->pty_pair) < 0)
                 return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
         s->l.pty_fd = s->pty_pair[1];
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 3; i++) {
+                if (s->l.pty[i] && s->l.pty_size_fd < 0 && isatty(s->l.stdio[i]))
+                        s->l.pty_size_fd = s->l.stdio[i];
                 if (s->l.pty[i])
                         s->l.stdio[i] = -1;
+        }
         return 0;
 }
 
@@ -406,7 +409,7 @@ static void set_keep_fds(launch *l)
 {
         int n = 0;
         int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
-                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd, l->pty_fd};
+                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd, l->pty_fd, l->pty_size_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -507,7 +510,7 @@ static void launch_storage_init(launch_storage *s)
         memset(s, 0, sizeof(*s));
         memset(s->pipes, -1, sizeof(s->pipes));
         s->proxy_pair[0] = s->proxy_pair[1] = s->l.proxy_fd = -1;
-        s->pty_pair[0] = s->pty_pair[1] = s->l.pty_fd = -1;
+        s->pty_pair[0] = s->pty_pair[1] = s->l.pty_fd = s->l.pty_size_fd = -1;
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
