@@ -127,7 +127,7 @@ static void restore_terminal(void)
         raw = false;
 }
 
-int relay_start(int fd)
+int relay_start(int master_fd)
 {
         out_fd = isatty(1) ? 1 : isatty(2) ? 2 : isatty(0) ? 0 : 1;
         if (isatty(0) && tcgetattr(0, &saved) == 0) {
@@ -138,7 +138,7 @@ int relay_start(int fd)
                         atexit(restore_terminal);
                 }
         }
-        master = fd;
+        master = master_fd;
         fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
         relay_resize();
         int r = pthread_create(&thread, NULL, relay_main, NULL);

@@ -4,11 +4,11 @@
 
 #include <stdbool.h>
 
-/* Start relaying the caller's stdin to |master| and |master| to the
- * caller's stdout, in a thread; the caller's terminal (stdin, if it is one)
- * is put in raw mode, and its window size copied. 0 or -errno (then
- * nothing was changed). */
-int relay_start(int master);
+/* Start relaying the caller's stdin to |master_fd|, and |master_fd| to the
+ * caller's terminal (stdout, else stderr, else stdin), in a thread. Stdin,
+ * if a terminal, is put in raw mode; the window size is copied. 0 or
+ * -errno (then nothing was changed). */
+int relay_start(int master_fd);
 /* Wait until the command's terminal is closed (after the command ended),
  * then restore the caller's terminal. Idempotent; also run at exit. */
 void relay_finish(void);

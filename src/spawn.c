@@ -354,10 +354,10 @@ static void pick_pty_fds(const cordon_plan *p, bool pty[3])
                 any |= pty[i];
         }
         if (p->pty == CORDON_PTY_AUTO && !pty[0])
-                any = pty[0] = pty[1] = pty[2] = false;
+                pty[1] = pty[2] = false;
         else if (p->pty == CORDON_PTY_ON && !any)
                 for (int i = 0; i < 3; i++)
-                        any |= pty[i] = usable[i];
+                        pty[i] = usable[i];
 }
 
 static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
