@@ -54,6 +54,8 @@ static const flag_spec FLAGS[] = {
         {{"stats", required_argument, NULL, OPT_STATS}, F_RUN},
         {{"stats-fd", required_argument, NULL, OPT_STATS_FD}, F_RUN},
         {{"quiet", no_argument, NULL, OPT_QUIET}, F_RUN},
+        {{"pty", no_argument, NULL, OPT_PTY}, F_RUN},
+        {{"no-pty", no_argument, NULL, OPT_NO_PTY}, F_RUN},
         {{"json", no_argument, NULL, OPT_JSON}, F_PLAN | F_CHECK},
         {{"cwd", required_argument, NULL, OPT_CWD}, F_RUN | F_PLAN},
         {{"help", no_argument, NULL, OPT_HELP}, F_CONFIG},
@@ -119,6 +121,8 @@ static int take_option(cli_args *a, int c, const char *arg)
         case OPT_HELP: a->help = true; return 0;
         case OPT_JSON: a->json = true; return 0;
         case OPT_QUIET: a->quiet = true; return 0;
+        case OPT_PTY: a->pty = 1; return 0;
+        case OPT_NO_PTY: a->pty = 0; return 0;
         case OPT_CWD: a->cwd = arg; return 0;
         case OPT_STATS: a->stats_file = arg; return 0;
         case OPT_STATS_FD: {
@@ -140,7 +144,7 @@ static int take_option(cli_args *a, int c, const char *arg)
 
 int cli_parse(int argc, char **argv, cli_args *a)
 {
-        *a = (cli_args){.stats_fd = -1};
+        *a = (cli_args){.stats_fd = -1, .pty = -1};
         if (argc < 2)
                 return fail(a, "missing command (run, plan, env, check, profiles)");
         const char *sub = argv[1];
@@ -256,7 +260,9 @@ const char *cli_usage(cli_command command)
                        "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
                        "                             through a symlink)\n"
                        "  --quiet                    no notes (PATH entries not visible inside) and no message\n"
-                       "                             when a limit killed the command\n\n"
+                       "                             when a limit killed the command\n"
+                       "  --pty, --no-pty            a terminal of the command's own, relayed to the caller's\n"
+                       "                             (default: when stdin is a terminal, linux backend)\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"
                        "125 for cordon's own failures, 126 not executable, 127 not found.\n";
         case CLI_PLAN:

@@ -34,6 +34,7 @@ typedef struct cli_args {
         const char *cwd;
         const char *stats_file;
         int stats_fd;
+        int pty;           /* -1: when stdin is a terminal (default), 0: --no-pty, 1: --pty */
         char **argv;       /* the command, NULL-terminated (points into the input argv) */
         char *error;       /* set when parsing failed (caller frees) */
 } cli_args;
@@ -74,6 +75,8 @@ enum {
         OPT_CWD,
         OPT_HELP,
         OPT_PROFILE,
+        OPT_PTY,
+        OPT_NO_PTY,
 };
 
 /* Parse argv. Returns 0 (args filled) or -1 (args->error says why). */

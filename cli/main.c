@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "relay.h"
 #include "cordon.h"
 
 #define EXIT_CORDON 125
@@ -122,13 +123,22 @@ static int build_config(const cli_args *a, cordon_config **ret, cordon_error **e
         return 0;
 }
 
+/* A terminal of the command's own when stdin is a terminal and cordon is
+ * in its foreground (a background job would stop at the raw mode). */
+static cordon_pty default_pty(void)
+{
+        return isatty(0) && tcgetpgrp(0) == getpgrp() ? CORDON_PTY_AUTO : CORDON_PTY_OFF;
+}
+
 static int prepare(const cli_args *a, const cordon_config *c, bool with_command, cordon_plan **ret,
                    cordon_error **err)
 {
         cordon_command *cmd = NULL;
         if (with_command) {
                 cmd = cordon_command_new((const char *const *)a->argv);
-                if (!cmd || (a->cwd && cordon_command_set_cwd(cmd, a->cwd) < 0)) {
+                cordon_pty pty = a->pty < 0 ? default_pty() : a->pty ? CORDON_PTY_ON : CORDON_PTY_OFF;
+                if (!cmd || (a->cwd && cordon_command_set_cwd(cmd, a->cwd) < 0) ||
+                    (a->command == CLI_RUN && cordon_command_set_pty(cmd, pty) < 0)) {
                         cordon_command_free(cmd);
                         fprintf(stderr, "cordon: out of memory\n");
                         return -ENOMEM;
@@ -155,7 +165,9 @@ static int print_and_free(char *s)
 static void forward_signal(int sig)
 {
         int saved = errno;
-        if (running)
+        if (sig == SIGWINCH && relay_resize())
+                ; /* the kernel tells the command's terminal's foreground */
+        else if (running)
                 cordon_signal_command(running, sig);
         else if (sig != SIGWINCH)
                 pending_signal = sig;
@@ -295,8 +307,11 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         running = p; /* from here on the handler forwards */
         if (pending_signal)
                 cordon_signal_command(p, pending_signal);
+        if (cordon_process_pty(p) >= 0 && (r = relay_start(cordon_process_pty(p))) < 0)
+                fprintf(stderr, "cordon: cannot relay the command's terminal: %s\n", strerror(-r));
         cordon_result res;
         r = cordon_wait(p, -1, &res, &err);
+        relay_finish(); /* the command's terminal closes with the sandbox */
         if (r < 0) {
                 running = NULL;
                 cordon_process_free(p);

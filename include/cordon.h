@@ -274,6 +274,19 @@ CORDON_API int cordon_command_set_base_env(cordon_command *cmd, const char *cons
  * pipe for each sandbox; use it with cordon_start, not cordon_run (nothing
  * would read or write the caller's end). Returns 0 or -EINVAL. */
 CORDON_API int cordon_command_set_stdio(cordon_command *cmd, int which, int fd);
+/* A terminal of the command's own (linux backend): a new pseudo-terminal
+ * of the sandbox's devpts, its controlling terminal, on each of 0..2 whose
+ * descriptor is a terminal (CORDON_PTY_ON: on all that are not a pipe or
+ * /dev/null, when none is). The caller relays through its master,
+ * cordon_process_pty(). AUTO: only when the command's stdin is a terminal
+ * and the backend is linux; ON: cordon_prepare fails on other backends. */
+typedef enum cordon_pty {
+        CORDON_PTY_OFF, /* default */
+        CORDON_PTY_AUTO,
+        CORDON_PTY_ON,
+} cordon_pty;
+/* Returns 0 or -EINVAL. */
+CORDON_API int cordon_command_set_pty(cordon_command *cmd, cordon_pty mode);
 
 /* ---- the plan ------------------------------------------------------------ */
 
@@ -361,6 +374,10 @@ CORDON_API pid_t cordon_process_pid(const cordon_process *p);
  * not close it): poll it for POLLIN to learn when the sandbox ended, then
  * call cordon_wait. -1 when the kernel has no pidfds. */
 CORDON_API int cordon_process_pidfd(const cordon_process *p);
+/* The master of the command's own terminal (cordon_command_set_pty), owned
+ * by |p| (closed by cordon_process_free), or -1 when it has none. Reading
+ * it fails with EIO once the command's processes are gone. */
+CORDON_API int cordon_process_pty(const cordon_process *p);
 /* The caller's end of a CORDON_STDIO_PIPE stream (0: write end of stdin,
  * 1/2: read ends), owned by |p| (close it early with cordon_process_close_stdio),
  * or -1. */

@@ -47,6 +47,8 @@ step "valgrind: cordon run with a config, exit 3" ok_or_cordon_error vg $OLDPWD/
 # cleanly there (the error path is what gets checked)
 step "valgrind: cordon run --backend landlock" ok_or_cordon_error vg $OLDPWD/$vb/cordon run --backend landlock -- true
 step "valgrind: cordon run, command not found" ok_or_cordon_error vg $OLDPWD/$vb/cordon run -- no-such-command-cordon
+vg_pty() { echo hi | vg "$OLDPWD/$vb/cordon" run --pty -- cat >/dev/null; }
+step "valgrind: cordon run --pty (the relay)" vg_pty
 step "valgrind: cordon check" vg $OLDPWD/$vb/cordon check
 cd - >/dev/null
 echo "$passed passed, $failed failed"

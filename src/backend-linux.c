@@ -86,6 +86,7 @@ const char *child_step_name(child_step s)
                 [STEP_LOOPBACK] = "bringing up the loopback interface",
                 [STEP_FORK] = "starting the command process",
                 [STEP_STDIO] = "setting up stdio",
+                [STEP_PTY] = "making the sandbox's terminal (/dev/ptmx)",
                 [STEP_CHDIR] = "changing to the working directory",
                 [STEP_RLIMIT] = "setting a resource limit",
                 [STEP_KEYRING] = "creating a session keyring",
@@ -902,6 +903,31 @@ static void netns_join(const launch *l, netns_job *j)
 
 /* ---- the network proxy's listener --------------------------------------------------- */
 
+/* One byte carrying one descriptor (SCM_RIGHTS), built without malloc. */
+typedef struct fd_message {
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } u;
+        char byte;
+        struct iovec iov;
+        struct msghdr m;
+} fd_message;
+
+static void fd_message_init(fd_message *fm, int fd)
+{
+        memset(fm, 0, sizeof(*fm));
+        fm->byte = 'F';
+        fm->iov = (struct iovec){&fm->byte, 1};
+        fm->m = (struct msghdr){.msg_iov = &fm->iov, .msg_iovlen = 1, .msg_control = fm->u.buf,
+                                .msg_controllen = sizeof(fm->u.buf)};
+        struct cmsghdr *h = CMSG_FIRSTHDR(&fm->m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(h), &fd, sizeof(fd));
+}
+
 /* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
  * namespace and hand the socket to the launcher, whose proxy thread
  * accepts on it from the host's network: no relay inside, no socket file.
@@ -917,21 +943,9 @@ static void send_proxy_listener(const launch *l)
         if (r >= 0)
                 r = INIT_CALL(SYS_listen, fd, 1024, 0, 0);
         if (r >= 0) {
-                union {
-                        struct cmsghdr h;
-                        char buf[CMSG_SPACE(sizeof(int))];
-                } u = {{0}};
-                char byte = 'L';
-                struct iovec iov = {&byte, 1};
-                struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                                   .msg_controllen = sizeof(u.buf)};
-                struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-                h->cmsg_level = SOL_SOCKET;
-                h->cmsg_type = SCM_RIGHTS;
-                h->cmsg_len = CMSG_LEN(sizeof(int));
-                int ifd = (int)fd;
-                memcpy(CMSG_DATA(h), &ifd, sizeof(ifd));
-                r = INIT_CALL(SYS_sendmsg, l->proxy_fd, &m, MSG_NOSIGNAL, 0);
+                fd_message fm;
+                fd_message_init(&fm, (int)fd);
+                r = INIT_CALL(SYS_sendmsg, l->proxy_fd, &fm.m, MSG_NOSIGNAL, 0);
         }
         if (r < 0)
                 fail(l, STEP_PROXY, (int)-r, PROXY_HOST ":" STR(PROXY_PORT));
@@ -958,6 +972,36 @@ static void install_stdio(const launch *l)
         for (int i = 0; i < 3; i++)
                 if (tmp[i] >= 0)
                         close(tmp[i]);
+}
+
+/* The command's own terminal, from the sandbox's devpts: its controlling
+ * terminal on the fds marked in l->pty, its master sent to the launcher,
+ * which relays; |ws|: the caller's window size, or NULL. A TIOCSTI on it
+ * reaches only this terminal. */
+static void open_terminal(const launch *l, const struct winsize *ws)
+{
+        int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (master < 0)
+                fail(l, STEP_PTY, errno, "/dev/ptmx");
+        int unlock = 0;
+        CHECK(l, ioctl(master, TIOCSPTLCK, &unlock), STEP_PTY, "/dev/ptmx");
+        int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (slave < 0)
+                fail(l, STEP_PTY, errno, "/dev/ptmx");
+        CHECK(l, ioctl(slave, TIOCSCTTY, 0), STEP_PTY, NULL);
+        if (ws)
+                ioctl(slave, TIOCSWINSZ, ws);
+        for (int i = 0; i < 3; i++)
+                if (l->pty[i] && dup2(slave, i) < 0)
+                        fail(l, STEP_PTY, errno, NULL);
+        if (slave > 2)
+                close(slave);
+        fd_message fm;
+        fd_message_init(&fm, master);
+        if (sendmsg(l->pty_fd, &fm.m, MSG_NOSIGNAL) < 0)
+                fail(l, STEP_PTY, errno, NULL);
+        close(master);
+        close(l->pty_fd);
 }
 
 /* Every fd above 2 is closed on exec (the report pipe must live until exec). */
@@ -1026,7 +1070,12 @@ _Noreturn static void exec_command(const launch *l)
         if (l->backend == BACKEND_LINUX || l->backend == BACKEND_LANDLOCK)
                 if (setsid() < 0)
                         fail(l, STEP_STDIO, errno, "setsid");
+        /* read before install_stdio may replace it */
+        struct winsize ws;
+        bool have_ws = l->pty_size_fd >= 0 && ioctl(l->pty_size_fd, TIOCGWINSZ, &ws) == 0;
         install_stdio(l);
+        if (l->pty_fd >= 0)
+                open_terminal(l, have_ws ? &ws : NULL);
         close_on_exec_above_2(l);
         CHECK(l, chdir(l->cwd), STEP_CHDIR, l->cwd);
         for (size_t i = 0; i < l->n_rlimits; i++)

@@ -66,6 +66,7 @@ typedef enum child_step {
         STEP_PROXY,
         STEP_FORK,
         STEP_STDIO,
+        STEP_PTY,
         STEP_CHDIR,
         STEP_RLIMIT,
         STEP_KEYRING,
@@ -124,7 +125,10 @@ typedef struct launch {
         int status_fd;          /* init -> parent: init_status */
         int landlock_fd;        /* ruleset, or -1 */
         int launcher_fd;        /* the launcher thread's /proc/thread-self (O_PATH), or -1 */
-        int keep_fds[10];       /* every fd above that the child keeps (sorted, -1 terminated) */
+        int pty_fd;             /* the command sends its terminal's master here, or -1 */
+        bool pty[3];            /* which of 0..2 get that terminal (stdio[i] is then -1) */
+        int pty_size_fd;        /* the caller's terminal, whose window size it gets, or -1 */
+        int keep_fds[12];       /* every fd above that the child keeps (sorted, -1 terminated) */
         /* the view */
         mount_op *ops;
         size_t n_ops;

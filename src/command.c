@@ -90,3 +90,11 @@ int cordon_command_set_stdio(cordon_command *cmd, int which, int fd)
         cmd->stdio[which] = fd;
         return 0;
 }
+
+int cordon_command_set_pty(cordon_command *cmd, cordon_pty mode)
+{
+        if (!cmd || (mode != CORDON_PTY_OFF && mode != CORDON_PTY_AUTO && mode != CORDON_PTY_ON))
+                return -EINVAL;
+        cmd->pty = mode;
+        return 0;
+}

@@ -1669,6 +1669,12 @@ static int plan_init(builder *b)
         p->log_userdata = c->log_userdata;
         for (int i = 0; i < 3; i++)
                 p->stdio[i] = b->cmd ? b->cmd->stdio[i] : CORDON_STDIO_INHERIT;
+        p->pty = b->cmd ? b->cmd->pty : CORDON_PTY_OFF;
+        if (p->pty == CORDON_PTY_ON && p->backend != BACKEND_LINUX)
+                return error_set(b->err, ENOTSUP,
+                                 "a terminal of the command's own (--pty) needs the linux backend (its private "
+                                 "devpts), not \"%s\"; run without --pty",
+                                 backend_name(p->backend));
         if (p->backend == BACKEND_LINUX)
                 p->namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                                 CLONE_NEWCGROUP | (c->network == CORDON_NETWORK_FULL ? 0 : CLONE_NEWNET);

@@ -14,6 +14,7 @@ struct cordon_command {
         size_t n_extra_env;
         char **base_env;    /* NULL: the process environment */
         int stdio[3];       /* fd or CORDON_STDIO_* */
+        cordon_pty pty;
 };
 
 /* ---- the plan ---- */
@@ -102,6 +103,7 @@ struct cordon_plan {
         bool log_plan;
         landlock_mode landlock;
         int stdio[3];
+        cordon_pty pty;
         cordon_log_fn log_fn;
         void *log_userdata;
         char **warnings;           /* said at every start (log callback) */

@@ -52,6 +52,7 @@ struct cordon_process {
         int pidfd;
         int status_fd;
         int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
+        int pty;                 /* the master of the command's terminal, or -1 */
         int broadcast_signal;
         int command_signal;      /* landlock backend: to its supervisor, "signal the command" */
         struct timespec started;
@@ -145,6 +146,7 @@ typedef struct launch_storage {
         int proxy_listener;     /* ... or, on the landlock backend, is made here on the host's loopback */
         unsigned proxy_port;    /* the port the command reaches the proxy on */
         char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
+        int pty_pair[2];        /* the terminal's master comes over it (ours, the command's) */
         int launcher_fd;        /* this thread's /proc directory, for the child */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
@@ -164,9 +166,12 @@ static void launch_storage_free(launch_storage *s)
                 for (int k = 0; k < 2; k++)
                         if (s->pipes[i][k] >= 0)
                                 close(s->pipes[i][k]);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
                 if (s->proxy_pair[i] >= 0)
                         close(s->proxy_pair[i]);
+                if (s->pty_pair[i] >= 0)
+                        close(s->pty_pair[i]);
+        }
         if (s->proxy_listener >= 0)
                 close(s->proxy_listener);
         strv_free(s->envp);
@@ -344,6 +349,44 @@ static void read_arg_env_area(launch *l)
         l->env_end = (uintptr_t)v[3];
 }
 
+/* Which of 0..2 get the command's own terminal: those that are a
+ * terminal, or (CORDON_PTY_ON) all that are not a pipe or /dev/null when
+ * none is. Without stdin on a terminal, CORDON_PTY_AUTO gives none. */
+static void pick_pty_fds(const cordon_plan *p, bool pty[3])
+{
+        bool any = false, usable[3];
+        for (int i = 0; i < 3; i++) {
+                int fd = p->stdio[i] == CORDON_STDIO_INHERIT ? i : p->stdio[i];
+                usable[i] = fd >= 0;
+                pty[i] = usable[i] && isatty(fd);
+                any |= pty[i];
+        }
+        if (p->pty == CORDON_PTY_AUTO && !pty[0])
+                pty[1] = pty[2] = false;
+        else if (p->pty == CORDON_PTY_ON && !any)
+                for (int i = 0; i < 3; i++)
+                        pty[i] = usable[i];
+}
+
+static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        if (p->pty == CORDON_PTY_OFF || p->backend != BACKEND_LINUX)
+                return 0;
+        pick_pty_fds(p, s->l.pty);
+        if (!s->l.pty[0] && !s->l.pty[1] && !s->l.pty[2])
+                return 0;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->pty_pair) < 0)
+                return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
+        s->l.pty_fd = s->pty_pair[1];
+        for (int i = 0; i < 3; i++) {
+                if (s->l.pty[i] && s->l.pty_size_fd < 0 && isatty(s->l.stdio[i]))
+                        s->l.pty_size_fd = s->l.stdio[i];
+                if (s->l.pty[i])
+                        s->l.stdio[i] = -1;
+        }
+        return 0;
+}
+
 static int setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
         for (int i = 0; i < 3; i++) {
@@ -365,7 +408,7 @@ static int setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **r
                 }
                 s->l.stdio[i] = s->stdio_child[i];
         }
-        return 0;
+        return setup_pty(p, s, ret_error);
 }
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
@@ -374,7 +417,7 @@ static void set_keep_fds(launch *l)
 {
         int n = 0;
         int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
-                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd};
+                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd, l->pty_fd, l->pty_size_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -488,6 +531,7 @@ static void launch_storage_init(launch_storage *s)
         s->proxy_pair[0] = s->proxy_pair[1] = s->l.proxy_fd = -1;
         s->proxy_listener = -1;
         s->proxy_port = PROXY_PORT;
+        s->pty_pair[0] = s->pty_pair[1] = s->l.pty_fd = s->l.pty_size_fd = -1;
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
@@ -700,6 +744,24 @@ static void reap_quietly(pid_t pid)
 }
 
 /* After clone, in the launcher: ids, cgroup, "go", then wait for exec. */
+/* The master of the command's terminal, sent before it executed. */
+static int receive_pty(int sock, cordon_process *proc, cordon_error **ret_error)
+{
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } u;
+        char byte;
+        struct iovec iov = {&byte, 1};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+        ssize_t n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+        if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(sizeof(int)))
+                return error_set(ret_error, n < 0 ? errno : EPROTO, "the command's terminal did not arrive");
+        memcpy(&proc->pty, CMSG_DATA(h), sizeof(int));
+        return 0;
+}
+
 static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
 {
         int r = 0;
@@ -707,6 +769,10 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         close(s->pipes[1][0]);
         close(s->pipes[2][1]);
         s->pipes[0][1] = s->pipes[1][0] = s->pipes[2][1] = -1;
+        if (s->pty_pair[1] >= 0) {
+                close(s->pty_pair[1]);
+                s->pty_pair[1] = -1;
+        }
         if (p->backend == BACKEND_LINUX)
                 r = write_id_maps(proc->pid, p->uid, p->gid, ret_error);
         if (r == 0 && proc->cg)
@@ -726,8 +792,8 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         do
                 n = read(s->pipes[0][0], &rep, sizeof(rep));
         while (n < 0 && errno == EINTR);
-        if (n == 0)
-                return 0; /* EOF: the command was executed */
+        if (n == 0) /* EOF: the command was executed */
+                return s->pty_pair[0] >= 0 ? receive_pty(s->pty_pair[0], proc, ret_error) : 0;
         if (n != (ssize_t)sizeof(rep))
                 rep = (child_report){.step = STEP_NONE, .err = n < 0 ? errno : EIO};
         kill(proc->pid, SIGKILL);
@@ -850,7 +916,7 @@ static cordon_process *process_new(const cordon_plan *p)
                 return NULL;
         proc->backend = p->backend;
         proc->pid = -1;
-        proc->pidfd = proc->status_fd = -1;
+        proc->pidfd = proc->status_fd = proc->pty = -1;
         for (int i = 0; i < 3; i++)
                 proc->stdio[i] = -1;
         proc->broadcast_signal = SIGRTMIN;
@@ -1062,6 +1128,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
 
 pid_t cordon_process_pid(const cordon_process *p) { return p ? p->pid : -1; }
 int cordon_process_pidfd(const cordon_process *p) { return p ? p->pidfd : -1; }
+int cordon_process_pty(const cordon_process *p) { return p ? p->pty : -1; }
 int cordon_process_stdio(const cordon_process *p, int which)
 {
         return p && which >= 0 && which < 3 ? p->stdio[which] : -1;
@@ -1300,6 +1367,8 @@ cordon_process *cordon_process_free(cordon_process *p)
         for (int i = 0; i < 3; i++)
                 if (p->stdio[i] >= 0)
                         close(p->stdio[i]);
+        if (p->pty >= 0)
+                close(p->pty);
         free(p);
         return NULL;
 }

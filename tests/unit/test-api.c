@@ -406,6 +406,53 @@ static void test_command_failures(void)
         cordon_command_free(cmd);
 }
 
+/* A terminal of the command's own: CORDON_PTY_ON puts it on the usable
+ * descriptors when none is a terminal; the master reads what the command
+ * wrote there, then EIO. Other backends refuse it; AUTO falls back. */
+static void test_pty(void)
+{
+        const char *argv[] = {"sh", "-c", "readlink /proc/self/fd/1; test -t 0 || echo stdin-is-no-tty", NULL};
+        cordon_command *cmd = new_command(argv);
+        CHECK_INTEQ(cordon_command_set_pty(cmd, (cordon_pty)7), -EINVAL);
+        CHECK_INTEQ(cordon_command_set_pty(cmd, CORDON_PTY_ON), 0);
+        int pfd[2];
+        CHECK_INTEQ(pipe(pfd), 0);
+        cordon_command_set_stdio(cmd, 0, CORDON_STDIO_NULL);
+        cordon_command_set_stdio(cmd, 1, pfd[1]);
+        cordon_command_set_stdio(cmd, 2, CORDON_STDIO_NULL);
+        cordon_config *c = new_config();
+        cordon_plan *plan = NULL;
+        cordon_process *p = NULL;
+        CHECK_INTEQ(cordon_prepare(c, cmd, &plan, NULL), 0);
+        CHECK_INTEQ(cordon_start(plan, &p, NULL), 0);
+        close(pfd[1]);
+        int master = cordon_process_pty(p);
+        CHECK(master >= 0);
+        cordon_result r;
+        CHECK_INTEQ(cordon_wait(p, -1, &r, NULL), 0);
+        CHECK_INTEQ(r.status, 0);
+        char *out = master >= 0 ? slurp(master) : NULL;
+        CHECK_STREQ(out, "/dev/pts/0\r\nstdin-is-no-tty\r\n");
+        free(out);
+        char *piped = slurp(pfd[0]);
+        CHECK_STREQ(piped, ""); /* fd 1 was the terminal, not the pipe */
+        free(piped);
+        close(pfd[0]);
+        cordon_process_free(p);
+        cordon_plan_free(plan);
+        plan = NULL;
+        cordon_error *err = NULL;
+        CHECK_INTEQ(cordon_config_set_backend(c, "landlock", NULL), 0);
+        CHECK_INTEQ(cordon_prepare(c, cmd, &plan, &err), -ENOTSUP);
+        CHECK(contains(cordon_error_message(err), "needs the linux backend"));
+        cordon_error_free(err);
+        CHECK_INTEQ(cordon_command_set_pty(cmd, CORDON_PTY_AUTO), 0);
+        CHECK_INTEQ(cordon_prepare(c, cmd, &plan, NULL), 0);
+        cordon_plan_free(plan);
+        cordon_config_free(c);
+        cordon_command_free(cmd);
+}
+
 /* ---- prepare ------------------------------------------------------------------ */
 
 static void test_prepare_not_found(void)
@@ -1068,6 +1115,7 @@ int main(void)
         RUN(test_enum_setters_reject_out_of_range);
         RUN(test_error_is_replaced_not_leaked);
         RUN(test_command_failures);
+        RUN(test_pty);
         RUN(test_prepare_not_found);
         RUN(test_prepare_not_executable);
         RUN(test_prepare_bad_cwd);

@@ -202,6 +202,16 @@ static void test_cli_own_flags(void)
         CHECK_STREQ(a.cwd, "/srv");
         CHECK(a.json);
         CHECK_INTEQ(a.stats_fd, -1);
+        CHECK_INTEQ(a.pty, -1); /* the default: when stdin is a terminal */
+        cli_args_free(&a);
+
+        CHECK_INTEQ(parse(&a, ARGS("run", "--pty", "--", "true")), 0);
+        CHECK_INTEQ(a.pty, 1);
+        cli_args_free(&a);
+        CHECK_INTEQ(parse(&a, ARGS("run", "--pty", "--no-pty", "--", "true")), 0);
+        CHECK_INTEQ(a.pty, 0); /* the last one wins */
+        cli_args_free(&a);
+        CHECK(parse(&a, ARGS("plan", "--pty", "--", "true")) < 0); /* run only */
         cli_args_free(&a);
 
         CHECK_INTEQ(parse(&a, ARGS("check", "--json", "--config", "c.json", "--backend", "bwrap")), 0);
