@@ -176,47 +176,6 @@ static void fd_path(char *out, int fd)
 
 /* ---- paths without following symlinks ------------------------------------------ */
 
-/* Walk |path| from the directory |start| one component at a time with
- * O_NOFOLLOW, creating missing directories when |create|. Returns an O_PATH
- * fd of the parent directory (the caller's; |start| stays open) and points
- * |*last| at the final component. */
-static int walk_parent(int start, const char *path, bool create, const char **last)
-{
-        int dfd = start;
-        const char *p = path;
-        while (dfd >= 0) {
-                while (*p == '/')
-                        p++;
-                const char *end = strchrnul(p, '/');
-                const char *next = end;
-                while (*next == '/')
-                        next++;
-                if (*next == '\0') {
-                        *last = p;
-                        return dfd == start ? fcntl(start, F_DUPFD_CLOEXEC, 3) : dfd;
-                }
-                char comp[NAME_MAX + 1];
-                size_t len = (size_t)(end - p);
-                int nfd = -1, e = ENAMETOOLONG;
-                if (len <= NAME_MAX) {
-                        memcpy(comp, p, len);
-                        comp[len] = '\0';
-                        if (create && mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST)
-                                e = errno;
-                        else {
-                                nfd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                                e = errno;
-                        }
-                }
-                if (dfd != start)
-                        close(dfd);
-                errno = e;
-                dfd = nfd;
-                p = next;
-        }
-        return -1;
-}
-
 /* The new root's fd and the last parent directory walked to: the plan's
  * mounts are sorted, so neighbours often share a parent (/etc/...), and
  * each system call counts at start-up. */
@@ -238,7 +197,7 @@ static int parent_dir(walk_cache *wc, const char *path, bool create, const char 
         if (wc->fd >= 0 && strlen(wc->path) == plen && strncmp(wc->path, path, plen) == 0)
                 return wc->fd;
         const char *ignored = NULL;
-        int fd = walk_parent(wc->root, path, create, &ignored);
+        int fd = sys_walk_parent(wc->root, path, create, &ignored);
         if (fd < 0)
                 return -1;
         if (wc->fd >= 0)
@@ -314,24 +273,7 @@ static int open_source(const char *source, bool is_dir)
                 errno = ENAMETOOLONG;
                 return -1;
         }
-        int fd = sys_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0),
-                             RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-        if (fd >= 0 || errno != ENOSYS)
-                return fd;
-        const char *last = NULL;
-        char name[NAME_MAX + 1];
-        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        int dfd = root < 0 ? -1 : walk_parent(root, path, false, &last);
-        if (root >= 0)
-                close(root);
-        if (dfd < 0)
-                return -1;
-        fd = last_name(name, last) ? openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0))
-                                   : -1;
-        int e = errno;
-        close(dfd);
-        errno = e;
-        return fd;
+        return sys_open_nofollow(path, O_PATH | (is_dir ? O_DIRECTORY : 0));
 }
 
 /* ---- mounting ---------------------------------------------------------------------- */

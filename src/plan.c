@@ -237,11 +237,14 @@ static int refuse_link(const host_info *h, const char *link)
         return h->writable->refused ? -ELOOP : -ENOMEM;
 }
 
-/* Canonical form of |path| on the host: every symlink resolved, relative to
- * the host root, except that a symlink inside a writable root fails with
- * -ELOOP (h->writable->refused names it). With |allow_missing|, a missing
- * tail is appended as is. */
-static int host_resolve(const host_info *h, const char *path, bool allow_missing, char **ret)
+/* Resolving a path one component at a time, "." and ".." lexically, each
+ * component looked at by |step| (through the host root, or the sandbox's
+ * view): 0 to go on, with |*ret_link| set when it is a symlink (its text,
+ * which the walk then follows); 1 to stop there and take the rest as is
+ * (a missing tail); -errno to fail. */
+typedef int (*walk_step)(void *ctx, const char *cand, bool more, char **ret_link);
+
+static int walk_path(const char *path, walk_step step, void *ctx, char **ret)
 {
         _cleanup_free_ char *done = strdup(""), *todo = strdup(path);
         int links = 0;
@@ -255,12 +258,8 @@ static int host_resolve(const host_info *h, const char *path, bool allow_missing
                         break;
                 const char *end = strchrnul(rest, '/');
                 size_t len = (size_t)(end - rest);
-                if (len == 1 && rest[0] == '.') {
-                        rest = end;
-                        continue;
-                }
-                if (len == 2 && rest[0] == '.' && rest[1] == '.') {
-                        char *slash = strrchr(done, '/');
+                if ((len == 1 && rest[0] == '.') || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
+                        char *slash = len == 2 ? strrchr(done, '/') : NULL;
                         if (slash)
                                 *slash = '\0';
                         rest = end;
@@ -268,11 +267,9 @@ static int host_resolve(const host_info *h, const char *path, bool allow_missing
                 }
                 _cleanup_free_ char *cand =
                         strnconcat(3, (const char *const[]){done, "/", rest}, (const size_t[]){(size_t)-1, 1, len});
-                if (!cand)
-                        return -ENOMEM;
-                struct stat st;
-                int r = host_lstat(h, cand, &st);
-                if (r == -ENOENT && allow_missing) {
+                char *link = NULL;
+                int r = cand ? step(ctx, cand, *end != '\0', &link) : -ENOMEM;
+                if (r == 1) {
                         char *full = strjoin3(done, "/", rest);
                         if (!full)
                                 return -ENOMEM;
@@ -282,38 +279,57 @@ static int host_resolve(const host_info *h, const char *path, bool allow_missing
                 }
                 if (r < 0)
                         return r;
-                if (!S_ISLNK(st.st_mode)) {
+                if (!link) {
                         free(done);
                         done = TAKE_PTR(cand);
                         rest = end;
                         continue;
                 }
-                if (writable_root_of(h, cand))
-                        return refuse_link(h, cand);
-                if (++links > MAX_SYMLINKS)
-                        return -ELOOP;
-                _cleanup_free_ char *link = host_readlink(h, cand);
-                if (!link)
-                        return -errno ? -errno : -ENOMEM;
-                char *next = strjoin3(link, "/", end);
-                if (!next)
-                        return -ENOMEM;
-                if (link[0] == '/')
+                char *next = ++links > MAX_SYMLINKS ? NULL : strjoin3(link, "/", end);
+                if (next && link[0] == '/')
                         done[0] = '\0';
+                free(link);
+                if (!next)
+                        return links > MAX_SYMLINKS ? -ELOOP : -ENOMEM;
                 free(todo);
                 todo = next;
                 rest = todo;
         }
-        if (!done[0]) {
-                free(done);
-                done = strdup("/");
-        }
-        char *norm = NULL;
-        int r = done ? path_normalize(done, true, &norm) : -ENOMEM;
-        if (r < 0)
+        *ret = done[0] ? TAKE_PTR(done) : strdup("/");
+        return *ret ? 0 : -ENOMEM;
+}
+
+typedef struct host_walk {
+        const host_info *h;
+        bool allow_missing;
+} host_walk;
+
+static int host_step(void *ctx, const char *cand, bool more, char **ret_link)
+{
+        const host_walk *w = ctx;
+        struct stat st;
+        (void)more;
+        int r = host_lstat(w->h, cand, &st);
+        if (r == -ENOENT && w->allow_missing)
+                return 1;
+        if (r < 0 || !S_ISLNK(st.st_mode))
                 return r;
-        *ret = norm;
-        return 0;
+        if (writable_root_of(w->h, cand))
+                return refuse_link(w->h, cand);
+        *ret_link = host_readlink(w->h, cand);
+        return *ret_link ? 0 : (-errno ? -errno : -ENOMEM);
+}
+
+/* Canonical form of |path| on the host: every symlink resolved, relative to
+ * the host root, except that a symlink inside a writable root fails with
+ * -ELOOP (h->writable->refused names it). With |allow_missing|, a missing
+ * tail is appended as is. */
+static int host_resolve(const host_info *h, const char *path, bool allow_missing, char **ret)
+{
+        _cleanup_free_ char *done = NULL;
+        host_walk w = {h, allow_missing};
+        int r = walk_path(path, host_step, &w, &done);
+        return r < 0 ? r : path_normalize(done, true, ret);
 }
 
 /* stat() through the host root: follows symlinks inside it. */
@@ -501,6 +517,22 @@ static bool leads_to_mount(const cordon_plan *p, const char *path)
         return false;
 }
 
+static int sandbox_step(void *ctx, const char *cand, bool more, char **ret_link)
+{
+        builder *b = ctx;
+        _cleanup_free_ char *hp = sandbox_to_host(b->p, cand, 0);
+        struct stat st;
+        if (!hp && more && leads_to_mount(b->p, cand))
+                return 0; /* a directory of the sandbox's own (tmpfs) on the way to a mount */
+        if (!hp)
+                return -ENXIO;
+        int r = host_lstat(b->h, hp, &st);
+        if (r < 0 || !S_ISLNK(st.st_mode))
+                return r;
+        *ret_link = host_readlink(b->h, hp);
+        return *ret_link ? 0 : -ENOMEM;
+}
+
 /* Resolve the sandbox path |path| as the sandbox will: each symlink is
  * read from the host file behind the view and followed in the sandbox's
  * namespace, so a link inside a writable mount that points outside stays
@@ -509,63 +541,12 @@ static bool leads_to_mount(const cordon_plan *p, const char *path)
  * backed by a host bind (not visible, or a tmpfs), -ENOENT when missing. */
 static int sandbox_resolve(builder *b, const char *path, char **ret_host)
 {
-        _cleanup_free_ char *done = strdup(""), *todo = strdup(path);
-        int links = 0;
-        if (!done || !todo)
-                return -ENOMEM;
-        const char *rest = todo;
-        for (;;) {
-                while (*rest == '/')
-                        rest++;
-                if (!*rest)
-                        break;
-                const char *end = strchrnul(rest, '/');
-                size_t len = (size_t)(end - rest);
-                if ((len == 1 && rest[0] == '.') || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
-                        char *slash = len == 2 ? strrchr(done, '/') : NULL;
-                        if (slash)
-                                *slash = '\0';
-                        rest = end;
-                        continue;
-                }
-                _cleanup_free_ char *cand =
-                        strnconcat(3, (const char *const[]){done, "/", rest}, (const size_t[]){(size_t)-1, 1, len});
-                _cleanup_free_ char *hp = cand ? sandbox_to_host(b->p, cand, 0) : NULL;
-                struct stat st;
-                if (!cand)
-                        return -ENOMEM;
-                if (!hp && *end && leads_to_mount(b->p, cand)) {
-                        free(done); /* a directory of the sandbox's own (tmpfs) on the way to a mount */
-                        done = TAKE_PTR(cand);
-                        rest = end;
-                        continue;
-                }
-                if (!hp)
-                        return -ENXIO;
-                int r = host_lstat(b->h, hp, &st);
-                if (r < 0)
-                        return r;
-                if (!S_ISLNK(st.st_mode)) {
-                        free(done);
-                        done = TAKE_PTR(cand);
-                        rest = end;
-                        continue;
-                }
-                _cleanup_free_ char *link = ++links > MAX_SYMLINKS ? NULL : host_readlink(b->h, hp);
-                char *next = link ? strjoin3(link, "/", end) : NULL;
-                if (!next)
-                        return links > MAX_SYMLINKS ? -ELOOP : -ENOMEM;
-                if (link[0] == '/')
-                        done[0] = '\0';
-                free(todo);
-                todo = next;
-                rest = todo;
-        }
-        char *hp = sandbox_to_host(b->p, done[0] ? done : "/", 0);
-        if (!hp)
-                return -ENXIO;
-        *ret_host = hp;
-        return 0;
+        _cleanup_free_ char *done = NULL;
+        int r = walk_path(path, sandbox_step, b, &done);
+        if (r < 0)
+                return r;
+        *ret_host = sandbox_to_host(b->p, done, 0);
+        return *ret_host ? 0 : -ENXIO;
 }
 
 /* Why |path| may not be exposed automatically (to follow "the working

@@ -156,6 +156,47 @@ size_t sys_strlcpy(char *dst, const char *src, size_t size)
         return n;
 }
 
+/* Walk |path| from the directory |start| one component at a time with
+ * O_NOFOLLOW, creating missing directories when |create|. Returns an O_PATH
+ * fd of the parent directory (the caller's; |start| stays open) and points
+ * |*last| at the final component. */
+int sys_walk_parent(int start, const char *path, bool create, const char **last)
+{
+        int dfd = start;
+        const char *p = path;
+        while (dfd >= 0) {
+                while (*p == '/')
+                        p++;
+                const char *end = strchrnul(p, '/');
+                const char *next = end;
+                while (*next == '/')
+                        next++;
+                if (*next == '\0') {
+                        *last = p;
+                        return dfd == start ? fcntl(start, F_DUPFD_CLOEXEC, 3) : dfd;
+                }
+                char comp[NAME_MAX + 1];
+                size_t len = (size_t)(end - p);
+                int nfd = -1, e = ENAMETOOLONG;
+                if (len <= NAME_MAX) {
+                        memcpy(comp, p, len);
+                        comp[len] = '\0';
+                        if (create && mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST)
+                                e = errno;
+                        else {
+                                nfd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                                e = errno;
+                        }
+                }
+                if (dfd != start)
+                        close(dfd);
+                errno = e;
+                dfd = nfd;
+                p = next;
+        }
+        return -1;
+}
+
 int sys_open_nofollow(const char *path, int flags)
 {
         int fd = sys_openat2(AT_FDCWD, path, (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
@@ -167,35 +208,16 @@ int sys_open_nofollow(const char *path, int flags)
                 errno = EINVAL;
                 return -1;
         }
-        int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        const char *p = path;
-        while (dfd >= 0) {
-                while (*p == '/')
-                        p++;
-                const char *end = strchrnul(p, '/');
-                const char *next = end;
-                while (*next == '/')
-                        next++;
-                char comp[NAME_MAX + 1];
-                size_t len = (size_t)(end - p);
-                if (len > NAME_MAX) {
-                        close(dfd);
-                        errno = ENAMETOOLONG;
-                        return -1;
-                }
-                memcpy(comp, p, len);
-                comp[len] = '\0';
-                bool last = *next == '\0';
-                int nfd = openat(dfd, len ? comp : ".",
-                                 last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                                 0);
-                int e = errno;
-                close(dfd);
-                errno = e;
-                if (last)
-                        return nfd;
-                dfd = nfd;
-                p = next;
-        }
-        return -1;
+        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        const char *last = NULL;
+        int dfd = root < 0 ? -1 : sys_walk_parent(root, path, false, &last);
+        if (root >= 0)
+                close(root);
+        if (dfd < 0)
+                return -1;
+        fd = openat(dfd, *last ? last : ".", flags | O_NOFOLLOW | O_CLOEXEC, 0);
+        int e = errno;
+        close(dfd);
+        errno = e;
+        return fd;
 }

@@ -23,6 +23,11 @@ int sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve) H
 /* open() refusing a symlink anywhere on the way (RESOLVE_NO_SYMLINKS; a
  * component walk with O_NOFOLLOW before Linux 5.6). Host side only. */
 int sys_open_nofollow(const char *path, int flags) HIDDEN;
+/* Walk |path| from the directory |start| one component at a time with
+ * O_NOFOLLOW, creating missing directories when |create|. Returns an
+ * O_PATH fd of the parent directory (|start| stays open) and points
+ * |*last| at the final component. Async-signal-safe. */
+int sys_walk_parent(int start, const char *path, bool create, const char **last) HIDDEN;
 int sys_pivot_root(const char *new_root, const char *put_old) HIDDEN;
 int sys_close_range(unsigned first, unsigned last, unsigned flags) HIDDEN;
 int sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags) HIDDEN;
