@@ -847,13 +847,14 @@ static void netns_join(const launch *l, netns_job *j)
 
 /* One byte carrying one descriptor (SCM_RIGHTS), built without malloc. */
 typedef struct fd_message {
+        char byte;
+        struct iovec iov;
+        struct msghdr m;
+        /* last: glibc's cmsghdr ends in a flexible array (clang refuses it elsewhere) */
         union {
                 struct cmsghdr h;
                 char buf[CMSG_SPACE(sizeof(int))];
         } u;
-        char byte;
-        struct iovec iov;
-        struct msghdr m;
 } fd_message;
 
 static void fd_message_init(fd_message *fm, int fd)

@@ -1006,7 +1006,7 @@ int cordon_profiles_describe(const cordon_config *c, char **ret_text)
         buf b = {0};
         for (size_t i = 0; seen[i]; i++) {
                 _cleanup_free_ char *path = NULL;
-                _cleanup_free_ char *why = profile_locate(c, seen[i], &path);
+                free(profile_locate(c, seen[i], &path)); /* why it is missing: shown as "?" */
                 profile_describe(&b, c, seen[i], path ? path : "?");
         }
         if (!seen[0]) {
