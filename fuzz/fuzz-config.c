@@ -29,13 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* what validated holds the documented invariants */
         for (size_t i = 0; i < c->n_expose; i++) {
-                FUZZ_ASSERT(c->expose[i].source[0] == '/' && c->expose[i].target[0] == '/');
+                /* absolute, or "~/" (the caller's home) and, in a target, "$NAME/" (profiles) */
+                const char *src = c->expose[i].source, *tg = c->expose[i].target;
+                FUZZ_ASSERT(src[0] == '/' || strncmp(src, "~/", 2) == 0);
+                FUZZ_ASSERT(tg[0] == '/' || strncmp(tg, "~/", 2) == 0 || tg[0] == '$');
                 FUZZ_ASSERT(strcmp(c->expose[i].target, "/") != 0);
                 FUZZ_ASSERT(strstr(c->expose[i].target, "/../") == NULL);
                 for (size_t k = i + 1; k < c->n_expose; k++)
                         FUZZ_ASSERT(strcmp(c->expose[i].target, c->expose[k].target) != 0);
         }
-        FUZZ_ASSERT(c->network >= CORDON_NETWORK_NONE && c->network <= CORDON_NETWORK_FULL);
+        FUZZ_ASSERT(c->network >= CORDON_NETWORK_NONE && c->network <= CORDON_NETWORK_PROXY);
         for (int i = 0; i < CORDON_LIMIT__MAX; i++)
                 FUZZ_ASSERT(c->limits[i] >= 0);
 out:
