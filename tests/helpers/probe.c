@@ -42,6 +42,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include "i386-syscall.h"
 
 static const char *errname(int e)
 {
@@ -174,22 +175,6 @@ static int do_abstract(const char *name, bool listen_side)
 }
 
 #if defined(__x86_64__)
-/* An i386 system call from this 64-bit process: int $0x80 goes through the
- * i386 table and seccomp sees AUDIT_ARCH_I386. Pointers must fit 32 bits. */
-static long i386_syscall(long nr, long a, long b, long c, long d, long e)
-{
-        long r;
-        __asm__ volatile("int $0x80"
-                         : "=a"(r)
-                         : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-                         : "memory", "r8", "r9", "r10", "r11");
-        if (r < 0 && r > -4096) {
-                errno = (int)-r;
-                return -1;
-        }
-        return r;
-}
-
 /* NAME-i386: umount (22, i386 only), umount2 (52), open_tree_attr (467),
  * modify_ldt (123), getpid (20: is there ia32 emulation at all?) */
 static long try_i386(const char *name)

@@ -21,6 +21,7 @@
 
 #include "seccomp-filter.h"
 #include "tap.h"
+#include "../helpers/i386-syscall.h"
 
 static seccomp_prog prog, prog_unix;
 static char tmpdir[64];
@@ -126,21 +127,6 @@ static long p_open_tree_attr(void) { return syscall(467, -1, "/nonexistent/cordo
 #include <sys/mman.h>
 static char *low_path; /* "/nonexistent/cordon" below 4 GiB, for i386 calls */
 
-/* An i386 system call from this 64-bit process: int $0x80 goes through the
- * i386 table, and seccomp sees AUDIT_ARCH_I386 (pointers must fit 32 bits). */
-static long i386_syscall(long nr, long a, long b, long c, long d, long e)
-{
-        long r;
-        __asm__ volatile("int $0x80"
-                         : "=a"(r)
-                         : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-                         : "memory", "r8", "r9", "r10", "r11");
-        if (r < 0 && r > -4096) {
-                errno = (int)-r;
-                return -1;
-        }
-        return r;
-}
 static long p_i386_getpid(void) { return i386_syscall(20, 0, 0, 0, 0, 0); }
 /* umount (oldumount) exists on i386 only; the path is looked up first, so
  * unfiltered it fails with ENOENT for root and users alike */
