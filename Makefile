@@ -2,11 +2,12 @@
 BUILD ?= build
 ASAN ?= build-asan
 SEATBELT ?= build-seatbelt
+WINDOWS ?= build-windows
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 RUNS ?=
 
-.PHONY: all deps asan check check-fast check-seatbelt soak demo install bench bench-startup lint fuzz clean
+.PHONY: all deps asan check check-fast check-seatbelt windows check-windows soak demo install bench bench-startup lint fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -38,6 +39,21 @@ $(SEATBELT)/build.ninja:
 check-seatbelt: deps $(SEATBELT)/build.ninja
 	ninja -C $(SEATBELT)
 	ONLY=seatbelt tests/run-tests $(SEATBELT)
+
+# The Windows build: cordon.exe and the library cross-built with Debian's
+# mingw-w64, jansson built for Windows from Debian's source package.
+windows:
+	@scripts/deps.sh windows
+	scripts/mingw-jansson.sh $(CURDIR)/$(WINDOWS)/jansson
+	printf "[properties]\npkg_config_libdir = '%s'\n" $(CURDIR)/$(WINDOWS)/jansson/lib/pkgconfig >$(WINDOWS)/jansson.ini
+	[ -f $(WINDOWS)/build.ninja ] || meson setup $(WINDOWS) --cross-file cross/mingw-w64.ini --cross-file $(WINDOWS)/jansson.ini
+	ninja -C $(WINDOWS)
+
+# Its tests under Wine (tests/integration/windows.sh), as root and as an
+# unprivileged user.
+check-windows: all windows
+	@scripts/deps.sh wine
+	ONLY=windows tests/run-tests $(BUILD)
 
 # Only the normal build (quicker while developing).
 check-fast: all
@@ -79,4 +95,4 @@ fuzz: deps
 	fuzz/run $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(SEATBELT) build-fuzz
+	rm -rf $(BUILD) $(ASAN) $(SEATBELT) $(WINDOWS) build-fuzz

@@ -5,12 +5,18 @@
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp
 #   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
+#   scripts/deps.sh windows mingw-w64 (make windows)
+#   scripts/deps.sh wine    + wine64 (make check-windows)
 #   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime, apparmor_parser
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev"
 TEST="util-linux procps nodejs npm iproute2 keyutils psmisc git python3 man-db"
 BENCH="bubblewrap hyperfine time"
+# Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
+# apt-get source (jansson), and wine64 to run the result.
+WINDOWS="gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev dpkg-dev"
+WINE="wine64"
 LINT="clang clang-tidy cppcheck valgrind libclang-rt-14-dev apparmor"
 
 case "${1:-build}" in
@@ -18,8 +24,10 @@ build) want="$BUILD" ;;
 test) want="$BUILD $TEST" ;;
 bench) want="$BUILD $BENCH" ;;
 lint) want="$BUILD $LINT" ;;
-all) want="$BUILD $TEST $BENCH $LINT" ;;
-*) echo "usage: $0 build|test|bench|lint|all" >&2; exit 125 ;;
+windows) want="$WINDOWS" ;;
+wine) want="$WINDOWS $WINE" ;;
+all) want="$BUILD $TEST $BENCH $LINT $WINDOWS $WINE" ;;
+*) echo "usage: $0 build|test|bench|lint|windows|wine|all" >&2; exit 125 ;;
 esac
 
 missing=""

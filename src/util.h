@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#ifdef _WIN32 /* PE exports only what is marked dllexport: nothing to hide */
+#define HIDDEN
+#else
 #define HIDDEN __attribute__((visibility("hidden")))
+#endif
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define STR_(x) #x
 #define STR(x) STR_(x)
