@@ -27,8 +27,9 @@ asan: deps $(ASAN)/build.ninja
 # Every test, in the normal build and again under ASan+UBSan, as root and as
 # an unprivileged user, then the seatbelt backend's run path with its
 # stand-in. Ends with "N passed, N failed".
-check: all asan check-seatbelt
+check: all asan check-seatbelt windows
 	@scripts/deps.sh test
+	@scripts/deps.sh wine
 	tests/run-tests $(BUILD) $(ASAN)
 
 # The seatbelt backend's run path on Linux: a build whose sandbox-exec is a
@@ -56,8 +57,9 @@ check-windows: all windows
 	ONLY=windows tests/run-tests $(BUILD)
 
 # Only the normal build (quicker while developing).
-check-fast: all
+check-fast: all windows
 	@scripts/deps.sh test
+	@scripts/deps.sh wine
 	tests/run-tests $(BUILD)
 
 # The lifecycle fault-injection test (tests/integration/lifecycle.sh) with

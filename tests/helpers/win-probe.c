@@ -12,6 +12,8 @@
  *   win-probe spawn N          starts N sleeping copies; how many started
  *   win-probe handle           whether $CORDON_TEST_HANDLE is open here
  *   win-probe inherit-all FILE the control: a child inheriting every handle */
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,8 +150,19 @@ static int inherit_all(const char *file)
         return 0;
 }
 
-int main(int argc, char **argv)
+/* wmain: the arguments as the C runtime splits the UTF-16 command line,
+ * turned into UTF-8; the output in binary mode (no "\r\n"). */
+int wmain(int argc, wchar_t **wargv);
+int wmain(int argc, wchar_t **wargv)
 {
+        char **argv = calloc((size_t)argc + 1, sizeof(*argv));
+        for (int i = 0; argv && i < argc; i++) {
+                int n = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
+                argv[i] = malloc((size_t)n);
+                WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, argv[i], n, NULL, NULL);
+        }
+        _setmode(_fileno(stdout), _O_BINARY);
+        _setmode(_fileno(stderr), _O_BINARY);
         if (argc < 2)
                 return 2;
         const char *m = argv[1];

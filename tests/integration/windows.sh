@@ -1,0 +1,110 @@
+#!/bin/bash
+# The windows backend, cross-built (make windows), under Wine: the launcher
+# (win-spawn.exe drives the library's win_spawn directly) runs the test
+# program (tests/helpers/win-probe.c). Wine enforces no token, integrity
+# level or ACL: what is verified here is the process side (status, stdio,
+# environment, the job, the handle list, the command line as the real C
+# runtime splits it); see README.md, "Windows".
+. "$(dirname "$0")/lib.sh"
+
+WB=${CORDON_WINDOWS_BUILD:-$TOP/build-windows}
+WINE=$(command -v wine64 || echo /usr/lib/wine/wine64)
+if [ ! -x "$WINE" ] || [ ! -f "$WB/src/windows/win-spawn.exe" ]; then
+    skip "the windows backend under Wine" "needs make windows and wine64 (scripts/deps.sh wine)"
+    done_testing
+    exit 0
+fi
+mkdir -p "$T/win"
+cp "$WB"/src/windows/*.exe "$T/win/"
+[ -f "$WB/cordon.exe" ] && cp "$WB/cordon.exe" "$T/win/"
+chmod -R a+rX "$T/win"
+winpath() { local p=${1//\//\\}; echo "Z:$p"; }
+PROBE_EXE=$(winpath "$T/win/win-probe.exe")
+# One Wine prefix per user, kept between runs (making one takes seconds).
+uid=0
+[ "$TEST_AS" = user ] && uid=$TEST_UID
+export WINEPREFIX=/tmp/cordon-wine-$uid WINEDEBUG=-all
+[ -d "$WINEPREFIX" ] || as_user mkdir -m 700 "$WINEPREFIX" # Wine makes it only in a directory of the user's
+wine() { as_user env WINEPREFIX="$WINEPREFIX" WINEDEBUG=-all "$WINE" "$@"; }
+spawn() { wine "$T/win/win-spawn.exe" "$@"; }
+probe() { wine "$T/win/win-probe.exe" "$@"; }
+
+# --- status, stdout, stderr
+check_status "the command's exit status comes back" 42 spawn -- "$PROBE_EXE" exit 42
+spawn -- "$PROBE_EXE" out hello >"$T/o" 2>"$T/e"
+if [ "$(cat "$T/o")" = hello ] && [ ! -s "$T/e" ]; then ok "its stdout comes back, on stdout only"; else
+    not_ok "its stdout comes back, on stdout only"; diag <"$T/e"; fi
+spawn -- "$PROBE_EXE" err oops >"$T/o" 2>"$T/e"
+if [ "$(cat "$T/e")" = oops ] && [ ! -s "$T/o" ]; then ok "its stderr comes back, on stderr only"; else
+    not_ok "its stderr comes back, on stderr only"; diag <"$T/o"; fi
+check_status "a program that does not exist: status 125" 125 spawn -- 'Z:\nonexistent\x.exe'
+check_contains "... and the message names the step and the fix" \
+    "windows backend: CreateProcessAsUser: " spawn --root 'C:\cordon-i' -- 'Z:\nonexistent\x.exe'
+
+# --- the command line, split by the real C runtime (Wine's msvcrt)
+args=(plain "" "two words" 'a"b' '"' 'C:\dir\' 'C:\my dir\' '\"' 'x\\"y' 'tab	in' '&|<>^%!' 'é')
+want=$(printf '[%s]\n' "${args[@]}")
+check_out "tricky arguments arrive exactly as given" "$want" spawn -- "$PROBE_EXE" args "${args[@]}"
+
+# --- the environment, redirected into the instance
+root='C:\cordon-inst'
+u='C:\cordon-inst\runtime-user-env'
+want="USERPROFILE=$u
+HOME=$u
+APPDATA=$u\\AppData\\Roaming
+LOCALAPPDATA=$u\\AppData\\Local
+TEMP=$u\\tmp
+TMP=$u\\tmp
+CORDON_SANDBOX=windows"
+check_out "the user environment points into the instance, with the marker" "$want" \
+    spawn --root "$root" -- "$PROBE_EXE" env USERPROFILE HOME APPDATA LOCALAPPDATA TEMP TMP CORDON_SANDBOX
+check_contains "the control: unsandboxed, USERPROFILE is Wine's own" "USERPROFILE=C:\\users\\" \
+    probe env USERPROFILE
+
+# --- the job: in it before its first instruction, no way out
+check_contains "the process is in the job when its first code runs (a TLS callback)" "early: in-job" \
+    spawn --root "$root" -- "$PROBE_EXE" job
+check_contains "the control: started without cordon, it is in no job" "early: not-in-job" probe job
+check_contains "a child cannot break away from the job" "breakaway: refused" spawn -- "$PROBE_EXE" breakaway
+check_contains "the control: outside a job, breakaway is allowed" "breakaway: allowed" probe breakaway
+
+# --- only stdio is inherited
+touch "$T/handle-file"
+check_contains "an inheritable handle of the launcher's does not reach the command" "handle: not inherited" \
+    spawn --inheritable "$(winpath "$T/handle-file")" -- "$PROBE_EXE" handle
+check_contains "the control: a child that inherits everything gets it" "handle: inherited" \
+    probe inherit-all "$(winpath "$T/handle-file")"
+
+# --- killing the launcher kills the job (kill on close)
+beats() { wc -l <"$1" 2>/dev/null || echo 0; }
+still_beating() { # FILE: the heartbeat still grows a second later
+    local a b
+    a=$(beats "$1"); sleep 1; b=$(beats "$1")
+    [ "$b" -gt "$a" ]
+}
+killed_tree() { # LAUNCHER-ARGS...: starts the tree, kills the launcher, leaves the heartbeat file in $hb
+    hb=$T/hb.$RANDOM
+    touch "$hb"
+    [ "$TEST_AS" = user ] && chown $TEST_UID "$hb"
+    if [ "$TEST_AS" = user ]; then
+        setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups -- env HOME="$H" WINEPREFIX="$WINEPREFIX" \
+            WINEDEBUG=-all "$WINE" "$@" tree "$(winpath "$hb")" >/dev/null 2>&1 &
+    else
+        "$WINE" "$@" tree "$(winpath "$hb")" >/dev/null 2>&1 &
+    fi
+    local pid=$!
+    for _ in $(seq 50); do [ "$(beats "$hb")" -gt 2 ] && break; sleep 0.1; done
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    sleep 0.5
+}
+killed_tree "$T/win/win-spawn.exe" -- "$PROBE_EXE"
+if [ "$(beats "$hb")" -gt 2 ] && ! still_beating "$hb"; then ok "killing the launcher kills the command's process tree"
+else not_ok "killing the launcher kills the command's process tree ($(beats "$hb") beats)"; fi
+killed_tree "$T/win/win-probe.exe"
+if still_beating "$hb"; then ok "the control: without the job, the grandchild outlives its killed parent"
+else not_ok "the control: without the job, the grandchild outlives its killed parent ($(beats "$hb") beats)"; fi
+# the control's orphan: end it (it stops by itself after 60 s)
+as_user env WINEPREFIX="$WINEPREFIX" WINEDEBUG=-all "$(dirname "$(readlink -f "$WINE")")/wineserver" -k 2>/dev/null
+
+done_testing
