@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The windows backend's launcher. Order, and why:
- *  1. the job object and its limits, before any process exists;
+ *  1. the job object and its limits, before any process exists, and the
+ *     access rules (acl.c);
  *  2. the token: the caller's, write-restricted to the instance SID, every
  *     privilege removed, low integrity, a default DACL the command can use;
  *  3. the process, CREATE_SUSPENDED: its first thread has run no
@@ -328,7 +329,8 @@ int win_spawn(const win_spec *s, win_child *ret, cordon_error **ret_error)
 {
         _cleanup_handle_ HANDLE job = NULL, token = NULL;
         int r = make_job(s, &job, ret_error);
-        if (r < 0 || (s->instance_root && (r = make_token(s->instance_root, &token, ret_error)) < 0))
+        if (r < 0 || (s->rules && (r = win_apply_rules(s->rules, ret_error)) < 0) ||
+            (s->instance_root && (r = make_token(s->instance_root, &token, ret_error)) < 0))
                 return r;
         PROCESS_INFORMATION pi = {0};
         if ((r = create_suspended(s, token, &pi, ret_error)) < 0)

@@ -18,6 +18,7 @@ typedef struct win_spec {
          * restricting SID is win_instance_sid(instance_root); NULL: the
          * caller's token (isolation disabled), the job all the same */
         const char *instance_root;
+        const win_rules *rules; /* applied before the process exists (win_apply_rules); NULL: none */
         uint64_t memory_bytes;  /* job memory, 0: none */
         uint32_t processes;     /* active processes, 0: none */
         double cpu_time_s;      /* user time of the whole job, 0: none */
@@ -43,6 +44,12 @@ int win_wait(win_child *c, DWORD timeout_ms, DWORD *ret_status, bool *ret_timed_
 /* End every process of the job with |code|. Returns 0 or -errno. */
 int win_kill(win_child *c, UINT code) HIDDEN;
 void win_child_close(win_child *c) HIDDEN;
+
+/* Give each GRANT path of |rules| the instance SID's inherited "modify"
+ * entry and the low label (acl.c), on a handle opened without following
+ * reparse points; a path that is one is refused (-ELOOP). An existing
+ * grant is left as it is. Returns 0 or -errno with |*ret_error|. */
+int win_apply_rules(const win_rules *rules, cordon_error **ret_error) HIDDEN;
 
 /* A Win32 error code as an errno value, for the library's -errno returns. */
 int win_errno(DWORD err) HIDDEN;

@@ -10,6 +10,7 @@
  *   win-probe tree FILE        starts "heartbeat FILE", then waits
  *   win-probe breakaway        tries CREATE_BREAKAWAY_FROM_JOB
  *   win-probe spawn N          starts N sleeping copies; how many started
+ *   win-probe sddl PATH        PATH's DACL and label as SDDL
  *   win-probe handle           whether $CORDON_TEST_HANDLE is open here
  *   win-probe inherit-all FILE the control: a child inheriting every handle */
 #include <fcntl.h>
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <aclapi.h>
+#include <sddl.h>
 
 static int early_in_job = -1;
 
@@ -152,6 +155,24 @@ static int inherit_all(const char *file)
 
 /* wmain: the arguments as the C runtime splits the UTF-16 command line,
  * turned into UTF-8; the output in binary mode (no "\r\n"). */
+/* PATH's DACL and label as SDDL. */
+static int sddl(const char *path)
+{
+        PSECURITY_DESCRIPTOR sd = NULL;
+        char *text = NULL;
+        HANDLE h = CreateFileA(path, READ_CONTROL, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                               OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+        SECURITY_INFORMATION what = DACL_SECURITY_INFORMATION | LABEL_SECURITY_INFORMATION;
+        if (h == INVALID_HANDLE_VALUE ||
+            GetSecurityInfo(h, SE_FILE_OBJECT, what, NULL, NULL, NULL, NULL, &sd) != ERROR_SUCCESS ||
+            !ConvertSecurityDescriptorToStringSecurityDescriptorA(sd, SDDL_REVISION_1, what, &text, NULL)) {
+                printf("sddl: error %lu\n", (unsigned long)GetLastError());
+                return 1;
+        }
+        printf("sddl: %s\n", text);
+        return 0;
+}
+
 int wmain(int argc, wchar_t **wargv);
 int wmain(int argc, wchar_t **wargv)
 {
@@ -197,6 +218,8 @@ int wmain(int argc, wchar_t **wargv)
                 return breakaway();
         if (!strcmp(m, "spawn") && argc > 2)
                 return spawn(atoi(argv[2]));
+        if (!strcmp(m, "sddl") && argc > 2)
+                return sddl(argv[2]);
         if (!strcmp(m, "handle"))
                 return handle();
         if (!strcmp(m, "inherit-all") && argc > 2)

@@ -2,7 +2,7 @@
 /* The windows backend's launcher, driven directly (a library test under
  * Wine, tests/integration/windows.sh):
  *   win-spawn [--root DIR] [--pids N] [--memory BYTES] [--env NAME=VALUE]
- *             [--inheritable FILE] -- EXE ARG...
+ *             [--inheritable FILE] [--grant DIR]... -- EXE ARG...
  * runs EXE through win_spawn with the caller's environment (plus --env)
  * redirected into DIR when given, and exits with its status (125 and the
  * error when cordon's part fails). */
@@ -30,6 +30,8 @@ int main(void)
                 return 125;
         win_spec s = {.stdio = {GetStdHandle(STD_INPUT_HANDLE), GetStdHandle(STD_OUTPUT_HANDLE),
                                 GetStdHandle(STD_ERROR_HANDLE)}};
+        win_path grants[8];
+        size_t n_grants = 0;
         int i = 1;
         for (; i + 1 < argc && strcmp(argv[i], "--"); i += 2) {
                 if (!strcmp(argv[i], "--root"))
@@ -40,6 +42,8 @@ int main(void)
                         s.memory_bytes = strtoull(argv[i + 1], NULL, 10);
                 else if (!strcmp(argv[i], "--env"))
                         strv_push(&env, argv[i + 1]);
+                else if (!strcmp(argv[i], "--grant"))
+                        grants[n_grants++ % 8] = (win_path){argv[i + 1], NULL, true, "test"};
                 else if (!strcmp(argv[i], "--inheritable"))
                         strv_consume(&env, inheritable(argv[i + 1]));
         }
@@ -56,6 +60,11 @@ int main(void)
         s.env = block;
         cordon_error *e = NULL;
         win_child c = {0};
+        win_rules rules = {0};
+        char *why = NULL;
+        if (n_grants && (!s.instance_root || win_rules_build(s.instance_root, grants, n_grants, &rules, &why) < 0))
+                return 125;
+        s.rules = n_grants ? &rules : NULL;
         if (win_spawn(&s, &c, &e) < 0) {
                 fprintf(stderr, "cordon: %s\n", cordon_error_message(e));
                 return 125;

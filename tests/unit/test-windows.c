@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "tap.h"
+#include "windows/render.h"
 #include "windows/win.h"
 
 /* ---- an independent parser of Microsoft's documented rules ("Parsing C
@@ -341,6 +342,64 @@ static void test_rules(void)
         free(why);
 }
 
+static void test_plan_render(void)
+{
+        plan_mount m[] = {
+                {.type = MOUNT_BIND, .source = "/usr", .target = "/usr", .origin = ORIGIN_SYSTEM},
+                {.type = MOUNT_BIND, .source = "/h/.cordon", .target = "/h/.cordon", .writable = true,
+                 .origin = ORIGIN_INSTANCE},
+                {.type = MOUNT_TMPFS, .target = "/h/.cordon/logs", .origin = ORIGIN_INSTANCE},
+                {.type = MOUNT_BIND, .source = "/h/.cordon/skills", .target = "/h/.cordon/skills",
+                 .origin = ORIGIN_INSTANCE},
+                {.type = MOUNT_BIND, .source = "/p", .target = "/p", .writable = true, .origin = ORIGIN_WORKSPACE},
+                {.type = MOUNT_BIND, .source = "/opt/go", .target = "/opt/go", .origin = ORIGIN_EXPOSE},
+        };
+        cordon_plan p = {.backend = BACKEND_LINUX, .network = CORDON_NETWORK_FULL, .mounts = m,
+                         .n_mounts = ARRAY_SIZE(m), .instance_root = "/h/.cordon", .workspace = "/p"};
+        win_rules r = {0};
+        char *why = NULL;
+        CHECK_INTEQ(win_plan_rules(&p, &r, &why), 0);
+        static const char *const want[] = {"/h/.cordon/runtime-user-env", "/h/.cordon/cache", "/h/.cordon/state",
+                                           "/p", "/opt/go"};
+        CHECK_INTEQ(r.n_rules, ARRAY_SIZE(want));
+        for (size_t i = 0; i < r.n_rules && i < ARRAY_SIZE(want); i++) {
+                CHECK_STREQ(r.rules[i].path, want[i]);
+                CHECK(r.rules[i].kind == (i < 4 ? WIN_RULE_GRANT : WIN_RULE_READ));
+        }
+        win_rules_clear(&r);
+        char **refused = win_plan_refusals(&p);
+        CHECK(refused && !refused[0]); /* network full, no limits: nothing */
+        strv_free(refused);
+
+        p.network = CORDON_NETWORK_NONE;
+        p.limits[CORDON_LIMIT_OPEN_FILES] = 64;
+        p.limits[CORDON_LIMIT_PIDS] = 10; /* the job's active-process limit: fine */
+        refused = win_plan_refusals(&p);
+        CHECK(refused && strv_len(refused) == 2);
+        CHECK(refused && refused[0] && strstr(refused[0], "network \"none\": ") &&
+              strstr(refused[0], "administrator rights"));
+        CHECK(refused && refused[0] && refused[1] && strstr(refused[1], "--nofile: Windows has no such limit"));
+        strv_free(refused);
+        p.limits_best_effort = true;
+        p.network = CORDON_NETWORK_FULL;
+        refused = win_plan_refusals(&p);
+        CHECK(refused && !refused[0]);
+        strv_free(refused);
+
+        char *text = win_plan_text(&p);
+        CHECK(text && strstr(text, "  write  /p  (workspace)  D:(A;OICI;0x1301bf;;;S-1-9-"));
+        CHECK(text && !strstr(text, "logs") && !strstr(text, "/usr"));
+        free(text);
+
+        m[5].target = "/toolchain"; /* source -> target */
+        CHECK_INTEQ(win_plan_rules(&p, &r, &why), -EINVAL);
+        CHECK(why && strstr(why, "/opt/go -> /toolchain (expose): the windows backend cannot remap"));
+        free(why);
+        text = win_plan_text(&p);
+        CHECK(text && strstr(text, "  refused: /opt/go -> /toolchain"));
+        free(text);
+}
+
 int main(void)
 {
         tap_run("command line: table of tricky arguments", test_cmdline_table);
@@ -351,6 +410,7 @@ int main(void)
         tap_run("environment block", test_env);
         tap_run("instance SID, grant, label", test_sid);
         tap_run("access rules", test_rules);
+        tap_run("the neutral plan rendered for windows", test_plan_render);
         printf("1..%d\n", tap_n);
         return tap_any_failed;
 }
