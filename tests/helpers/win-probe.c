@@ -10,6 +10,7 @@
  *   win-probe tree FILE        starts "heartbeat FILE", then waits
  *   win-probe breakaway        tries CREATE_BREAKAWAY_FROM_JOB
  *   win-probe spawn N          starts N sleeping copies; how many started
+ *   win-probe naive-bat FILE ARG   runs FILE ARG quoted the C runtime's way
  *   win-probe sddl PATH        PATH's DACL and label as SDDL
  *   win-probe handle           whether $CORDON_TEST_HANDLE is open here
  *   win-probe inherit-all FILE the control: a child inheriting every handle */
@@ -155,6 +156,28 @@ static int inherit_all(const char *file)
 
 /* wmain: the arguments as the C runtime splits the UTF-16 command line,
  * turned into UTF-8; the output in binary mode (no "\r\n"). */
+/* The control of the batch file test: FILE run with ARG quoted by the C
+ * runtime's rules (\" for a quote), which cmd.exe does not know
+ * (CVE-2024-24576): CreateProcess runs a .bat under cmd.exe by itself. */
+static int naive_bat(const char *file, const char *arg)
+{
+        char line[2048];
+        size_t n = (size_t)snprintf(line, sizeof(line), "\"%s\" \"", file);
+        for (const char *p = arg; *p && n + 4 < sizeof(line); p++) {
+                if (*p == '"')
+                        line[n++] = '\\';
+                line[n++] = *p;
+        }
+        line[n++] = '"';
+        line[n] = '\0';
+        STARTUPINFOA si = {.cb = sizeof(si)};
+        PROCESS_INFORMATION pi;
+        if (!CreateProcessA(NULL, line, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
+                return 1;
+        WaitForSingleObject(pi.hProcess, INFINITE);
+        return 0;
+}
+
 /* PATH's DACL and label as SDDL. */
 static int sddl(const char *path)
 {
@@ -218,6 +241,8 @@ int wmain(int argc, wchar_t **wargv)
                 return breakaway();
         if (!strcmp(m, "spawn") && argc > 2)
                 return spawn(atoi(argv[2]));
+        if (!strcmp(m, "naive-bat") && argc > 3)
+                return naive_bat(argv[2], argv[3]);
         if (!strcmp(m, "sddl") && argc > 2)
                 return sddl(argv[2]);
         if (!strcmp(m, "handle"))

@@ -28,6 +28,7 @@ export WINEPREFIX=/tmp/cordon-wine-$uid WINEDEBUG=-all
 wine() { as_user env WINEPREFIX="$WINEPREFIX" WINEDEBUG=-all "$WINE" "$@"; }
 spawn() { wine "$T/win/win-spawn.exe" "$@"; }
 probe() { wine "$T/win/win-probe.exe" "$@"; }
+crlf() { "$@" | tr -d '\r'; } # cmd.exe ends its lines with CR LF
 
 # --- status, stdout, stderr
 check_status "the command's exit status comes back" 42 spawn -- "$PROBE_EXE" exit 42
@@ -45,6 +46,22 @@ check_contains "... and the message names the step and the fix" \
 args=(plain "" "two words" 'a"b' '"' 'C:\dir\' 'C:\my dir\' '\"' 'x\\"y' 'tab	in' '&|<>^%!' 'é')
 want=$(printf '[%s]\n' "${args[@]}")
 check_out "tricky arguments arrive exactly as given" "$want" spawn -- "$PROBE_EXE" args "${args[@]}"
+
+# --- a batch file runs under cmd.exe, which parses by its own rules (CVE-2024-24576)
+printf '@echo off\r\necho arg1=%%1\r\necho arg2=%%2\r\n' >"$T/win/args.bat"
+chmod a+r "$T/win/args.bat"
+BAT=$(winpath "$T/win/args.bat")
+check_out "batch file arguments arrive quoted, their & as text" 'arg1="a b"
+arg2="x&echo INJECTED"' crlf spawn -- "$BAT" "a b" "x&echo INJECTED"
+spawn -- "$BAT" '"&echo INJECTED' >"$T/o" 2>"$T/e"
+st=$?
+if [ $st -eq 125 ] && [ ! -s "$T/o" ] && grep -q "CVE-2024-24576" "$T/e"; then
+    ok "an argument that would end cmd.exe's quoting is refused (125), nothing runs"
+else not_ok "an argument that would end cmd.exe's quoting is refused (125), nothing runs (status $st)"
+    diag <"$T/o"; diag <"$T/e"; fi
+check_contains "the control: quoted by the C runtime's rules, it runs as a command" 'INJECTED"' \
+    probe naive-bat "$BAT" '"&echo INJECTED'
+check_status "an argument with % is refused too (cmd.exe expands it inside quotes)" 125 spawn -- "$BAT" '%PATH%'
 
 # --- the environment, redirected into the instance
 root='C:\cordon-inst'
