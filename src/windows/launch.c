@@ -41,7 +41,7 @@ wchar_t *win_wide(const char *s)
 {
         uint16_t *w = NULL;
         size_t n = 0;
-        if (win_utf16(s, strlen(s), &w, &n) < 0)
+        if (!s || win_utf16(s, strlen(s), &w, &n) < 0)
                 return NULL;
         return (wchar_t *)w;
 }
@@ -114,17 +114,17 @@ static int make_job(const win_spec *s, HANDLE *ret, cordon_error **e)
 
 /* ---- 2. the token ---- */
 
-static int token_privileges(HANDLE tok, TOKEN_PRIVILEGES **ret, cordon_error **e)
+/* The token's privileges (caller frees), or NULL. */
+static TOKEN_PRIVILEGES *token_privileges(HANDLE tok)
 {
         DWORD len = 0;
         GetTokenInformation(tok, TokenPrivileges, NULL, 0, &len);
         TOKEN_PRIVILEGES *tp = len ? malloc(len) : NULL;
-        if (!tp || !GetTokenInformation(tok, TokenPrivileges, tp, len, &len)) {
+        if (tp && !GetTokenInformation(tok, TokenPrivileges, tp, len, &len)) {
                 free(tp);
-                return fail(e, "GetTokenInformation (privileges)", NULL);
+                return NULL;
         }
-        *ret = tp;
-        return 0;
+        return tp;
 }
 
 static int set_low_integrity(HANDLE tok, cordon_error **e)
@@ -164,10 +164,10 @@ static int make_token(const char *instance_root, HANDLE *ret, cordon_error **e)
         if (!OpenProcessToken(GetCurrentProcess(),
                               TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY | TOKEN_ADJUST_DEFAULT, &self))
                 return fail(e, "OpenProcessToken", NULL);
-        _cleanup_free_ TOKEN_PRIVILEGES *tp = NULL;
-        int r = token_privileges(self, &tp, e);
-        if (r < 0)
-                return r;
+        _cleanup_free_ TOKEN_PRIVILEGES *tp = token_privileges(self);
+        if (!tp)
+                return fail(e, "GetTokenInformation (privileges)", NULL);
+        int r;
         _cleanup_free_ char *sid_text = win_instance_sid(instance_root);
         _cleanup_local_ PSID sid = NULL;
         if (!sid_text)

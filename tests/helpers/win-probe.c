@@ -200,9 +200,12 @@ int wmain(int argc, wchar_t **wargv);
 int wmain(int argc, wchar_t **wargv)
 {
         char **argv = calloc((size_t)argc + 1, sizeof(*argv));
-        for (int i = 0; argv && i < argc; i++) {
+        if (!argv)
+                return 2;
+        for (int i = 0; i < argc; i++) {
                 int n = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
-                argv[i] = malloc((size_t)n);
+                if (n <= 0 || !(argv[i] = malloc((size_t)n)))
+                        return 2;
                 WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, argv[i], n, NULL, NULL);
         }
         _setmode(_fileno(stdout), _O_BINARY);
@@ -210,15 +213,15 @@ int wmain(int argc, wchar_t **wargv)
         if (argc < 2)
                 return 2;
         const char *m = argv[1];
-        if (!strcmp(m, "job"))
+        if (strcmp(m, "job") == 0)
                 return job();
-        if (!strcmp(m, "exit") && argc > 2)
-                return atoi(argv[2]);
-        if (!strcmp(m, "out") && argc > 2)
+        if (strcmp(m, "exit") == 0 && argc > 2)
+                return (int)strtol(argv[2], NULL, 10);
+        if (strcmp(m, "out") == 0 && argc > 2)
                 return printf("%s\n", argv[2]) < 0;
-        if (!strcmp(m, "err") && argc > 2)
+        if (strcmp(m, "err") == 0 && argc > 2)
                 return fprintf(stderr, "%s\n", argv[2]) < 0;
-        if (!strcmp(m, "env")) {
+        if (strcmp(m, "env") == 0) {
                 for (int i = 2; i < argc; i++) {
                         const char *v = getenv(argv[i]);
                         if (v)
@@ -228,28 +231,28 @@ int wmain(int argc, wchar_t **wargv)
                 }
                 return 0;
         }
-        if (!strcmp(m, "args")) {
+        if (strcmp(m, "args") == 0) {
                 for (int i = 2; i < argc; i++)
                         printf("[%s]\n", argv[i]);
                 return 0;
         }
-        if (!strcmp(m, "heartbeat") && argc > 2)
+        if (strcmp(m, "heartbeat") == 0 && argc > 2)
                 return heartbeat(argv[2]);
-        if (!strcmp(m, "tree") && argc > 2)
+        if (strcmp(m, "tree") == 0 && argc > 2)
                 return tree(argv[2]);
-        if (!strcmp(m, "breakaway"))
+        if (strcmp(m, "breakaway") == 0)
                 return breakaway();
-        if (!strcmp(m, "spawn") && argc > 2)
-                return spawn(atoi(argv[2]));
-        if (!strcmp(m, "naive-bat") && argc > 3)
+        if (strcmp(m, "spawn") == 0 && argc > 2)
+                return spawn((int)strtol(argv[2], NULL, 10));
+        if (strcmp(m, "naive-bat") == 0 && argc > 3)
                 return naive_bat(argv[2], argv[3]);
-        if (!strcmp(m, "sddl") && argc > 2)
+        if (strcmp(m, "sddl") == 0 && argc > 2)
                 return sddl(argv[2]);
-        if (!strcmp(m, "handle"))
+        if (strcmp(m, "handle") == 0)
                 return handle();
-        if (!strcmp(m, "inherit-all") && argc > 2)
+        if (strcmp(m, "inherit-all") == 0 && argc > 2)
                 return inherit_all(argv[2]);
-        if (!strcmp(m, "sleep")) {
+        if (strcmp(m, "sleep") == 0) {
                 Sleep(60000);
                 return 0;
         }

@@ -33,21 +33,21 @@ int main(void)
         win_path grants[8];
         size_t n_grants = 0;
         int i = 1;
-        for (; i + 1 < argc && strcmp(argv[i], "--"); i += 2) {
-                if (!strcmp(argv[i], "--root"))
+        for (; i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
+                if (strcmp(argv[i], "--root") == 0)
                         s.instance_root = argv[i + 1];
-                else if (!strcmp(argv[i], "--pids"))
-                        s.processes = (uint32_t)atoi(argv[i + 1]);
-                else if (!strcmp(argv[i], "--memory"))
+                else if (strcmp(argv[i], "--pids") == 0)
+                        s.processes = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+                else if (strcmp(argv[i], "--memory") == 0)
                         s.memory_bytes = strtoull(argv[i + 1], NULL, 10);
-                else if (!strcmp(argv[i], "--env"))
+                else if (strcmp(argv[i], "--env") == 0)
                         strv_push(&env, argv[i + 1]);
-                else if (!strcmp(argv[i], "--grant"))
+                else if (strcmp(argv[i], "--grant") == 0)
                         grants[n_grants++ % 8] = (win_path){argv[i + 1], NULL, true, "test"};
-                else if (!strcmp(argv[i], "--inheritable"))
+                else if (strcmp(argv[i], "--inheritable") == 0)
                         strv_consume(&env, inheritable(argv[i + 1]));
         }
-        if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc) {
+        if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
                 fprintf(stderr, "usage: win-spawn [--root DIR] [--pids N] [--memory B] -- EXE ARG...\n");
                 return 125;
         }
