@@ -336,7 +336,10 @@ int win_spawn(const win_spec *s, win_child *ret, cordon_error **ret_error)
         if ((r = create_suspended(s, token, &pi, ret_error)) < 0)
                 return r;
         /* From here a failure terminates the process: it has not run. */
-        if (!AssignProcessToJobObject(job, pi.hProcess))
+        if (s->test_fail_assign) {
+                SetLastError(ERROR_ACCESS_DENIED);
+                r = fail(ret_error, "AssignProcessToJobObject", "(a failure injected by a test)");
+        } else if (!AssignProcessToJobObject(job, pi.hProcess))
                 r = fail(ret_error, "AssignProcessToJobObject",
                          "the launcher's own job may forbid nested jobs (Windows 8 or later allows them)");
         else if (ResumeThread(pi.hThread) == (DWORD)-1)

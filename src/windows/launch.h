@@ -23,6 +23,7 @@ typedef struct win_spec {
         uint32_t processes;     /* active processes, 0: none */
         double cpu_time_s;      /* user time of the whole job, 0: none */
         HANDLE stdio[3];        /* inherited as 0, 1, 2 (NULL: none); nothing else is */
+        bool test_fail_assign;  /* tests only: AssignProcessToJobObject "fails" (the cleanup path) */
 } win_spec;
 
 typedef struct win_child {

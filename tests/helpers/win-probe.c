@@ -3,6 +3,7 @@
  *   win-probe job              whether it was in a job at its first code
  *                              (a TLS callback, before the C runtime), and
  *                              the job's limits as seen from inside
+ *   win-probe touch FILE       creates FILE
  *   win-probe exit N           exits with status N
  *   win-probe out TEXT / err TEXT   TEXT to stdout / stderr
  *   win-probe env NAME...      NAME=VALUE or NAME unset, one a line
@@ -215,6 +216,10 @@ int wmain(int argc, wchar_t **wargv)
         const char *m = argv[1];
         if (strcmp(m, "job") == 0)
                 return job();
+        if (strcmp(m, "touch") == 0 && argc > 2) {
+                FILE *f = fopen(argv[2], "w");
+                return f ? fclose(f) != 0 : 1;
+        }
         if (strcmp(m, "exit") == 0 && argc > 2)
                 return (int)strtol(argv[2], NULL, 10);
         if (strcmp(m, "out") == 0 && argc > 2)

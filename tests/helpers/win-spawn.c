@@ -2,7 +2,7 @@
 /* The windows backend's launcher, driven directly (a library test under
  * Wine, tests/integration/windows.sh):
  *   win-spawn [--root DIR] [--pids N] [--memory BYTES] [--env NAME=VALUE]
- *             [--inheritable FILE] [--grant DIR]... -- EXE ARG...
+ *             [--inheritable FILE] [--grant DIR]... [--fail-assign] -- EXE ARG...
  * runs EXE through win_spawn with the caller's environment (plus --env)
  * redirected into DIR when given, and exits with its status (125 and the
  * error when cordon's part fails). */
@@ -34,7 +34,10 @@ int main(void)
         size_t n_grants = 0;
         int i = 1;
         for (; i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
-                if (strcmp(argv[i], "--root") == 0)
+                if (strcmp(argv[i], "--fail-assign") == 0) {
+                        s.test_fail_assign = true;
+                        i--;
+                } else if (strcmp(argv[i], "--root") == 0)
                         s.instance_root = argv[i + 1];
                 else if (strcmp(argv[i], "--pids") == 0)
                         s.processes = (uint32_t)strtoul(argv[i + 1], NULL, 10);

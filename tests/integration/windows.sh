@@ -85,6 +85,15 @@ check_contains "the control: started without cordon, it is in no job" "early: no
 check_contains "a child cannot break away from the job" "breakaway: refused" spawn -- "$PROBE_EXE" breakaway
 check_contains "the control: outside a job, breakaway is allowed" "breakaway: allowed" probe breakaway
 
+# --- a step that fails after the process exists: it is terminated before it ran
+spawn --fail-assign -- "$PROBE_EXE" touch "$(winpath "$W/ran")" >"$T/o" 2>&1
+st=$?
+if [ $st -eq 125 ] && [ ! -e "$W/ran" ] && grep -q "AssignProcessToJobObject" "$T/o"; then
+    ok "a failure after CreateProcess: 125, the step named, the process never ran"
+else not_ok "a failure after CreateProcess: 125, the step named, the process never ran (status $st)"; diag <"$T/o"; fi
+spawn -- "$PROBE_EXE" touch "$(winpath "$W/ran-control")" >/dev/null 2>&1
+check "the control: without the failure, the same command runs" test -e "$W/ran-control"
+
 # --- only stdio is inherited
 touch "$T/handle-file"
 check_contains "an inheritable handle of the launcher's does not reach the command" "handle: not inherited" \
