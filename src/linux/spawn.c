@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "launch.h"
 #include "cgroup.h"
 #include "env.h"
 #include "protect.h"
