@@ -16,12 +16,6 @@
 #include "error.h"
 #include "util.h"
 
-extern char **environ;
-
-#ifndef CORDON_LINUX_BACKEND
-#define CORDON_LINUX_BACKEND 1
-#endif
-
 const backend_ops *backend_ops_for(backend_kind kind)
 {
         switch (kind) {
