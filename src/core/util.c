@@ -13,9 +13,14 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* vasprintf, in POSIX terms */
 char *xvasprintf(const char *fmt, va_list ap)
 {
+#ifdef _GNU_SOURCE
+        char *s = NULL;
+        if (vasprintf(&s, fmt, ap) < 0)
+                return NULL;
+        return s;
+#else /* vasprintf in POSIX terms */
         va_list again;
         va_copy(again, ap);
         int n = vsnprintf(NULL, 0, fmt, ap);
@@ -26,6 +31,7 @@ char *xvasprintf(const char *fmt, va_list ap)
         }
         va_end(again);
         return s;
+#endif
 }
 
 char *xasprintf(const char *fmt, ...)

@@ -147,7 +147,7 @@ static int wait_command(cordon_process *p, int timeout_ms, cordon_result *ret_re
                 enforce_wall_time(p, t);
                 if (t >= deadline)
                         return -ETIMEDOUT;
-                struct timespec ts = {0, 10 * 1000 * 1000};
+                struct timespec ts = {0, 10000000L};
                 nanosleep(&ts, NULL);
         }
         if (ret_result)
