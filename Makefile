@@ -32,14 +32,16 @@ check: all asan check-seatbelt windows
 	@scripts/deps.sh wine
 	tests/run-tests $(BUILD) $(ASAN)
 
-# The seatbelt backend's run path on Linux: a build whose sandbox-exec is a
-# test stand-in (it does NOT isolate; never install that build).
+# The seatbelt backend's run path on Linux: a build without the linux
+# backend (the core and seatbelt sources compiled with POSIX interfaces
+# only) whose sandbox-exec is a test stand-in (it does NOT isolate; never
+# install that build), and the tests that apply to it.
 $(SEATBELT)/build.ninja:
-	meson setup $(SEATBELT) -Dseatbelt_standin=true
+	meson setup $(SEATBELT) -Dlinux_backend=false -Dseatbelt_standin=true
 
 check-seatbelt: deps $(SEATBELT)/build.ninja
 	ninja -C $(SEATBELT)
-	ONLY=seatbelt tests/run-tests $(SEATBELT)
+	ONLY="seatbelt test-config test-env test-plan test-util test-cli-args test-fuzz" tests/run-tests $(SEATBELT)
 
 # The Windows build: cordon.exe and the library cross-built with Debian's
 # mingw-w64, jansson built for Windows from Debian's source package.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Build-time generator: compiles cordon's seccomp filters with the same code
- * the library uses (src/seccomp.c) and writes them as C arrays. */
+ * the library uses (src/linux/seccomp.c) and writes them as C arrays. */
 #include <seccomp.h>
 #include <stdio.h>
 

@@ -19,9 +19,6 @@
 
 #include "seatbelt/profile.h"
 
-#ifndef CORDON_SANDBOX_EXEC
-#define CORDON_SANDBOX_EXEC "/usr/bin/sandbox-exec"
-#endif
 #ifndef NSIG
 #define NSIG 65
 #endif

@@ -9,6 +9,10 @@
 #include "error.h"
 #include "plan.h"
 
+#ifndef CORDON_SANDBOX_EXEC
+#define CORDON_SANDBOX_EXEC "/usr/bin/sandbox-exec"
+#endif
+
 /* Start the command of |p| under sandbox-exec with the profile and
  * parameters seatbelt_render makes of it. Refuses a nested sandbox, a
  * missing sandbox-exec and limits macOS cannot enforce (unless best

@@ -54,4 +54,39 @@ else
     check "the control: the linux backend runs it" cordon run --workspace "$ws" -- sh -c "touch '$ws/ran'"
     check "the control: ... and it wrote its file" test -e "$ws/ran"
 fi
+# A build without the linux backend (make check-seatbelt): the seatbelt
+# backend's own process handling (src/seatbelt/process.c), and clear errors
+# for what is not in the build.
+if cordon check 2>/dev/null | grep -qx 'linux backend: not in this build (-Dlinux_backend=false)'; then
+    rm -f "$ws/ran"
+    cordon run --backend linux --workspace "$ws" -- sh -c "touch '$ws/ran'" >"$T/out" 2>"$T/err"
+    st=$?
+    if [ $st -eq 125 ] && grep -q 'built without the linux backend' "$T/err" && [ ! -e "$ws/ran" ]; then
+        ok "no linux backend: --backend linux is an error (125) naming the build option, the command never ran"
+    else
+        not_ok "no linux backend: --backend linux (status $st)"; diag <"$T/err"
+    fi
+    cordon run --backend seatbelt --network proxy --allow-net localhost --workspace "$ws" -- \
+        sh -c "touch '$ws/ran'" >"$T/out" 2>"$T/err"
+    st=$?
+    if [ $st -eq 125 ] && grep -q 'without the network proxy' "$T/err" && [ ! -e "$ws/ran" ]; then
+        ok "no linux backend: the proxy network is an error (125), the command never ran"
+    else
+        not_ok "no linux backend: the proxy network (status $st)"; diag <"$T/err"
+    fi
+    check "the control: the seatbelt backend (stand-in) runs the command" \
+        cordon run --backend seatbelt --network loopback --workspace "$ws" -- sh -c "touch '$ws/ran'"
+    check "the control: ... and it wrote its file" test -e "$ws/ran"
+    check_status "the control: the command's exit status comes back" 7 \
+        cordon run --backend seatbelt --workspace "$ws" -- sh -c 'exit 7'
+    t0=$(date +%s)
+    check_status "--timeout: the seatbelt backend stops the command, status 124" 124 \
+        cordon run --backend seatbelt --timeout 0.5 --workspace "$ws" -- sh -c "(sleep 1.5; touch '$ws/late') & sleep 30"
+    check "--timeout: ... well before the command's end" test $(($(date +%s) - t0)) -lt 10
+    sleep 2
+    check "--timeout: the command's other processes died with it (its process group)" test ! -e "$ws/late"
+    check "the control: without a timeout the background process writes its file" \
+        cordon run --backend seatbelt --workspace "$ws" -- sh -c "(sleep 0.2; touch '$ws/late') & wait"
+    check "the control: ... it is there" test -e "$ws/late"
+fi
 echo "1..$_n"

@@ -94,7 +94,7 @@ int instance_create(const char *root, const char *workspace, cordon_error **ret_
         int r = mkdir_parents(root);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot create the instance root %s: %s", root, strerror(-r));
-        _cleanup_close_ int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd = open(root, O_DIRFD | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return error_set(ret_error, errno, "cannot open the instance root %s: %s", root, strerror(errno));
         for (size_t i = 0; INSTANCE_SUBDIRS[i]; i++) {

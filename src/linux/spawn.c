@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* prepare / start / wait: the one entry point every call site uses.
+/* The linux backend (src/core/backend.h) for the linux, landlock and none
+ * plans: start / wait / kill.
  *
  * Process model. Everything the child needs is prepared here, before
  * clone(); the child only makes system calls on it (backend-linux.c), so
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "launch.h"
 #include "cgroup.h"
 #include "env.h"
 #include "protect.h"
@@ -42,17 +44,13 @@
 #include "instance.h"
 #include "landlock.h"
 #include "net/proxy.h"
-#include "seatbelt/run.h"
 #include "sys.h"
 #include "undo.h"
 
 struct cordon_process {
+        process_head head;       /* pid, pidfd, pty, the caller's ends of CORDON_STDIO_PIPE */
         backend_kind backend;
-        pid_t pid;
-        int pidfd;
         int status_fd;
-        int stdio[3];            /* the caller's ends of CORDON_STDIO_PIPE */
-        int pty;                 /* the master of the command's terminal, or -1 */
         int broadcast_signal;
         int command_signal;      /* landlock backend: to its supervisor, "signal the command" */
         struct timespec started;
@@ -79,31 +77,16 @@ static double ts_s(const struct timespec *ts) { return (double)ts->tv_sec + (dou
 
 /* ---- prepare ---------------------------------------------------------------------- */
 
-int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_plan **ret_plan, cordon_error **ret_error)
+static int prepare(cordon_plan *p, cordon_error **ret_error)
 {
-        host_info h;
-        host_storage s;
-        double t0 = now_s();
-        /* The one place the process environment is read. */
-        int r = host_info_read(&h, &s, environ, ret_error);
-        if (r < 0)
-                return r;
-        r = plan_build(c, cmd, &h, ret_plan, ret_error);
-        host_info_free(&s);
-        if (r == 0 && (*ret_plan)->limits[CORDON_LIMIT_PIDS] > 0) {
+        (void)ret_error;
+        if (p->limits[CORDON_LIMIT_PIDS] > 0) {
                 /* what would enforce the process limit, for `cordon plan` */
                 _cleanup_free_ char *text = NULL;
-                int by = host_pids_mechanism((*ret_plan)->backend == BACKEND_LINUX, &text);
-                (*ret_plan)->pids_by = by > 0 ? (pids_by)by : PIDS_BY_UNKNOWN;
+                int by = host_pids_mechanism(p->backend == BACKEND_LINUX, &text);
+                p->pids_by = by > 0 ? (pids_by)by : PIDS_BY_UNKNOWN;
         }
-        if (r == 0)
-                (*ret_plan)->prepare_s = now_s() - t0;
-        return r;
-}
-
-double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
-{
-        return (unsigned)which < CORDON_LIMIT__MAX ? plan->limits[which] : NAN;
+        return 0;
 }
 
 /* ---- building the launch ----------------------------------------------------------- */
@@ -758,7 +741,7 @@ static int receive_pty(int sock, cordon_process *proc, cordon_error **ret_error)
         struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
         if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(sizeof(int)))
                 return error_set(ret_error, n < 0 ? errno : EPROTO, "the command's terminal did not arrive");
-        memcpy(&proc->pty, CMSG_DATA(h), sizeof(int));
+        memcpy(&proc->head.pty, CMSG_DATA(h), sizeof(int));
         return 0;
 }
 
@@ -774,16 +757,16 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
                 s->pty_pair[1] = -1;
         }
         if (p->backend == BACKEND_LINUX)
-                r = write_id_maps(proc->pid, p->uid, p->gid, ret_error);
+                r = write_id_maps(proc->head.pid, p->uid, p->gid, ret_error);
         if (r == 0 && proc->cg)
-                r = cgroup_attach(proc->cg, proc->pid, ret_error);
+                r = cgroup_attach(proc->cg, proc->head.pid, ret_error);
         if (r == 0 && write(s->pipes[1][1], "g", 1) != 1)
                 r = error_set(ret_error, errno, "cannot start the sandbox: %s", strerror(errno));
         close(s->pipes[1][1]);
         s->pipes[1][1] = -1;
         if (r < 0) {
-                kill(proc->pid, SIGKILL);
-                reap_quietly(proc->pid);
+                kill(proc->head.pid, SIGKILL);
+                reap_quietly(proc->head.pid);
                 proc->reaped = true;
                 return r;
         }
@@ -796,8 +779,8 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
                 return s->pty_pair[0] >= 0 ? receive_pty(s->pty_pair[0], proc, ret_error) : 0;
         if (n != (ssize_t)sizeof(rep))
                 rep = (child_report){.step = STEP_NONE, .err = n < 0 ? errno : EIO};
-        kill(proc->pid, SIGKILL);
-        reap_quietly(proc->pid);
+        kill(proc->head.pid, SIGKILL);
+        reap_quietly(proc->head.pid);
         proc->reaped = true;
         return report_error(&rep, ret_error);
 }
@@ -817,15 +800,6 @@ static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, .
         va_start(ap, fmt);
         log_message_v(p->log_fn, p->log_userdata, level, fmt, ap);
         va_end(ap);
-}
-
-static void say_warnings(const cordon_plan *p)
-{
-        if (p->backend == BACKEND_NONE)
-                say(p, CORDON_LOG_WARNING, "isolation is disabled%s%s: the command runs unisolated",
-                    p->disabled_by ? " by " : "", p->disabled_by ? p->disabled_by : "");
-        for (size_t i = 0; p->warnings && p->warnings[i]; i++)
-                say(p, CORDON_LOG_WARNING, "%s", p->warnings[i]);
 }
 
 /* What Landlock and seccomp enforce for this run, for the plan log. */
@@ -914,11 +888,9 @@ static cordon_process *process_new(const cordon_plan *p)
         cordon_process *proc = calloc(1, sizeof(*proc));
         if (!proc)
                 return NULL;
+        process_head_init(&proc->head, &linux_backend_ops);
         proc->backend = p->backend;
-        proc->pid = -1;
-        proc->pidfd = proc->status_fd = proc->pty = -1;
-        for (int i = 0; i < 3; i++)
-                proc->stdio[i] = -1;
+        proc->status_fd = -1;
         proc->broadcast_signal = SIGRTMIN;
         proc->command_signal = SIGRTMIN + 2;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
@@ -941,13 +913,13 @@ static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process
         if (s->l.shared_memory) {
                 if (p->backend == BACKEND_LINUX)
                         return clone(init_main, init_stack_top(s->stacks), (int)(flags | CLONE_VM | CLONE_PIDFD),
-                                     &s->l, &proc->pidfd);
+                                     &s->l, &proc->head.pidfd);
                 /* the landlock backend's supervisor lives on, as the init */
                 return clone(exec_main, p->backend == BACKEND_LANDLOCK ? init_stack_top(s->stacks)
                                                                        : s->l.command_stack_top,
-                             (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l, &proc->pidfd);
+                             (int)(flags | CLONE_VM | CLONE_PIDFD), &s->l, &proc->head.pidfd);
         }
-        pid_t pid = sys_clone(flags, &proc->pidfd);
+        pid_t pid = sys_clone(flags, &proc->head.pidfd);
         if (pid == 0) {
                 if (p->backend == BACKEND_LINUX)
                         child_linux_main(&s->l);
@@ -976,7 +948,7 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
                             ? clone_error(e, ret_error)
                             : error_set(ret_error, e, "cannot start the command: %s", strerror(e));
         } else {
-                proc->pid = pid;
+                proc->head.pid = pid;
                 undo_set_init(proc->undo, pid);
                 proc->stacks = s->stacks;
                 s->stacks = NULL;
@@ -986,7 +958,7 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
         if (r == 0) {
                 proc->status_fd = TAKE_FD(s->pipes[2][0]);
                 for (int i = 0; i < 3; i++)
-                        proc->stdio[i] = TAKE_FD(s->stdio_parent[i]);
+                        proc->head.stdio[i] = TAKE_FD(s->stdio_parent[i]);
         }
         return r;
 }
@@ -1040,46 +1012,10 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect
         return r;
 }
 
-static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error);
-
-/* The seatbelt backend: sandbox-exec applies the profile and executes the
- * command (src/seatbelt/run.c); the launcher only waits for it. */
-static int start_seatbelt(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
-{
-        int r = instance_create(p->instance_root, p->workspace, ret_error);
-        cordon_process *proc = r == 0 ? process_new(p) : NULL;
-        if (r == 0 && !proc)
-                r = error_set(ret_error, ENOMEM, "out of memory");
-        if (r == 0) {
-                clock_gettime(CLOCK_MONOTONIC, &proc->started);
-                r = seatbelt_spawn(p, proc->stdio, &proc->pid, ret_error);
-        }
-        if (r < 0) {
-                cordon_process_free(proc);
-                return r;
-        }
-        *ret_proc = proc;
-        return 0;
-}
-
-/* Not a cancellation point: a thread cancelled half-way would leave what
- * it made to the helpers, and its memory and descriptors to no one. */
-int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
-{
-        int old;
-        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-        int r = start(p, ret_proc, ret_error);
-        pthread_setcancelstate(old, NULL);
-        return r;
-}
+static void free_sandbox(cordon_process *p);
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
-        if (!p->argv)
-                return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
-        say_warnings(p);
-        if (p->backend == BACKEND_SEATBELT)
-                return start_seatbelt(p, ret_proc, ret_error);
         double t_start = now_s();
         int r = 0;
         if (p->backend != BACKEND_NONE)
@@ -1119,35 +1055,17 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 report_timing(p, &s, t_start, t_clone, now_s());
         launch_storage_free(&s);
         if (r < 0) {
-                cordon_process_free(proc);
+                free_sandbox(proc);
                 return r;
         }
         *ret_proc = proc;
         return 0;
 }
 
-pid_t cordon_process_pid(const cordon_process *p) { return p ? p->pid : -1; }
-int cordon_process_pidfd(const cordon_process *p) { return p ? p->pidfd : -1; }
-int cordon_process_pty(const cordon_process *p) { return p ? p->pty : -1; }
-int cordon_process_stdio(const cordon_process *p, int which)
-{
-        return p && which >= 0 && which < 3 ? p->stdio[which] : -1;
-}
-
-void cordon_process_close_stdio(cordon_process *p, int which)
-{
-        if (p && which >= 0 && which < 3 && p->stdio[which] >= 0) {
-                close(p->stdio[which]);
-                p->stdio[which] = -1;
-        }
-}
-
 /* ---- signals -------------------------------------------------------------------------- */
 
-int cordon_signal_command(cordon_process *p, int sig)
+static int signal_command(cordon_process *p, int sig)
 {
-        if (!p)
-                return -EINVAL;
         if (p->finished)
                 return -ESRCH;
         /* The init forwards these to the command, the landlock backend's
@@ -1155,33 +1073,31 @@ int cordon_signal_command(cordon_process *p, int sig)
          * stop or kill it). Async-signal-safe. */
         if (p->backend == BACKEND_LANDLOCK) {
                 union sigval v = {.sival_int = sig};
-                return sigqueue(p->pid, p->command_signal, v) < 0 ? -errno : 0;
+                return sigqueue(p->head.pid, p->command_signal, v) < 0 ? -errno : 0;
         }
-        return kill(p->pid, sig) < 0 ? -errno : 0;
+        return kill(p->head.pid, sig) < 0 ? -errno : 0;
 }
 
-int cordon_kill(cordon_process *p, int sig)
+static int kill_sandbox(cordon_process *p, int sig)
 {
-        if (!p)
-                return -EINVAL;
         if (p->finished)
                 return -ESRCH;
         if (sig == SIGKILL && p->backend == BACKEND_LINUX) {
                 /* pid 1 dying takes the whole pid namespace with it */
                 p->killed = true;
-                return kill(p->pid, SIGKILL) < 0 ? -errno : 0;
+                return kill(p->head.pid, SIGKILL) < 0 ? -errno : 0;
         }
         /* the init, or the landlock backend's supervisor, signals every
          * process of the sandbox (SIGKILL too: the supervisor must outlive
          * the tree it kills) */
         if (p->backend != BACKEND_NONE) {
                 union sigval v = {.sival_int = sig};
-                return sigqueue(p->pid, p->broadcast_signal, v) < 0 ? -errno : 0;
+                return sigqueue(p->head.pid, p->broadcast_signal, v) < 0 ? -errno : 0;
         }
         if (p->cg && cgroup_signal(p->cg, sig) == 0)
                 return 0;
         /* isolation disabled: the command's process group */
-        return kill(-p->pid, sig) < 0 && kill(p->pid, sig) < 0 ? -errno : 0;
+        return kill(-p->head.pid, sig) < 0 && kill(p->head.pid, sig) < 0 ? -errno : 0;
 }
 
 /* ---- waiting ---------------------------------------------------------------------------- */
@@ -1221,7 +1137,7 @@ static int reap(cordon_process *p)
         int ws = 0;
         struct rusage ru = {0};
         pid_t r;
-        while ((r = wait4(p->pid, &ws, __WALL, &ru)) < 0 && errno == EINTR)
+        while ((r = wait4(p->head.pid, &ws, __WALL, &ru)) < 0 && errno == EINTR)
                 ;
         if (r < 0)
                 return -errno;
@@ -1276,11 +1192,11 @@ static void enforce_wall_time(cordon_process *p)
                 p->result.timed_out = true;
                 p->term_sent = true;
                 clock_gettime(CLOCK_MONOTONIC, &p->term_at);
-                cordon_kill(p, SIGTERM);
+                kill_sandbox(p, SIGTERM);
         }
         if (p->term_sent && !p->killed && t >= ts_s(&p->term_at) + p->kill_after) {
                 p->killed = true;
-                cordon_kill(p, SIGKILL);
+                kill_sandbox(p, SIGKILL);
         }
 }
 
@@ -1294,21 +1210,19 @@ static double next_deadline(const cordon_process *p, double user_deadline)
         return d;
 }
 
-int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
+static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
 {
-        if (!p)
-                return error_set(ret_error, EINVAL, "cordon_wait: no process");
         double user_deadline = timeout_ms < 0 ? INFINITY : now_s() + timeout_ms / 1000.0;
         while (!p->finished) {
                 enforce_wall_time(p);
                 double until = next_deadline(p, user_deadline);
                 /* the init's report, or its death */
-                struct pollfd pfd[2] = {{.fd = p->pidfd, .events = POLLIN}, {.fd = p->status_fd, .events = POLLIN}};
+                struct pollfd pfd[2] = {{.fd = p->head.pidfd, .events = POLLIN}, {.fd = p->status_fd, .events = POLLIN}};
                 int ms = isinf(until) ? -1 : poll_ms(until);
                 int n;
                 if (p->status_fd >= 0 && poll(&pfd[1], 1, 0) > 0 && read_report(p))
                         break;
-                if (p->pidfd >= 0) {
+                if (p->head.pidfd >= 0) {
                         n = poll(pfd, p->status_fd >= 0 ? 2 : 1, ms);
                         if (n > 0 && (pfd[1].revents & (POLLIN | POLLHUP)) && read_report(p))
                                 break;
@@ -1316,7 +1230,7 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
                                 continue; /* the report pipe closed: wait for the init's exit */
                 } else { /* no pidfd: poll waitid every 10 ms */
                         siginfo_t si = {0};
-                        n = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid ? 1 : 0;
+                        n = waitid(P_PID, (id_t)p->head.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid ? 1 : 0;
                         if (!n)
                                 usleep(ms < 0 || ms > 10 ? 10000 : (useconds_t)ms * 1000);
                 }
@@ -1335,21 +1249,19 @@ int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, co
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
-        undo_done(p->undo); /* the helper exits; reaped by cordon_process_free */
+        undo_done(p->undo); /* the helper exits; reaped by free_sandbox */
         if (ret_result)
                 *ret_result = p->result;
         return 0;
 }
 
-cordon_process *cordon_process_free(cordon_process *p)
+static void free_sandbox(cordon_process *p)
 {
-        if (!p)
-                return NULL;
-        if (p->pid > 0 && !p->reaped) {
+        if (p->head.pid > 0 && !p->reaped) {
                 if (!p->finished) {
-                        cordon_kill(p, SIGKILL);
+                        kill_sandbox(p, SIGKILL);
                         if (p->backend == BACKEND_NONE)
-                                kill(p->pid, SIGKILL);
+                                kill(p->head.pid, SIGKILL);
                 }
                 reap(p); /* a finished init is only tearing down its namespaces */
         }
@@ -1360,52 +1272,27 @@ cordon_process *cordon_process_free(cordon_process *p)
         p->proxy = proxy_free(p->proxy);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
-        if (p->pidfd >= 0)
-                close(p->pidfd);
+        if (p->head.pidfd >= 0)
+                close(p->head.pidfd);
         if (p->status_fd >= 0)
                 close(p->status_fd);
         for (int i = 0; i < 3; i++)
-                if (p->stdio[i] >= 0)
-                        close(p->stdio[i]);
-        if (p->pty >= 0)
-                close(p->pty);
+                if (p->head.stdio[i] >= 0)
+                        close(p->head.stdio[i]);
+        if (p->head.pty >= 0)
+                close(p->head.pty);
         free(p);
-        return NULL;
 }
 
-int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error **ret_error)
-{
-        cordon_process *p = NULL;
-        int r = cordon_start(plan, &p, ret_error);
-        if (r < 0)
-                return r;
-        r = cordon_wait(p, -1, ret_result, ret_error);
-        cordon_process_free(p);
-        return r;
-}
+static char *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
 
-char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
-{
-        _cleanup_free_ char *res = cordon_result_to_json(r);
-        _cleanup_free_ char *denied = proxy_denials_json(p ? p->proxy : NULL);
-        if (!res || !denied)
-                return NULL;
-        size_t n = strlen(res);
-        while (n > 0 && (res[n - 1] == '\n' || res[n - 1] == '}'))
-                n--; /* reopen the object */
-        return xasprintf("%.*s, \"network_denied\": %s}\n", (int)n, res, denied);
-}
-
-char *cordon_result_to_json(const cordon_result *r)
-{
-        buf b = {0};
-        buf_printf(&b,
-                   "{\"exit_code\": %d, \"signal\": %d, \"status\": %d, \"timed_out\": %s, \"oom_killed\": %s, "
-                   "\"pids_limited\": %s, \"cpu_limited\": %s, \"wall_s\": %.6f, \"user_s\": %.6f, "
-                   "\"sys_s\": %.6f, \"max_rss_bytes\": %llu, \"pids_peak\": %llu}\n",
-                   r->exit_code, r->signal, r->status, r->timed_out ? "true" : "false",
-                   r->oom_killed ? "true" : "false", r->pids_limited ? "true" : "false",
-                   r->cpu_limited ? "true" : "false", r->wall_s, r->user_s, r->sys_s,
-                   (unsigned long long)r->max_rss_bytes, (unsigned long long)r->pids_peak);
-        return buf_steal(&b);
-}
+const backend_ops linux_backend_ops = {
+        .name = "linux",
+        .prepare = prepare,
+        .start = start,
+        .wait = wait_sandbox,
+        .kill = kill_sandbox,
+        .signal_command = signal_command,
+        .free = free_sandbox,
+        .network_denied = network_denied,
+};

@@ -2,9 +2,22 @@
 /* config + command + host -> plan: pure data that a backend executes. */
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include "config.h"
+
+/* A linux plan's namespaces are clone(2) flags: their values where
+ * <sched.h> lacks them (other systems, POSIX-only builds). */
+#ifndef CLONE_NEWNS
+#define CLONE_NEWNS 0x00020000
+#define CLONE_NEWCGROUP 0x02000000
+#define CLONE_NEWUTS 0x04000000
+#define CLONE_NEWIPC 0x08000000
+#define CLONE_NEWUSER 0x10000000
+#define CLONE_NEWPID 0x20000000
+#define CLONE_NEWNET 0x40000000
+#endif
 
 /* ---- the command (cordon_command) ---- */
 struct cordon_command {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Pure helpers: no system calls except memory allocation. */
+/* Helpers: pure (no system calls except memory allocation), but for
+ * open_nofollow. */
 #pragma once
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,6 +73,30 @@ bool strv_contains(char *const *v, const char *s) HIDDEN;
 /* The strings joined by |sep| (caller frees), or NULL. */
 char *strv_join(char *const *v, const char *sep) HIDDEN;
 static inline void strv_freep(char ***v) { strv_free(*v); }
+
+#ifndef _GNU_SOURCE
+extern char **environ; /* <unistd.h> declares it only for _GNU_SOURCE */
+#endif
+
+/* strcasestr: |needle| in |s|, ignoring ASCII case. */
+bool str_contains_casefold(const char *s, const char *needle) HIDDEN;
+/* fnmatch(|pattern|, |s|, FNM_CASEFOLD), also where that flag is not
+ * POSIX's (0: a match). */
+int fnmatch_casefold(const char *pattern, const char *s) HIDDEN;
+
+/* Open flags for a directory fd only to work below (openat, mkdirat):
+ * O_PATH on Linux, else POSIX's O_SEARCH, else O_RDONLY. */
+#if defined(O_PATH)
+#define O_DIRFD O_PATH
+#elif defined(O_SEARCH)
+#define O_DIRFD O_SEARCH
+#else
+#define O_DIRFD O_RDONLY
+#endif
+
+/* open() refusing a symlink anywhere on the way (|path| absolute): the
+ * linux backend's sys_open_nofollow, else a walk of O_NOFOLLOW opens. */
+int open_nofollow(const char *path, int flags) HIDDEN;
 
 /* A growable byte buffer for building text. */
 typedef struct buf {

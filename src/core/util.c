@@ -1,17 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 char *xvasprintf(const char *fmt, va_list ap)
 {
+#ifdef _GNU_SOURCE
         char *s = NULL;
         if (vasprintf(&s, fmt, ap) < 0)
                 return NULL;
         return s;
+#else /* vasprintf in POSIX terms */
+        va_list again;
+        va_copy(again, ap);
+        int n = vsnprintf(NULL, 0, fmt, ap);
+        char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+        if (s && vsnprintf(s, (size_t)n + 1, fmt, again) != n) {
+                free(s);
+                s = NULL;
+        }
+        va_end(again);
+        return s;
+#endif
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -173,7 +193,7 @@ int path_normalize(const char *path, bool allow_dotdot, char **ret)
         while (*p) {
                 while (*p == '/')
                         p++;
-                const char *e = strchrnul(p, '/');
+                const char *e = p + strcspn(p, "/");
                 size_t len = (size_t)(e - p);
                 if (len == 0 || (len == 1 && p[0] == '.')) {
                         p = e;
@@ -330,3 +350,70 @@ void format_size(uint64_t bytes, char out[32])
 }
 
 bool env_name_valid(const char *name) { return name && *name && !strchr(name, '='); }
+
+#if !CORDON_LINUX_BACKEND
+/* One component at a time, each opened below the last without following
+ * a link. */
+int open_nofollow(const char *path, int flags)
+{
+        if (path[0] != '/') {
+                errno = EINVAL;
+                return -1;
+        }
+        int dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const char *p = path;
+        while (dfd >= 0) {
+                while (*p == '/')
+                        p++;
+                size_t len = strcspn(p, "/");
+                const char *next = p + len;
+                while (*next == '/')
+                        next++;
+                char comp[NAME_MAX + 1];
+                if (len > NAME_MAX) {
+                        close(dfd);
+                        errno = ENAMETOOLONG;
+                        return -1;
+                }
+                memcpy(comp, len ? p : ".", len ? len : 1);
+                comp[len ? len : 1] = '\0';
+                bool last = *next == '\0';
+                int fd = openat(dfd, comp, (last ? flags : O_RDONLY | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC, 0);
+                int e = errno;
+                close(dfd);
+                errno = e;
+                if (last)
+                        return fd;
+                dfd = fd;
+                p = next;
+        }
+        return -1;
+}
+#endif
+
+bool str_contains_casefold(const char *s, const char *needle)
+{
+        size_t n = strlen(needle);
+        for (; *s; s++)
+                if (strncasecmp(s, needle, n) == 0)
+                        return true;
+        return n == 0;
+}
+
+#ifdef FNM_CASEFOLD
+int fnmatch_casefold(const char *pattern, const char *s) { return fnmatch(pattern, s, FNM_CASEFOLD); }
+#else
+static char *lower(const char *s)
+{
+        char *c = strdup(s);
+        for (char *p = c; p && *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+        return c;
+}
+
+int fnmatch_casefold(const char *pattern, const char *s)
+{
+        _cleanup_free_ char *lp = lower(pattern), *ls = lower(s);
+        return lp && ls ? fnmatch(lp, ls, 0) : FNM_NOMATCH;
+}
+#endif

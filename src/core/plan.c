@@ -20,9 +20,14 @@
 #include "env.h"
 #include "error.h"
 #include "instance.h"
-#include "sys.h"
 
 const char *const PROC_READ_ONLY[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", NULL};
+#ifdef __APPLE__
+#define IS_MACOS true
+#else
+#define IS_MACOS false
+#endif
+
 const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug", NULL};
 
 static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
@@ -256,7 +261,7 @@ static int walk_path(const char *path, walk_step step, void *ctx, char **ret)
                         rest++;
                 if (!*rest)
                         break;
-                const char *end = strchrnul(rest, '/');
+                const char *end = rest + strcspn(rest, "/");
                 size_t len = (size_t)(end - rest);
                 if ((len == 1 && rest[0] == '.') || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
                         char *slash = len == 2 ? strrchr(done, '/') : NULL;
@@ -855,7 +860,7 @@ static int candidate_executable(builder *b, const char *cand, const char *hp)
 static char *shebang_interpreter(const host_info *h, const char *host)
 {
         _cleanup_free_ char *hp = host_path(h, host);
-        int fd = hp ? sys_open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
+        int fd = hp ? open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
         char line[256];
         ssize_t n = fd < 0 ? -1 : read(fd, line, sizeof(line) - 1);
         if (fd >= 0)
@@ -1098,7 +1103,7 @@ static int lstat_below(builder *b, const plan_mount *rw, const char *rel, struct
         for (const char *c = rel;;) {
                 while (*c == '/')
                         c++;
-                const char *end = strchrnul(c, '/');
+                const char *end = c + strcspn(c, "/");
                 _cleanup_free_ char *part = strndup(rel, (size_t)(end - rel));
                 _cleanup_free_ char *hp = part ? path_join(rw->source, part) : NULL;
                 if (!hp)
@@ -1171,7 +1176,7 @@ static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char 
         *ret = NULL;
         if (!hp)
                 return -ENOMEM;
-        int fd = sys_open_nofollow(hp, O_RDONLY | O_DIRECTORY);
+        int fd = open_nofollow(hp, O_RDONLY | O_DIRECTORY);
         DIR *d = fd < 0 ? NULL : fdopendir(fd);
         if (!d) {
                 if (fd >= 0)
@@ -1243,7 +1248,7 @@ static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int
 static char *gitfile_target(builder *b, const char *host)
 {
         _cleanup_free_ char *hp = host_path(b->h, host);
-        int fd = hp ? sys_open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
+        int fd = hp ? open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
         char text[PATH_MAX + 16];
         ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
         if (fd >= 0)
@@ -1528,7 +1533,9 @@ static int select_backend(builder *b)
                 b->p->backend = BACKEND_NONE;
                 return 0;
         }
-        if (streq(c->backend, "auto") || streq(c->backend, "linux"))
+        if (streq(c->backend, "auto") && IS_MACOS)
+                b->p->backend = BACKEND_SEATBELT;
+        else if (streq(c->backend, "auto") || streq(c->backend, "linux"))
                 b->p->backend = BACKEND_LINUX;
         else if (streq(c->backend, "landlock"))
                 b->p->backend = BACKEND_LANDLOCK;

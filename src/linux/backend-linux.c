@@ -48,7 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "launch.h"
 #include "landlock.h"
 #include "net/proxy.h"
 #include "sys.h"

@@ -71,13 +71,14 @@ static void env_filter(char **env, bool (*drop)(const char *name, const void *ar
 static bool is_default_excluded(const char *name, const void *arg)
 {
         (void)arg;
-        return strcasestr(name, "KEY") || strcasestr(name, "SECRET") || strcasestr(name, "TOKEN");
+        return str_contains_casefold(name, "KEY") || str_contains_casefold(name, "SECRET") ||
+               str_contains_casefold(name, "TOKEN");
 }
 
 static bool matches_any(const char *name, char *const *globs)
 {
         for (size_t i = 0; globs && globs[i]; i++)
-                if (fnmatch(globs[i], name, FNM_CASEFOLD) == 0)
+                if (fnmatch_casefold(globs[i], name) == 0)
                         return true;
         return false;
 }

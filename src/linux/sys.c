@@ -221,3 +221,5 @@ int sys_open_nofollow(const char *path, int flags)
         errno = e;
         return fd;
 }
+
+int open_nofollow(const char *path, int flags) { return sys_open_nofollow(path, flags); }

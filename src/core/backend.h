@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* The backend interface: what each backend (src/linux/, src/seatbelt/, one
+ * folder each) implements; src/core/process.c turns the public API into
+ * calls of the plan's backend. A backend defines its own struct
+ * cordon_process (opaque in cordon.h), whose first member is a
+ * process_head: the core reads that and nothing else. */
+#pragma once
+
+#include <sys/types.h>
+
+#include "plan.h"
+
+typedef struct backend_ops backend_ops;
+
+/* The first member of every backend's struct cordon_process. */
+typedef struct process_head {
+        const backend_ops *ops;
+        pid_t pid;    /* cordon_process_pid: the sandbox's first process, or -1 */
+        int pidfd;    /* cordon_process_pidfd, or -1 */
+        int pty;      /* cordon_process_pty: the terminal's master, or -1 */
+        int stdio[3]; /* the caller's ends of CORDON_STDIO_PIPE streams, or -1 */
+} process_head;
+
+struct backend_ops {
+        const char *name;
+        /* What the backend adds to a plan that plan_build made from the
+         * neutral inputs (NULL: nothing). Runs in cordon_prepare. */
+        int (*prepare)(cordon_plan *p, cordon_error **ret_error);
+        /* cordon_start: the plan has a command; *ret_proc's head is set. */
+        int (*start)(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error);
+        /* cordon_wait, cordon_kill and cordon_signal_command. */
+        int (*wait)(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error);
+        int (*kill)(cordon_process *p, int sig);
+        int (*signal_command)(cordon_process *p, int sig);
+        /* cordon_process_free: kill what still runs, reap, close, free. */
+        void (*free)(cordon_process *p);
+        /* The hosts the network proxy refused, a JSON array (NULL: "[]"). */
+        char *(*network_denied)(const cordon_process *p);
+};
+
+/* The backends of this build (meson: -Dlinux_backend). */
+extern const backend_ops linux_backend_ops HIDDEN;    /* BACKEND_LINUX, BACKEND_LANDLOCK, BACKEND_NONE */
+extern const backend_ops seatbelt_backend_ops HIDDEN; /* BACKEND_SEATBELT */
+
+/* The backend that runs plans of |kind|, or NULL when this build has none. */
+const backend_ops *backend_ops_for(backend_kind kind) HIDDEN;
+
+static inline process_head *process_head_of(cordon_process *p) { return (process_head *)(void *)p; }
+static inline const process_head *process_head_const(const cordon_process *p)
+{
+        return (const process_head *)(const void *)p;
+}
+
+/* Sets |h| to "no process yet" with |ops|. */
+void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;
+/* Seconds on CLOCK_MONOTONIC. */
+double monotonic_s(void) HIDDEN;

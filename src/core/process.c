@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* The public prepare / start / wait API: the neutral steps, then the plan's
+ * backend (backend.h) for what depends on the platform. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "config.h"
+#include "error.h"
+#include "util.h"
+
+const backend_ops *backend_ops_for(backend_kind kind)
+{
+        switch (kind) {
+        case BACKEND_NONE:
+        case BACKEND_LINUX:
+        case BACKEND_LANDLOCK:
+#if CORDON_LINUX_BACKEND
+                return &linux_backend_ops;
+#else
+                return NULL;
+#endif
+        case BACKEND_SEATBELT:
+                return &seatbelt_backend_ops;
+        default:
+                return NULL;
+        }
+}
+
+void process_head_init(process_head *h, const backend_ops *ops)
+{
+        *h = (process_head){.ops = ops, .pid = -1, .pidfd = -1, .pty = -1, .stdio = {-1, -1, -1}};
+}
+
+double monotonic_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- prepare ---------------------------------------------------------------------- */
+
+int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_plan **ret_plan, cordon_error **ret_error)
+{
+        host_info h;
+        host_storage s;
+        double t0 = monotonic_s();
+        /* The one place the process environment is read. */
+        int r = host_info_read(&h, &s, environ, ret_error);
+        if (r < 0)
+                return r;
+        r = plan_build(c, cmd, &h, ret_plan, ret_error);
+        host_info_free(&s);
+        const backend_ops *ops = r == 0 ? backend_ops_for((*ret_plan)->backend) : NULL;
+        if (ops && ops->prepare && (r = ops->prepare(*ret_plan, ret_error)) < 0)
+                *ret_plan = cordon_plan_free(*ret_plan);
+        if (r == 0)
+                (*ret_plan)->prepare_s = monotonic_s() - t0;
+        return r;
+}
+
+double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
+{
+        return (unsigned)which < CORDON_LIMIT__MAX ? plan->limits[which] : NAN;
+}
+
+/* ---- start ------------------------------------------------------------------------- */
+
+static void warn(const cordon_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(const cordon_plan *p, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        log_message_v(p->log_fn, p->log_userdata, CORDON_LOG_WARNING, fmt, ap);
+        va_end(ap);
+}
+
+static void say_warnings(const cordon_plan *p)
+{
+        if (p->backend == BACKEND_NONE)
+                warn(p, "isolation is disabled%s%s: the command runs unisolated", p->disabled_by ? " by " : "",
+                     p->disabled_by ? p->disabled_by : "");
+        for (size_t i = 0; p->warnings && p->warnings[i]; i++)
+                warn(p, "%s", p->warnings[i]);
+}
+
+static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
+{
+        if (!p->argv)
+                return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
+        const backend_ops *ops = backend_ops_for(p->backend);
+        if (!ops)
+                return error_set(ret_error, ENOTSUP,
+                                 "this cordon was built without the linux backend (-Dlinux_backend=false): "
+                                 "use --backend seatbelt");
+        say_warnings(p);
+        return ops->start(p, ret_proc, ret_error);
+}
+
+/* Not a cancellation point: a thread cancelled half-way would leave what
+ * it made to the helpers, and its memory and descriptors to no one. */
+int cordon_start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
+{
+        int old;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        int r = start(p, ret_proc, ret_error);
+        pthread_setcancelstate(old, NULL);
+        return r;
+}
+
+/* ---- the process ------------------------------------------------------------------- */
+
+pid_t cordon_process_pid(const cordon_process *p) { return p ? process_head_const(p)->pid : -1; }
+int cordon_process_pidfd(const cordon_process *p) { return p ? process_head_const(p)->pidfd : -1; }
+int cordon_process_pty(const cordon_process *p) { return p ? process_head_const(p)->pty : -1; }
+int cordon_process_stdio(const cordon_process *p, int which)
+{
+        return p && which >= 0 && which < 3 ? process_head_const(p)->stdio[which] : -1;
+}
+
+void cordon_process_close_stdio(cordon_process *p, int which)
+{
+        process_head *h = p ? process_head_of(p) : NULL;
+        if (h && which >= 0 && which < 3 && h->stdio[which] >= 0) {
+                close(h->stdio[which]);
+                h->stdio[which] = -1;
+        }
+}
+
+/* Async-signal-safe (the backends only call kill(2) or sigqueue(2)). */
+int cordon_signal_command(cordon_process *p, int sig)
+{
+        return p ? process_head_of(p)->ops->signal_command(p, sig) : -EINVAL;
+}
+
+int cordon_kill(cordon_process *p, int sig) { return p ? process_head_of(p)->ops->kill(p, sig) : -EINVAL; }
+
+int cordon_wait(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
+{
+        if (!p)
+                return error_set(ret_error, EINVAL, "cordon_wait: no process");
+        return process_head_of(p)->ops->wait(p, timeout_ms, ret_result, ret_error);
+}
+
+cordon_process *cordon_process_free(cordon_process *p)
+{
+        if (p)
+                process_head_of(p)->ops->free(p);
+        return NULL;
+}
+
+int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error **ret_error)
+{
+        cordon_process *p = NULL;
+        int r = cordon_start(plan, &p, ret_error);
+        if (r < 0)
+                return r;
+        r = cordon_wait(p, -1, ret_result, ret_error);
+        cordon_process_free(p);
+        return r;
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        _cleanup_free_ char *res = cordon_result_to_json(r);
+        _cleanup_free_ char *denied = ops && ops->network_denied ? ops->network_denied(p) : xstrdup("[]");
+        if (!res || !denied)
+                return NULL;
+        size_t n = strlen(res);
+        while (n > 0 && (res[n - 1] == '\n' || res[n - 1] == '}'))
+                n--; /* reopen the object */
+        return xasprintf("%.*s, \"network_denied\": %s}\n", (int)n, res, denied);
+}
+
+char *cordon_result_to_json(const cordon_result *r)
+{
+        buf b = {0};
+        buf_printf(&b,
+                   "{\"exit_code\": %d, \"signal\": %d, \"status\": %d, \"timed_out\": %s, \"oom_killed\": %s, "
+                   "\"pids_limited\": %s, \"cpu_limited\": %s, \"wall_s\": %.6f, \"user_s\": %.6f, "
+                   "\"sys_s\": %.6f, \"max_rss_bytes\": %llu, \"pids_peak\": %llu}\n",
+                   r->exit_code, r->signal, r->status, r->timed_out ? "true" : "false",
+                   r->oom_killed ? "true" : "false", r->pids_limited ? "true" : "false",
+                   r->cpu_limited ? "true" : "false", r->wall_s, r->user_s, r->sys_s,
+                   (unsigned long long)r->max_rss_bytes, (unsigned long long)r->pids_peak);
+        return buf_steal(&b);
+}
