@@ -41,6 +41,7 @@ struct backend_ops {
 /* The backends of this build (meson: -Dlinux_backend). */
 extern const backend_ops linux_backend_ops HIDDEN;    /* BACKEND_LINUX, BACKEND_LANDLOCK, BACKEND_NONE */
 extern const backend_ops seatbelt_backend_ops HIDDEN; /* BACKEND_SEATBELT */
+extern const backend_ops windows_backend_ops HIDDEN;  /* BACKEND_WINDOWS, and NONE on Windows */
 
 /* The backend that runs plans of |kind|, or NULL when this build has none. */
 const backend_ops *backend_ops_for(backend_kind kind) HIDDEN;

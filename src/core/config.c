@@ -569,10 +569,10 @@ static int m_enabled(layer *L, json_t *v)
         return 0;
 }
 
-/* The first four can be chosen; the others are reserved names, accepted
+/* The first four and the last can be chosen; the others are reserved names, accepted
  * here so that plan_build can say they are not available in this version. */
 static const char *const BACKENDS[] = {"auto", "linux", "landlock", "bwrap", "seatbelt", "windows", NULL};
-static const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", "seatbelt", NULL};
+static const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", "seatbelt", "windows", NULL};
 
 static int m_backend(layer *L, json_t *v)
 {

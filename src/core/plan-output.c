@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "net/proxy.h"
 #include "seatbelt/profile.h"
+#include "windows/render.h"
 
 static const struct {
         unsigned long flag;
@@ -32,6 +33,7 @@ static const char *plan_title(const cordon_plan *p)
         switch (p->backend) {
         case BACKEND_LANDLOCK: return "landlock isolation access rules";
         case BACKEND_SEATBELT: return "seatbelt isolation access rules";
+        case BACKEND_WINDOWS: return "windows isolation plan";
         default: return "linux isolation mount plan";
         }
 }
@@ -49,6 +51,49 @@ static void text_seatbelt(buf *b, const cordon_plan *p)
                 buf_printf(b, "  %s\n", sp.params[i]);
         buf_printf(b, "seatbelt profile (sandbox-exec -p):\n%s", sp.text);
         seatbelt_profile_clear(&sp);
+}
+
+/* The windows backend's access rules and refusals, after the plan. */
+static void text_windows(buf *b, const cordon_plan *p)
+{
+        char *s = win_plan_text(p);
+        if (!s) {
+                b->oom = true;
+                return;
+        }
+        buf_put(b, s, strlen(s));
+        free(s);
+}
+
+static json_t *json_windows(const cordon_plan *p)
+{
+        json_t *o = json_object(), *rules = json_array(), *refused = json_array();
+        win_rules r = {0};
+        char *why = NULL;
+        if (win_plan_rules(p, &r, &why) == 0) {
+                json_object_set_new(o, "sid", json_string(r.sid));
+                for (size_t i = 0; i < r.n_rules; i++) {
+                        const win_rule *w = &r.rules[i];
+                        json_t *j = json_object();
+                        json_object_set_new(j, "path", json_string(w->path));
+                        json_object_set_new(j, "access", json_string(w->kind == WIN_RULE_GRANT ? "write" : "read"));
+                        json_object_set_new(j, "origin", json_string(w->origin));
+                        json_object_set_new(j, "sddl", w->sddl ? json_string(w->sddl) : json_null());
+                        json_array_append_new(rules, j);
+                }
+                win_rules_clear(&r);
+        } else if (why) {
+                json_array_append_new(refused, json_string(why));
+                free(why);
+        }
+        char **v = win_plan_refusals(p);
+        for (size_t i = 0; v && v[i]; i++)
+                json_array_append_new(refused, json_string(v[i]));
+        strv_free(v);
+        json_object_set_new(o, "integrity", json_string(WIN_SID_LOW_INTEGRITY));
+        json_object_set_new(o, "rules", rules);
+        json_object_set_new(o, "refused", refused);
+        return o;
 }
 
 static json_t *json_seatbelt(const cordon_plan *p)
@@ -202,6 +247,8 @@ char *cordon_plan_to_text(const cordon_plan *p)
         }
         if (p->backend == BACKEND_SEATBELT)
                 text_seatbelt(&b, p);
+        if (p->backend == BACKEND_WINDOWS)
+                text_windows(&b, p);
         return buf_steal(&b);
 }
 
@@ -295,6 +342,8 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
         if (p->backend == BACKEND_SEATBELT)
                 json_object_set_new(o, "seatbelt", json_seatbelt(p));
+        if (p->backend == BACKEND_WINDOWS)
+                json_object_set_new(o, "windows", json_windows(p));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(o);
         return s;

@@ -21,14 +21,11 @@
 #include "error.h"
 #include "instance.h"
 
-const char *const PROC_READ_ONLY[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", NULL};
 #ifdef __APPLE__
 #define IS_MACOS true
 #else
 #define IS_MACOS false
 #endif
-
-const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug", NULL};
 
 static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
 /* From /etc only what describes the system and programs' defaults, never
@@ -60,29 +57,6 @@ static const char *const NEVER_AUTO_DIR[] = {"/etc", "/boot", "/var", NULL};
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define MAX_SYMLINKS 40
 
-const char *mount_type_name(mount_type t)
-{
-        static const char *const N[] = {"bind", "tmpfs", "proc", "dev", "symlink", "file"};
-        return t <= MOUNT_FILE ? N[t] : "?";
-}
-
-const char *mount_origin_name(mount_origin o)
-{
-        static const char *const N[] = {"system", "instance", "workspace", "expose", "protect",
-                                        "exe",    "cwd",      "arg",       "generated"};
-        return o <= ORIGIN_GENERATED ? N[o] : "?";
-}
-
-const char *backend_name(backend_kind b)
-{
-        switch (b) {
-        case BACKEND_LINUX: return "linux";
-        case BACKEND_LANDLOCK: return "landlock";
-        case BACKEND_SEATBELT: return "seatbelt";
-        default: return "none";
-        }
-}
-
 static int origin_rank(mount_origin o)
 {
         switch (o) {
@@ -95,40 +69,6 @@ static int origin_rank(mount_origin o)
         default: return 1;
         }
 }
-
-static void mount_clear(plan_mount *m)
-{
-        free(m->source);
-        free(m->target);
-        free(m->content);
-}
-
-cordon_plan *cordon_plan_free(cordon_plan *p)
-{
-        if (!p)
-                return NULL;
-        for (size_t i = 0; i < p->n_mounts; i++)
-                mount_clear(&p->mounts[i]);
-        free(p->mounts);
-        free(p->disabled_by);
-        strv_free(p->argv);
-        strv_free(p->network_allow);
-        free(p->exe);
-        strv_free(p->env);
-        free(p->cwd);
-        free(p->host_cwd);
-        free(p->instance_root);
-        free(p->workspace);
-        free(p->hostname);
-        strv_free(p->warnings);
-        strv_free(p->hints);
-        free(p);
-        return NULL;
-}
-
-const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
-const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
-const char *const *cordon_plan_hints(const cordon_plan *p) { return (const char *const *)p->hints; }
 
 /* ---- reading the host through the host root ----------------------------------- */
 
@@ -367,23 +307,23 @@ static int add_mount(cordon_plan *p, plan_mount m)
                  * still replace the file by renaming over it. */
                 if (old->origin == ORIGIN_EXPOSE && m.origin == ORIGIN_PROTECT) {
                         if (old->writable && streq(old->source, m.source)) {
-                                mount_clear(old);
+                                plan_mount_clear(old);
                                 *old = p->mounts[--p->n_mounts];
                         }
-                        mount_clear(&m);
+                        plan_mount_clear(&m);
                         return 0;
                 }
                 if (origin_rank(m.origin) < origin_rank(old->origin)) {
-                        mount_clear(&m);
+                        plan_mount_clear(&m);
                         return 0;
                 }
-                mount_clear(old);
+                plan_mount_clear(old);
                 *old = m;
                 return 0;
         }
         plan_mount *n = realloc(p->mounts, (p->n_mounts + 1) * sizeof(*n));
         if (!n) {
-                mount_clear(&m);
+                plan_mount_clear(&m);
                 return -ENOMEM;
         }
         p->mounts = n;
@@ -1382,7 +1322,7 @@ static int plan_protect(builder *b)
                 }
                 if (!m->missing && !m->writable)
                         buf_printf(&w, "%s%s", w.len ? ", " : "", m->target);
-                mount_clear(m);
+                plan_mount_clear(m);
         }
         p->n_mounts = o;
         char *text = w.len ? buf_steal(&w) : NULL;
@@ -1425,7 +1365,7 @@ static int drop_shadowed(cordon_plan *p)
         size_t o = 0;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 if (drop[i])
-                        mount_clear(&p->mounts[i]);
+                        plan_mount_clear(&p->mounts[i]);
                 else
                         p->mounts[o++] = p->mounts[i];
         }
@@ -1541,10 +1481,12 @@ static int select_backend(builder *b)
                 b->p->backend = BACKEND_LANDLOCK;
         else if (streq(c->backend, "seatbelt")) /* planned anywhere; runs on macOS (src/seatbelt/) */
                 b->p->backend = BACKEND_SEATBELT;
+        else if (streq(c->backend, "windows")) /* planned anywhere; runs on Windows (src/windows/) */
+                b->p->backend = BACKEND_WINDOWS;
         else
                 return error_set(b->err, ENOTSUP,
                                  "the \"%s\" backend is not available in this version: use \"linux\", "
-                                 "\"landlock\" or \"seatbelt\"",
+                                 "\"landlock\", \"seatbelt\" or \"windows\"",
                                  c->backend);
         return 0;
 }

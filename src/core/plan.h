@@ -78,6 +78,7 @@ typedef enum backend_kind {
         BACKEND_LINUX,
         BACKEND_LANDLOCK,
         BACKEND_SEATBELT, /* macOS: an SBPL profile run by sandbox-exec (src/seatbelt/) */
+        BACKEND_WINDOWS,  /* a restricted token and a job object (src/windows/) */
 } backend_kind;
 
 /* What enforces the process limit; cordon_prepare asks the host. */
@@ -168,3 +169,5 @@ void host_info_free(host_storage *storage) HIDDEN;
 const char *mount_type_name(mount_type t) HIDDEN;
 const char *mount_origin_name(mount_origin o) HIDDEN;
 const char *backend_name(backend_kind b) HIDDEN;
+/* Free what |m| owns (plan-data.c). */
+void plan_mount_clear(plan_mount *m) HIDDEN;

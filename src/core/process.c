@@ -18,6 +18,11 @@
 
 const backend_ops *backend_ops_for(backend_kind kind)
 {
+#if CORDON_WINDOWS_BACKEND
+        /* on Windows, a disabled isolation still runs in a job of its own */
+        if (kind == BACKEND_NONE || kind == BACKEND_WINDOWS)
+                return &windows_backend_ops;
+#endif
         switch (kind) {
         case BACKEND_NONE:
         case BACKEND_LINUX:
@@ -97,6 +102,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (!p->argv)
                 return error_set(ret_error, EINVAL, "the plan has no command (it was prepared for the environment only)");
         const backend_ops *ops = backend_ops_for(p->backend);
+        if (!ops && p->backend == BACKEND_WINDOWS)
+                return error_set(ret_error, ENOTSUP,
+                                 "the windows backend runs on Windows only (make windows builds cordon.exe); "
+                                 "here, cordon plan --backend windows shows the rules it would apply");
         if (!ops)
                 return error_set(ret_error, ENOTSUP,
                                  "this cordon was built without the linux backend (-Dlinux_backend=false): "

@@ -21,7 +21,7 @@ static bool is_remap(const plan_mount *m)
  * writable subdirectories. */
 static int collect(const cordon_plan *p, win_path **ret, size_t *ret_n, char ***storage)
 {
-        size_t cap = p->n_mounts + ARRAY_SIZE(INSTANCE_WRITABLE) + 1, n = 0;
+        size_t cap = p->n_mounts + ARRAY_SIZE(INSTANCE_WRITABLE) + 2, n = 0;
         win_path *v = calloc(cap, sizeof(*v));
         if (!v)
                 return -ENOMEM;
@@ -47,6 +47,10 @@ static int collect(const cordon_plan *p, win_path **ret, size_t *ret_n, char ***
                         continue; /* skills/: read as the user's, like the rest */
                 v[n++] = (win_path){m->source, is_remap(m) ? m->target : NULL, m->writable, origin};
         }
+        /* the default workspace lies in the instance root, whose own grant
+         * covers only its writable subdirectories */
+        if (p->workspace)
+                v[n++] = (win_path){p->workspace, NULL, true, "workspace"};
         *ret = v;
         *ret_n = n;
         return 0;

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The plan as data: names, accessors, freeing. Shared by every build (the
+ * Windows build plans with src/windows/plan-host.c instead of plan.c). */
+#include <stdlib.h>
+
+#include "plan.h"
+
+const char *const PROC_READ_ONLY[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", NULL};
+const char *const PROC_MASKED[] = {"kcore", "keys", "timer_list", "sched_debug", NULL};
+
+const char *mount_type_name(mount_type t)
+{
+        static const char *const N[] = {"bind", "tmpfs", "proc", "dev", "symlink", "file"};
+        return t <= MOUNT_FILE ? N[t] : "?";
+}
+
+const char *mount_origin_name(mount_origin o)
+{
+        static const char *const N[] = {"system", "instance", "workspace", "expose", "protect",
+                                        "exe",    "cwd",      "arg",       "generated"};
+        return o <= ORIGIN_GENERATED ? N[o] : "?";
+}
+
+const char *backend_name(backend_kind b)
+{
+        switch (b) {
+        case BACKEND_LINUX: return "linux";
+        case BACKEND_LANDLOCK: return "landlock";
+        case BACKEND_SEATBELT: return "seatbelt";
+        case BACKEND_WINDOWS: return "windows";
+        default: return "none";
+        }
+}
+
+void plan_mount_clear(plan_mount *m)
+{
+        free(m->source);
+        free(m->target);
+        free(m->content);
+}
+
+cordon_plan *cordon_plan_free(cordon_plan *p)
+{
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_mounts; i++)
+                plan_mount_clear(&p->mounts[i]);
+        free(p->mounts);
+        free(p->disabled_by);
+        strv_free(p->argv);
+        strv_free(p->network_allow);
+        free(p->exe);
+        strv_free(p->env);
+        free(p->cwd);
+        free(p->host_cwd);
+        free(p->instance_root);
+        free(p->workspace);
+        free(p->hostname);
+        strv_free(p->warnings);
+        strv_free(p->hints);
+        free(p);
+        return NULL;
+}
+
+const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
+const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
+const char *const *cordon_plan_hints(const cordon_plan *p) { return (const char *const *)p->hints; }
+
