@@ -162,6 +162,7 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
  * strings live in |storage| (free with host_info_free). */
 typedef struct host_storage {
         char *user, *group, *home, *passwd_home, *cwd;
+        char **env; /* the Windows build's: the environment in UTF-8 (src/windows/plan-host.c) */
 } host_storage;
 int host_info_read(host_info *h, host_storage *storage, char *const *env, cordon_error **ret_error) HIDDEN;
 void host_info_free(host_storage *storage) HIDDEN;

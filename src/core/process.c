@@ -19,10 +19,10 @@
 const backend_ops *backend_ops_for(backend_kind kind)
 {
 #if CORDON_WINDOWS_BACKEND
-        /* on Windows, a disabled isolation still runs in a job of its own */
-        if (kind == BACKEND_NONE || kind == BACKEND_WINDOWS)
-                return &windows_backend_ops;
-#endif
+        /* the Windows build has one backend; a disabled isolation still
+         * runs in a job of its own */
+        return kind == BACKEND_NONE || kind == BACKEND_WINDOWS ? &windows_backend_ops : NULL;
+#else
         switch (kind) {
         case BACKEND_NONE:
         case BACKEND_LINUX:
@@ -37,6 +37,7 @@ const backend_ops *backend_ops_for(backend_kind kind)
         default:
                 return NULL;
         }
+#endif
 }
 
 void process_head_init(process_head *h, const backend_ops *ops)

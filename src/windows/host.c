@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "windows/host.h"
 
+#include "cordon.h"
+
 #include <windows.h>
 #include <shellapi.h>
 #include <string.h>
@@ -49,3 +51,5 @@ char **win_host_environ(void)
         FreeEnvironmentStringsW(block);
         return v;
 }
+
+const char *cordon_version(void) { return CORDON_VERSION; }

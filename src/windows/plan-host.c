@@ -203,6 +203,19 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                 if (env_build(c, &in, &p->env) < 0)
                         r = error_set(ret_error, ENOMEM, "out of memory");
         }
+        p->network = config_effective_network(c);
+        if (r == 0 && p->backend != BACKEND_NONE) {
+                /* the user environment in the instance, the markers: what
+                 * `cordon env` and `cordon plan` show is what the command gets */
+                win_env_input wi = {.instance_root = p->instance_root,
+                                    .network_disabled = p->network != CORDON_NETWORK_FULL,
+                                    .markers = true};
+                char **env = NULL;
+                if (win_env_build(p->env, &wi, &env) < 0)
+                        r = error_set(ret_error, ENOMEM, "out of memory");
+                strv_free(p->env);
+                p->env = env;
+        }
         if (r == 0)
                 r = plan_command(cmd, p, h, ret_error);
         if (r == 0)
@@ -211,7 +224,6 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                 cordon_plan_free(p);
                 return r;
         }
-        p->network = config_effective_network(c);
         memcpy(p->limits, c->limits, sizeof(p->limits));
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;
@@ -229,16 +241,16 @@ int host_info_read(host_info *h, host_storage *s, char *const *env, cordon_error
         wchar_t cwd[MAX_PATH * 4];
         DWORD n = GetCurrentDirectoryW(ARRAY_SIZE(cwd), cwd);
         s->cwd = n && n < ARRAY_SIZE(cwd) ? win_narrow(cwd) : NULL;
-        s->environ = win_host_environ();
-        if (!s->cwd || !s->environ) {
+        s->env = win_host_environ();
+        if (!s->cwd || !s->env) {
                 host_info_free(s);
                 return error_set(ret_error, ENOMEM, "cannot read the working directory or the environment");
         }
-        const char *profile = env_get(s->environ, "USERPROFILE");
+        const char *profile = env_get(s->env, "USERPROFILE");
         s->home = xstrdup(profile);
         h->cwd = s->cwd;
         h->home = s->home;
-        h->environ = s->environ;
+        h->environ = s->env;
         return 0;
 }
 
@@ -246,6 +258,6 @@ void host_info_free(host_storage *s)
 {
         free(s->cwd);
         free(s->home);
-        strv_free(s->environ);
+        strv_free(s->env);
         *s = (host_storage){0};
 }

@@ -1,0 +1,5 @@
+/* SPDX-License-Identifier: MIT */
+/* <arpa/inet.h> for the Windows build: Winsock has the same types. */
+#pragma once
+#include <winsock2.h>
+#include <ws2tcpip.h>
