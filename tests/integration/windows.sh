@@ -1,22 +1,46 @@
 #!/bin/bash
-# The windows backend, cross-built (make windows), under Wine: the launcher
-# (win-spawn.exe drives the library's win_spawn directly) runs the test
+# The windows backend: `cordon plan --backend windows` on this host, then
+# the cross-built (make windows) cordon.exe and the library's launcher
+# (win-spawn.exe drives win_spawn directly) under Wine, running the test
 # program (tests/helpers/win-probe.c). Wine enforces no token, integrity
 # level or ACL: what is verified here is the process side (status, stdio,
 # environment, the job, the handle list, the command line as the real C
 # runtime splits it); see README.md, "Windows".
 . "$(dirname "$0")/lib.sh"
 
+json() { # FILE PYTHON-EXPRESSION-ON-o: ok when it is true
+    python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$@"
+}
+
+# --- on this (Linux) host: the plan as the windows backend renders it
+cordon plan --backend windows --network full -- /bin/true >"$T/plan.txt" 2>&1
+if grep -qx 'windows isolation access rules' "$T/plan.txt" &&
+    grep -q "^  write  $H/.cordon/workspace  (workspace)  D:(A;OICI;0x1301bf;;;S-1-9-[0-9-]*)S:(ML;OICI;NW;;;LW)$" "$T/plan.txt" &&
+    ! sed -n '/^windows isolation access rules$/,$p' "$T/plan.txt" | grep -q "logs"; then
+    ok "cordon plan --backend windows prints the access rules (the workspace granted, not logs/)"
+else not_ok "cordon plan --backend windows prints the access rules (the workspace granted, not logs/)"; diag <"$T/plan.txt"; fi
+cordon plan --backend windows --json -- /bin/true >"$T/plan.json" 2>"$T/err"
+check "... and as JSON, with what Windows cannot enforce (the network none)" json "$T/plan.json" \
+    "o['backend'] == 'windows' and o['windows']['sid'].startswith('S-1-9-') and
+     any(r['access'] == 'write' and r['origin'] == 'workspace' for r in o['windows']['rules']) and
+     'administrator rights' in o['windows']['refused'][0]"
+mkdir -p "$T/src"
+check_contains "a source -> target remapping is refused with the reason" "cannot remap paths" \
+    cordon plan --backend windows --expose "$T/src:/elsewhere" -- /bin/true
+check_status "cordon run --backend windows on Linux: 125" 125 cordon run --backend windows --network full -- /bin/true
+
 WB=${CORDON_WINDOWS_BUILD:-$TOP/build-windows}
 WINE=$(command -v wine64 || echo /usr/lib/wine/wine64)
-if [ ! -x "$WINE" ] || [ ! -f "$WB/src/windows/win-spawn.exe" ]; then
+if [ ! -x "$WINE" ] || [ ! -f "$WB/src/windows/win-spawn.exe" ] || [ ! -f "$WB/cordon.exe" ]; then
     skip "the windows backend under Wine" "needs make windows and wine64 (scripts/deps.sh wine)"
     done_testing
     exit 0
 fi
 mkdir -p "$T/win"
 cp "$WB"/src/windows/*.exe "$T/win/"
-[ -f "$WB/cordon.exe" ] && cp "$WB/cordon.exe" "$T/win/"
+cp "$WB/cordon.exe" "$T/win/"
 chmod -R a+rX "$T/win"
 winpath() { local p=${1//\//\\}; echo "Z:$p"; }
 PROBE_EXE=$(winpath "$T/win/win-probe.exe")
@@ -27,6 +51,7 @@ export WINEPREFIX=/tmp/cordon-wine-$uid WINEDEBUG=-all
 [ -d "$WINEPREFIX" ] || as_user mkdir -m 700 "$WINEPREFIX" # Wine makes it only in a directory of the user's
 wine() { as_user env WINEPREFIX="$WINEPREFIX" WINEDEBUG=-all "$WINE" "$@"; }
 spawn() { wine "$T/win/win-spawn.exe" "$@"; }
+cordon_exe() { wine "$T/win/cordon.exe" "$@"; }
 probe() { wine "$T/win/win-probe.exe" "$@"; }
 crlf() { "$@" | tr -d '\r'; } # cmd.exe ends its lines with CR LF
 
@@ -101,6 +126,37 @@ check_contains "an inheritable handle of the launcher's does not reach the comma
 check_contains "the control: a child that inherits everything gets it" "handle: inherited" \
     probe inherit-all "$(winpath "$T/handle-file")"
 
+# --- the CLI, cordon.exe
+INST=$(winpath "$T/inst")
+mkdir -p "$T/inst"
+[ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$T/inst"
+crun() { as_user env WINEPREFIX="$WINEPREFIX" WINEDEBUG=-all CORDON_HOME="$INST" MY_API_KEY=secret "$WINE" \
+    "$T/win/cordon.exe" run "$@"; }
+check_status "cordon.exe run: the command's exit status" 42 crun --network full -- "$PROBE_EXE" exit 42
+crun --network full -- "$PROBE_EXE" err oops >"$T/o" 2>"$T/e"
+if [ "$(cat "$T/e")" = oops ] && [ ! -s "$T/o" ]; then ok "cordon.exe run: stderr on stderr"; else
+    not_ok "cordon.exe run: stderr on stderr"; diag <"$T/e"; fi
+u="$INST\\runtime-user-env"
+check_out "cordon.exe run: the environment redirected into the instance, the secret filtered" \
+"USERPROFILE=$u
+APPDATA=$u\\AppData\\Roaming
+TEMP=$u\\tmp
+CORDON_SANDBOX=windows
+MY_API_KEY unset" crun --network full --inherit all -- "$PROBE_EXE" env USERPROFILE APPDATA TEMP CORDON_SANDBOX MY_API_KEY
+check_contains "the control: with the default excludes ignored, the variable is there" "MY_API_KEY=secret" \
+    crun --network full --inherit all --ignore-default-excludes -- "$PROBE_EXE" env MY_API_KEY
+check "the instance's directories are made (runtime-user-env/AppData/Local)" test -d "$T/inst/runtime-user-env/AppData/Local"
+check_contains "cordon.exe run: in the job at its first code" "early: in-job" crun --network full -- "$PROBE_EXE" job
+crun -- "$PROBE_EXE" touch "$(winpath "$W/net-ran")" >"$T/o" 2>&1
+st=$?
+if [ $st -eq 125 ] && [ ! -e "$W/net-ran" ] && grep -q 'network "none": .*administrator rights' "$T/o"; then
+    ok "the network none, which it cannot enforce: 125 with the reason, nothing ran"
+else not_ok "the network none, which it cannot enforce: 125 with the reason, nothing ran (status $st)"; diag <"$T/o"; fi
+check "the control: with --network full it runs" crun --network full -- "$PROBE_EXE" touch "$(winpath "$W/net-ran")"
+check_status "--timeout ends the job: 124" 124 crun --network full --timeout 1 -- "$PROBE_EXE" sleep
+check_status "a command not found: 127" 127 crun --network full -- no-such-command-cordon
+check_status "a batch file argument cmd.exe would run: 125" 125 crun --network full -- "$BAT" '"&echo INJECTED'
+
 # --- killing the launcher kills the job (kill on close)
 beats() { wc -l <"$1" 2>/dev/null || echo 0; }
 still_beating() { # FILE: the heartbeat still grows a second later
@@ -114,7 +170,7 @@ killed_tree() { # LAUNCHER-ARGS...: starts the tree, kills the launcher, leaves 
     [ "$TEST_AS" = user ] && chown $TEST_UID "$hb"
     if [ "$TEST_AS" = user ]; then
         setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups -- env HOME="$H" WINEPREFIX="$WINEPREFIX" \
-            WINEDEBUG=-all "$WINE" "$@" tree "$(winpath "$hb")" >/dev/null 2>&1 &
+            WINEDEBUG=-all CORDON_HOME="${CORDON_HOME:-}" "$WINE" "$@" tree "$(winpath "$hb")" >/dev/null 2>&1 &
     else
         "$WINE" "$@" tree "$(winpath "$hb")" >/dev/null 2>&1 &
     fi
@@ -127,6 +183,9 @@ killed_tree() { # LAUNCHER-ARGS...: starts the tree, kills the launcher, leaves 
 killed_tree "$T/win/win-spawn.exe" -- "$PROBE_EXE"
 if [ "$(beats "$hb")" -gt 2 ] && ! still_beating "$hb"; then ok "killing the launcher kills the command's process tree"
 else not_ok "killing the launcher kills the command's process tree ($(beats "$hb") beats)"; fi
+CORDON_HOME=$INST killed_tree "$T/win/cordon.exe" run --network full -- "$PROBE_EXE"
+if [ "$(beats "$hb")" -gt 2 ] && ! still_beating "$hb"; then ok "killing cordon.exe kills the command's process tree"
+else not_ok "killing cordon.exe kills the command's process tree ($(beats "$hb") beats)"; fi
 killed_tree "$T/win/win-probe.exe"
 if still_beating "$hb"; then ok "the control: without the job, the grandchild outlives its killed parent"
 else not_ok "the control: without the job, the grandchild outlives its killed parent ($(beats "$hb") beats)"; fi
