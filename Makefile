@@ -90,7 +90,7 @@ bench-startup: all
 	@scripts/deps.sh bench
 	RUNS=$${RUNS:-5} CORDON=$(CURDIR)/$(BUILD)/cordon bench/startup
 
-lint: all
+lint: all windows
 	@scripts/deps.sh lint
 	scripts/lint.sh $(BUILD)
 

@@ -227,7 +227,7 @@ void cli_args_free(cli_args *a)
         "                             443) through cordon's proxy (repeatable, or a,b,c)\n"          \
         "  --home DIR                 instance root (default $CORDON_HOME, else $HOME/.cordon)\n"      \
         "  --workspace DIR            the read-write workspace (default <home>/workspace)\n"           \
-        "  --backend auto|linux|landlock|seatbelt  isolation backend (default auto = linux)\n"         \
+        "  --backend auto|linux|landlock|seatbelt|windows  isolation backend (default auto = linux)\n"    \
         "  --protect PATH             keep PATH read-only inside a writable mount (repeatable)\n"      \
         "  --landlock required|best_effort|off  Landlock requirement (default best_effort)\n"          \
         "  --inherit core|all|none    environment template (default core)\n"                           \

@@ -93,6 +93,7 @@ Name: Jansson
 Description: Library for encoding, decoding and manipulating JSON data
 Version: $version
 Libs: -L\${libdir} -ljansson
-Cflags: -I\${includedir}
+Cflags: -isystem \${includedir}
 PC
+# (-isystem: its header is not ours to lint)
 echo "cordon: jansson $version (Debian source package) built for $host in $prefix" >&2

@@ -1232,7 +1232,8 @@ int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error *
                         return 0;
                 }
         return error_set(ret_error, EINVAL,
-                         "backend must be \"auto\", \"linux\", \"landlock\" or \"seatbelt\", got \"%s\"", name ? name : "");
+                         "backend must be \"auto\", \"linux\", \"landlock\", \"seatbelt\" or \"windows\", got \"%s\"",
+                         name ? name : "");
 }
 
 int cordon_config_set_network(cordon_config *c, cordon_network network)

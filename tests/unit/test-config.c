@@ -81,8 +81,8 @@ static const struct {
          "enum-network.json:3:16: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got \"host\"",
          "isolation.network", 3, 16},
         {"enum-backend.json",
-         "enum-backend.json:3:16: isolation.backend: must be one of \"auto\", \"linux\", \"landlock\" or "
-         "\"seatbelt\", got \"docker\"",
+         "enum-backend.json:3:16: isolation.backend: must be one of \"auto\", \"linux\", \"landlock\", "
+         "\"seatbelt\" or \"windows\", got \"docker\"",
          "isolation.backend", 3, 16},
         {"enum-inherit.json",
          "enum-inherit.json:3:16: shell_environment_policy.inherit: must be one of \"core\", \"all\" or \"none\", "
@@ -845,7 +845,7 @@ static void test_setters_enums(void)
         CHECK_INTEQ(cordon_config_set_backend(c, "landlock", &e), 0);
         CHECK_STREQ(c->backend, "landlock");
         CHECK_INTEQ(cordon_config_set_backend(c, "docker", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "backend must be \"auto\", \"linux\", \"landlock\" or \"seatbelt\", got \"docker\"");
+        CHECK_STREQ(cordon_error_message(e), "backend must be \"auto\", \"linux\", \"landlock\", \"seatbelt\" or \"windows\", got \"docker\"");
         e = cordon_error_free(e);
         CHECK_STREQ(c->backend, "landlock");
 
