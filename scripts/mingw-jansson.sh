@@ -93,7 +93,6 @@ Name: Jansson
 Description: Library for encoding, decoding and manipulating JSON data
 Version: $version
 Libs: -L\${libdir} -ljansson
-Cflags: -isystem \${includedir}
+Cflags: -I\${includedir}
 PC
-# (-isystem: its header is not ours to lint)
 echo "cordon: jansson $version (Debian source package) built for $host in $prefix" >&2
