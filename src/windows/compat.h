@@ -69,6 +69,9 @@ struct sigaction {
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 int sigemptyset(sigset_t *set);
 
+/* The CLI's main, renamed in this build: wmain.c calls it with UTF-8. */
+int cordon_main(int argc, char **argv);
+
 /* No process groups nor controlling terminals. */
 int getpgrp(void);
 int tcgetpgrp(int fd);

@@ -69,8 +69,8 @@ check_contains "... and the message names the step and the fix" \
 
 # --- the command line, split by the real C runtime (Wine's msvcrt)
 args=(plain "" "two words" 'a"b' '"' 'C:\dir\' 'C:\my dir\' '\"' 'x\\"y' 'tab	in' '&|<>^%!' 'é')
-want=$(printf '[%s]\n' "${args[@]}")
-check_out "tricky arguments arrive exactly as given" "$want" spawn -- "$PROBE_EXE" args "${args[@]}"
+want_args=$(printf '[%s]\n' "${args[@]}")
+check_out "tricky arguments arrive exactly as given" "$want_args" spawn -- "$PROBE_EXE" args "${args[@]}"
 
 # --- a batch file runs under cmd.exe, which parses by its own rules (CVE-2024-24576)
 printf '@echo off\r\necho arg1=%%1\r\necho arg2=%%2\r\n' >"$T/win/args.bat"
@@ -133,6 +133,8 @@ mkdir -p "$T/inst"
 crun() { as_user env WINEPREFIX="$WINEPREFIX" WINEDEBUG=-all CORDON_HOME="$INST" MY_API_KEY=secret "$WINE" \
     "$T/win/cordon.exe" run "$@"; }
 check_status "cordon.exe run: the command's exit status" 42 crun --network full -- "$PROBE_EXE" exit 42
+check_out "cordon.exe run: tricky and non-ASCII arguments arrive exactly as given" "$want_args" \
+    crun --network full -- "$PROBE_EXE" args "${args[@]}"
 crun --network full -- "$PROBE_EXE" err oops >"$T/o" 2>"$T/e"
 if [ "$(cat "$T/e")" = oops ] && [ ! -s "$T/o" ]; then ok "cordon.exe run: stderr on stderr"; else
     not_ok "cordon.exe run: stderr on stderr"; diag <"$T/e"; fi
