@@ -86,8 +86,18 @@ static int stdio_handles(const cordon_plan *p, HANDLE h[3], cordon_error **e)
         return 0;
 }
 
+/* --log-plan: the plan with its "windows isolation access rules", to the
+ * log callback, before anything is changed. */
+static void log_plan(const cordon_plan *p)
+{
+        _cleanup_free_ char *text = p->log_plan && p->log_fn ? cordon_plan_to_text(p) : NULL;
+        if (text)
+                p->log_fn(CORDON_LOG_INFO, text, p->log_userdata);
+}
+
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
+        log_plan(p);
         bool isolated = p->backend != BACKEND_NONE;
         win_rules rules = {0};
         _cleanup_free_ char *why = NULL;

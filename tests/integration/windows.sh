@@ -155,6 +155,8 @@ if [ $st -eq 125 ] && [ ! -e "$W/net-ran" ] && grep -q 'network "none": .*admini
     ok "the network none, which it cannot enforce: 125 with the reason, nothing ran"
 else not_ok "the network none, which it cannot enforce: 125 with the reason, nothing ran (status $st)"; diag <"$T/o"; fi
 check "the control: with --network full it runs" crun --network full -- "$PROBE_EXE" touch "$(winpath "$W/net-ran")"
+check_contains "--log-plan logs the windows isolation access rules" "windows isolation access rules" \
+    crun --network full --log-plan -- "$PROBE_EXE" exit 0
 check_status "--timeout ends the job: 124" 124 crun --network full --timeout 1 -- "$PROBE_EXE" sleep
 check_status "a command not found: 127" 127 crun --network full -- no-such-command-cordon
 check_status "a batch file argument cmd.exe would run: 125" 125 crun --network full -- "$BAT" '"&echo INJECTED'
