@@ -86,17 +86,27 @@ static bool matches_any(const char *name, char *const *globs)
 static bool matches_arg(const char *name, const void *arg) { return matches_any(name, (char *const *)arg); }
 static bool not_matches_arg(const char *name, const void *arg) { return !matches_any(name, (char *const *)arg); }
 
-static bool is_core(const char *entry, size_t len)
+static bool name_in(const char *entry, size_t len, const char *const *names, bool casefold)
 {
-        for (size_t k = 0; ENV_CORE_NAMES[k]; k++)
-                if (strlen(ENV_CORE_NAMES[k]) == len && strncmp(entry, ENV_CORE_NAMES[k], len) == 0)
+        for (size_t k = 0; names && names[k]; k++)
+                if (strlen(names[k]) == len &&
+                    (casefold ? strncasecmp(entry, names[k], len) : strncmp(entry, names[k], len)) == 0)
                         return true;
+        return false;
+}
+
+static bool is_core(const char *entry, size_t len, const env_input *in)
+{
+        if (name_in(entry, len, ENV_CORE_NAMES, in->names_casefold) ||
+            name_in(entry, len, in->core_extra, in->names_casefold))
+                return true;
         return len > strlen(ENV_CORE_PREFIX) && strncmp(entry, ENV_CORE_PREFIX, strlen(ENV_CORE_PREFIX)) == 0;
 }
 
 /* Step 1: the starting template. */
-static int env_inherit(cordon_inherit inherit, const char *const *base, char ***ret)
+static int env_inherit(cordon_inherit inherit, const env_input *in, char ***ret)
 {
+        const char *const *base = in->base;
         char **env = calloc(1, sizeof(char *));
         if (!env)
                 return -ENOMEM;
@@ -104,7 +114,7 @@ static int env_inherit(cordon_inherit inherit, const char *const *base, char ***
                 size_t len = name_len(base[i]);
                 if (!strchr(base[i], '=') || len == 0)
                         continue; /* not NAME=VALUE: never passed on */
-                bool keep = inherit == CORDON_INHERIT_ALL || is_core(base[i], len);
+                bool keep = inherit == CORDON_INHERIT_ALL || is_core(base[i], len, in);
                 if (!keep || env_find(env, base[i], len) >= 0)
                         continue; /* the first of duplicate names wins, as getenv(3) sees it */
                 if (strv_push(&env, base[i]) < 0)
@@ -220,7 +230,7 @@ char **env_with_proxy_port(const char *const *env, unsigned port)
 int env_build(const cordon_config *c, const env_input *in, char ***ret)
 {
         _cleanup_strv_ char **env = NULL;
-        int r = env_inherit(c->inherit, in->base, &env);
+        int r = env_inherit(c->inherit, in, &env);
         if (r < 0)
                 return r;
         if (!c->ignore_default_excludes)

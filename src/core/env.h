@@ -12,6 +12,10 @@ typedef struct env_input {
         const char *instance_root; /* redirect into <root>/runtime-user-env; NULL: don't */
         const char *backend;       /* CORDON_SANDBOX value; NULL: no markers */
         const char *home;          /* the caller's real home, for "~/" in set values */
+        /* the platform's own: names "core" keeps too (NULL: none), and
+         * whether names are compared without case there (Windows) */
+        const char *const *core_extra;
+        bool names_casefold;
 } env_input;
 
 /* Builds "NAME=VALUE" strings sorted by name. Returns 0 or -ENOMEM. */

@@ -18,6 +18,14 @@ const win_env_redirect WIN_ENV_REDIRECT[] = {
         {NULL, NULL},
 };
 
+const char *const WIN_ENV_CORE[] = {
+        "SystemRoot", "SystemDrive", "windir", "ComSpec", "PATHEXT", "OS", "NUMBER_OF_PROCESSORS",
+        "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER", "PROCESSOR_LEVEL", "PROCESSOR_REVISION",
+        "ProgramFiles", "ProgramFiles(x86)", "ProgramW6432", "CommonProgramFiles", "CommonProgramFiles(x86)",
+        "CommonProgramW6432", "ProgramData", "ALLUSERSPROFILE", "PUBLIC", "COMPUTERNAME", "USERDOMAIN",
+        NULL,
+};
+
 const char *const WIN_USER_ENV_DIRS[] = {
         "runtime-user-env",
         "runtime-user-env/AppData",

@@ -198,7 +198,9 @@ int plan_build(const cordon_config *c, const cordon_command *cmd, const host_inf
                                                               : (const char *const *)h->environ,
                                 .extra = cmd ? cmd->extra_env : NULL,
                                 .n_extra = cmd ? cmd->n_extra_env : 0,
-                                .home = h->home};
+                                .home = h->home,
+                                .core_extra = WIN_ENV_CORE,
+                                .names_casefold = true};
                 /* the redirection and markers are Windows' own (envblock.c) */
                 if (env_build(c, &in, &p->env) < 0)
                         r = error_set(ret_error, ENOMEM, "out of memory");

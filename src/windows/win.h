@@ -55,6 +55,10 @@ typedef struct win_env_redirect {
         const char *name, *dir;
 } win_env_redirect;
 extern const win_env_redirect WIN_ENV_REDIRECT[] HIDDEN;
+/* What the "core" template keeps on Windows besides the neutral names
+ * (compared without case): the system's locations and facts, which many
+ * programs fail without (Winsock needs SystemRoot), never the user's. */
+extern const char *const WIN_ENV_CORE[] HIDDEN;
 /* The directories below the instance root the redirection needs (NULL
  * terminated, parents first). */
 extern const char *const WIN_USER_ENV_DIRS[] HIDDEN;

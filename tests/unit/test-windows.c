@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "tap.h"
+#include "env.h"
 #include "windows/render.h"
 #include "windows/win.h"
 
@@ -400,6 +401,28 @@ static void test_plan_render(void)
         free(text);
 }
 
+/* The "core" template on Windows: names without case, the system's
+ * variables kept. */
+static void test_env_core(void)
+{
+        const char *base[] = {"Path=C:\\bin", "SystemRoot=C:\\Windows", "comspec=C:\\cmd.exe", "Foo=1", NULL};
+        cordon_config *c = cordon_config_new();
+        env_input in = {.base = base, .core_extra = WIN_ENV_CORE, .names_casefold = true};
+        char **env = NULL;
+        CHECK_INTEQ(env_build(c, &in, &env), 0);
+        CHECK_STREQ(env_get(env, "Path"), "C:\\bin");
+        CHECK_STREQ(env_get(env, "SystemRoot"), "C:\\Windows");
+        CHECK_STREQ(env_get(env, "comspec"), "C:\\cmd.exe");
+        CHECK(!env_get(env, "Foo"));
+        strv_free(env);
+        /* the control: as on Linux, "Path" is not "PATH" and the rest is dropped */
+        env_input posix = {.base = base};
+        CHECK_INTEQ(env_build(c, &posix, &env), 0);
+        CHECK(!env_get(env, "Path") && !env_get(env, "SystemRoot"));
+        strv_free(env);
+        cordon_config_free(c);
+}
+
 int main(void)
 {
         tap_run("command line: table of tricky arguments", test_cmdline_table);
@@ -411,6 +434,7 @@ int main(void)
         tap_run("instance SID, grant, label", test_sid);
         tap_run("access rules", test_rules);
         tap_run("the neutral plan rendered for windows", test_plan_render);
+        tap_run("the environment policy's core on Windows", test_env_core);
         printf("1..%d\n", tap_n);
         return tap_any_failed;
 }
