@@ -219,7 +219,7 @@ check_fails_125 "--expose of a missing path" 'cordon: --expose /nonexistent/x: s
 check_fails_125 "--expose with a bad mode" 'cordon: --expose /usr:rwx: mode must be "ro" or "rw", got "rwx"' \
     plan --expose /usr:rwx -- true
 check_fails_125 "--expose onto /" 'cordon: --expose /usr:/: target must not be "/", got "/"' plan --expose /usr:/ -- true
-check_fails_125 "--backend docker" 'cordon: backend must be "auto", "linux", "landlock" or "seatbelt", got "docker"' \
+check_fails_125 "--backend docker" 'cordon: backend must be "auto", "linux", "landlock", "seatbelt" or "windows", got "docker"' \
     plan --backend docker -- true
 check_fails_125 "--home relative" 'cordon: home must be an absolute path, got "rel"' env --home rel
 check_fails_125 "--set without =" 'cordon: --set FOO: expected NAME=VALUE' env --set FOO
