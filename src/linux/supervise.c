@@ -74,13 +74,13 @@ static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */, 36
 #elif defined(__riscv) && __riscv_xlen == 64
 #define NATIVE_ARCH AUDIT_ARCH_RISCV64
 #else
-#error "supervise.c: add this architecture's AUDIT_ARCH"
+#define NATIVE_ARCH 0 /* not supervised here: supervise_available says so */
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + sizeof(uint64_t) * (n))
 #else
-#define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n) + 4)
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + sizeof(uint64_t) * (n) + 4)
 #endif
 
 #define PROG_MAX 256
@@ -97,11 +97,11 @@ static void op(bpf *b, uint16_t code, uint8_t jt, uint8_t jf, uint32_t k)
 }
 
 static void ld(bpf *b, uint32_t off) { op(b, BPF_LD | BPF_W | BPF_ABS, 0, 0, off); }
-static void ret(bpf *b, uint32_t action) { op(b, BPF_RET | BPF_K, 0, 0, action); }
+static void emit_ret(bpf *b, uint32_t action) { op(b, BPF_RET | BPF_K, 0, 0, action); }
 static void on_nr(bpf *b, uint32_t nr, uint32_t action)
 {
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, nr);
-        ret(b, action);
+        emit_ret(b, action);
 }
 
 #define DENY(e) (SECCOMP_RET_ERRNO | (e))
@@ -113,8 +113,8 @@ static void flag_ioctls(bpf *b, uint32_t nr)
         ld(b, ARG_LO(1));
         for (uint8_t i = 0; i < 3; i++)
                 op(b, BPF_JMP | BPF_JEQ | BPF_K, (uint8_t)(3 - i), 0, FLAG_IOCTLS[i]);
-        ret(b, SECCOMP_RET_ALLOW);
-        ret(b, DENY(EPERM));
+        emit_ret(b, SECCOMP_RET_ALLOW);
+        emit_ret(b, DENY(EPERM));
 }
 
 /* socket and socketpair of AF_UNIX datagrams: EPERM. A datagram can be
@@ -130,8 +130,8 @@ static void unix_datagrams(bpf *b)
         ld(b, ARG_LO(1));
         op(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xf);
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SOCK_DGRAM);
-        ret(b, SECCOMP_RET_ALLOW);
-        ret(b, DENY(EPERM));
+        emit_ret(b, SECCOMP_RET_ALLOW);
+        emit_ret(b, DENY(EPERM));
 }
 
 static void native_section(bpf *b, const supervise_options *o)
@@ -140,7 +140,7 @@ static void native_section(bpf *b, const supervise_options *o)
 #ifdef X32_BIT
         /* x32 processes cannot run here: their calls are not supervised */
         op(b, BPF_JMP | BPF_JGE | BPF_K, 0, 1, X32_BIT);
-        ret(b, DENY(ENOSYS));
+        emit_ret(b, DENY(ENOSYS));
 #endif
         for (size_t i = 0; i < ARRAY_SIZE(META_CALLS); i++)
                 on_nr(b, (uint32_t)META_CALLS[i], SECCOMP_RET_USER_NOTIF);
@@ -151,7 +151,7 @@ static void native_section(bpf *b, const supervise_options *o)
         flag_ioctls(b, SYS_ioctl);
         if (o->connect)
                 unix_datagrams(b);
-        ret(b, SECCOMP_RET_ALLOW);
+        emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
 #ifdef X32_BIT
@@ -163,7 +163,7 @@ static void i386_section(bpf *b, const supervise_options *o)
         for (size_t i = 0; o->connect && i < ARRAY_SIZE(I386_SOCKET_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SOCKET_CALLS[i], DENY(EPERM));
         flag_ioctls(b, 54 /* ioctl */);
-        ret(b, SECCOMP_RET_ALLOW);
+        emit_ret(b, SECCOMP_RET_ALLOW);
 }
 #endif
 
@@ -183,7 +183,7 @@ static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_op
         return 0;
 }
 
-int supervise_filter(const supervise_options *o, seccomp_prog *out)
+int supervise_filter(const supervise_options *o, seccomp_prog *ret)
 {
         bpf b = {.n = 0};
         int r = section(&b, NATIVE_ARCH, native_section, o);
@@ -191,14 +191,14 @@ int supervise_filter(const supervise_options *o, seccomp_prog *out)
         if (r == 0)
                 r = section(&b, AUDIT_ARCH_I386, i386_section, o);
 #endif
-        ret(&b, SECCOMP_RET_ALLOW);
+        emit_ret(&b, SECCOMP_RET_ALLOW);
         if (r < 0 || b.n > PROG_MAX)
                 return r < 0 ? r : -E2BIG;
-        out->filter = malloc(b.n * sizeof(b.f[0]));
-        if (!out->filter)
+        ret->filter = malloc(b.n * sizeof(b.f[0]));
+        if (!ret->filter)
                 return -ENOMEM;
-        memcpy(out->filter, b.f, b.n * sizeof(b.f[0]));
-        out->len = (unsigned short)b.n;
+        memcpy(ret->filter, b.f, b.n * sizeof(b.f[0]));
+        ret->len = (unsigned short)b.n;
         return 0;
 }
 
@@ -216,6 +216,8 @@ int supervise_install(const seccomp_prog *p)
 
 int supervise_available(void)
 {
+        if (NATIVE_ARCH == 0)
+                return -EOPNOTSUPP;
         uint32_t action = SECCOMP_RET_USER_NOTIF;
         if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) < 0)
                 return -errno;
@@ -733,7 +735,7 @@ static int connect_unix(const call *c, int sock, const struct sockaddr_un *a, so
 static int serve_connect(const call *c)
 {
         const __u64 *a = c->req->data.args;
-        struct sockaddr_storage ss;
+        struct sockaddr_storage ss = {0};
         socklen_t len = (socklen_t)a[2];
         if (a[2] > sizeof(ss) || len < sizeof(sa_family_t))
                 return -EINVAL;
