@@ -111,4 +111,7 @@ check_out "control: an AF_UNIX datagram socket unsandboxed" "OK" as_user "$PROBE
 check_out "landlock: no AF_UNIX datagram sockets (sendto reaches any path)" "EPERM" cordon $LL -- "$PROBE" unix-dgram
 check_out "landlock: nor datagram socket pairs" "EPERM" cordon $LL -- "$PROBE" unix-dgram-pair
 check_out "landlock: stream socket pairs work" "OK" cordon $LL -- python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"x"); b.recv(1); print("OK")'
+check_contains "cordon plan --backend landlock says what is supervised" \
+    "supervised: mode, owner, times, xattrs only beneath the rw rules; connect: unix sockets beneath them" \
+    cordon plan --backend landlock -- true
 done_testing
