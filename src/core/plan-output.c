@@ -229,6 +229,12 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 buf_printf(&b, "network: %s\n", network_name(p->network));
                 if (p->network == CORDON_NETWORK_PROXY)
                         text_network_allow(&b, p);
+                if (p->backend == BACKEND_LANDLOCK) /* src/linux/supervise.c */
+                        buf_printf(&b, "supervised: mode, owner, times, xattrs only beneath the rw rules%s\n",
+                                   p->network == CORDON_NETWORK_FULL ? ""
+                                   : p->network == CORDON_NETWORK_PROXY ? "; connect: unix sockets beneath them, TCP "
+                                                                         "to the proxy only"
+                                                                       : "; connect: unix sockets beneath them");
                 text_limits(&b, p);
         }
         buf_printf(&b, "env:\n");

@@ -1564,11 +1564,11 @@ static int plan_network(builder *b)
         p->network_allow = listed ? strv_copy((const char *const *)c->network_allow) : calloc(1, sizeof(char *));
         if (!p->network_allow)
                 return -ENOMEM;
-        /* Landlock's TCP rules name ports only: say what that leaves open */
+        /* the host's loopback: say what that leaves open */
         if (p->backend == BACKEND_LANDLOCK &&
-            strv_push(&p->warnings, "the landlock backend keeps TCP to the proxy's port, but Landlock rules name no "
-                                    "address: the command could reach that port number on any host; only the linux "
-                                    "backend's network namespace holds the allowlist against a hostile command") < 0)
+            strv_push(&p->warnings, "on the landlock backend the proxy listens on the host's loopback: any process of "
+                                    "the host may use it (and its allowlist); the linux backend's proxy is reachable "
+                                    "only from the sandbox") < 0)
                 return -ENOMEM;
         return 0;
 }

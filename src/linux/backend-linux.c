@@ -51,6 +51,7 @@
 #include "launch.h"
 #include "landlock.h"
 #include "net/proxy.h"
+#include "supervise.h"
 #include "sys.h"
 
 #define GENERATED_DIR "/.cordon-files"
@@ -99,6 +100,7 @@ const char *child_step_name(child_step s)
                 [STEP_MOUNTPOINT_CHANGED] = "checking the mount point (it changed since planning)",
                 [STEP_CGROUP] = "joining the cgroup",
                 [STEP_SUBREAPER] = "becoming the supervisor of the process tree",
+                [STEP_SUPERVISE] = "handing the command's metadata and connect calls to the launcher",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
 }
@@ -1006,6 +1008,21 @@ static void exec_planned_inode(const launch *l)
         _exit(e == ENOENT ? 127 : 126);
 }
 
+/* The landlock backend: the filter whose calls the launcher performs (or
+ * refuses), and its listener sent to the launcher. Last before execve:
+ * nothing here makes such a call. */
+static void hand_over_calls(const launch *l)
+{
+        int fd = supervise_install(&l->supervise);
+        if (fd < 0)
+                fail(l, STEP_SUPERVISE, -fd, NULL);
+        fd_message fm;
+        fd_message_init(&fm, fd);
+        if (sendmsg(l->supervise_fd, &fm.m, MSG_NOSIGNAL) < 0)
+                fail(l, STEP_SUPERVISE, errno, NULL);
+        close(fd);
+}
+
 _Noreturn static void exec_command(const launch *l)
 {
         /* handlers die at execve, but ignored signals stay ignored */
@@ -1040,6 +1057,8 @@ _Noreturn static void exec_command(const launch *l)
                 if (r < 0)
                         fail(l, STEP_SECCOMP, -r, NULL);
         }
+        if (l->supervise.filter)
+                hand_over_calls(l);
         stamp(l, MARK_EXEC);
         if (l->exe_check)
                 exec_planned_inode(l);

@@ -2,6 +2,7 @@
 /* Landlock (Documentation/userspace-api/landlock.rst). Debian 12's kernel
  * headers stop at ABI 2, so the constants are defined in landlock.h. */
 #include "landlock.h"
+#include "supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,8 +131,9 @@ int landlock_allow_port(int ruleset, uint64_t port, uint64_t access)
 }
 
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
-                           cordon_error **ret_error)
+                           supervise_root *roots, size_t *n_roots, cordon_error **ret_error)
 {
+        *n_roots = 0;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 if (m->type != MOUNT_BIND)
@@ -140,8 +142,16 @@ int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landl
                 if (fd < 0)
                         return error_set(ret_error, errno, "Landlock rule for %s: %s", m->source, strerror(errno));
                 struct stat st;
-                bool is_dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+                if (fstat(fd, &st) < 0) {
+                        int e = errno;
+                        close(fd);
+                        return error_set(ret_error, e, "Landlock rule for %s: %s", m->source, strerror(e));
+                }
+                bool is_dir = S_ISDIR(st.st_mode);
                 uint64_t access = m->writable ? landlock_fs_write(ll->fs) : landlock_fs_read(ll->fs);
+                /* devices (/dev/null) are writable, but their metadata is the host's */
+                if (m->writable && (is_dir || S_ISREG(st.st_mode)))
+                        roots[(*n_roots)++] = (supervise_root){st.st_dev, st.st_ino, is_dir};
                 int r = landlock_allow_fd(ruleset, fd, access, is_dir);
                 close(fd);
                 if (r < 0)

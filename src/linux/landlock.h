@@ -60,8 +60,12 @@ int landlock_allow_port(int ruleset, uint64_t port, uint64_t access) HIDDEN;
 
 struct cordon_plan;
 /* The landlock backend: add the plan's rules (host paths) to |ruleset|. */
+struct supervise_root;
+/* The landlock backend: add the plan's rules (host paths) to |ruleset|,
+ * and note in |roots| (p->n_mounts entries) the writable directories and
+ * files, as the inodes the rules were made on. */
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
-                           cordon_error **ret_error) HIDDEN;
+                           struct supervise_root *roots, size_t *n_roots, cordon_error **ret_error) HIDDEN;
 /* The landlock backend: read-write rules for the terminals among |stdio|
  * (the command's own), and /dev/tty when there is one. 0 or -errno. */
 int landlock_allow_terminal(int ruleset, const int stdio[3], const landlock_rights *ll,

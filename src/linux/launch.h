@@ -79,6 +79,7 @@ typedef enum child_step {
         STEP_MOUNTPOINT_CHANGED,
         STEP_CGROUP,
         STEP_SUBREAPER,
+        STEP_SUPERVISE,
 } child_step;
 
 /* One failure report, written in one write() (< PIPE_BUF). */
@@ -128,7 +129,7 @@ typedef struct launch {
         int pty_fd;             /* the command sends its terminal's master here, or -1 */
         bool pty[3];            /* which of 0..2 get that terminal (stdio[i] is then -1) */
         int pty_size_fd;        /* the caller's terminal, whose window size it gets, or -1 */
-        int keep_fds[12];       /* every fd above that the child keeps (sorted, -1 terminated) */
+        int keep_fds[16];       /* every fd above that the child keeps (sorted, -1 terminated) */
         /* the view */
         mount_op *ops;
         size_t n_ops;
@@ -156,6 +157,8 @@ typedef struct launch {
         size_t n_rlimits;
         int cap_last;
         seccomp_prog seccomp;
+        seccomp_prog supervise;  /* landlock backend: the calls handed to the launcher (supervise.h) */
+        int supervise_fd;        /* ... whose listener the command sends here, or -1 */
         bool new_keyring;
         /* the child was cloned with CLONE_VM: it shares the launcher's
          * memory (and its thread's errno) and runs on its own stack */

@@ -44,6 +44,7 @@
 #include "instance.h"
 #include "landlock.h"
 #include "net/proxy.h"
+#include "supervise.h"
 #include "sys.h"
 #include "undo.h"
 
@@ -64,6 +65,7 @@ struct cordon_process {
         undo_log *undo;          /* what we made on the host, for a helper should we die first */
         void *stacks;            /* the init's and the command's (see stacks_map) */
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
+        call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
 };
 
 static double now_s(void)
@@ -130,6 +132,11 @@ typedef struct launch_storage {
         unsigned proxy_port;    /* the port the command reaches the proxy on */
         char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
         int pty_pair[2];        /* the terminal's master comes over it (ours, the command's) */
+        int supervise_pair[2];  /* landlock backend: the supervised calls' listener comes over it */
+        int supervise_listener; /* ... and is here once the command was executed */
+        supervise_root *roots;  /* ... the writable paths it may change */
+        size_t n_roots;
+        supervise_options supervise_opt;
         int launcher_fd;        /* this thread's /proc directory, for the child */
         int stdio_child[3];     /* fds we opened for the child */
         int stdio_parent[3];    /* the caller's ends */
@@ -154,7 +161,13 @@ static void launch_storage_free(launch_storage *s)
                         close(s->proxy_pair[i]);
                 if (s->pty_pair[i] >= 0)
                         close(s->pty_pair[i]);
+                if (s->supervise_pair[i] >= 0)
+                        close(s->supervise_pair[i]);
         }
+        if (s->supervise_listener >= 0)
+                close(s->supervise_listener);
+        free(s->roots);
+        seccomp_prog_free(&s->l.supervise);
         if (s->proxy_listener >= 0)
                 close(s->proxy_listener);
         strv_free(s->envp);
@@ -400,7 +413,7 @@ static void set_keep_fds(launch *l)
 {
         int n = 0;
         int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
-                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd, l->pty_fd, l->pty_size_fd};
+                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd, l->pty_fd, l->pty_size_fd, l->supervise_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -507,6 +520,28 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
         return 0;
 }
 
+/* The landlock backend: the filter that hands the command's metadata
+ * (and, but with the network "full", connect) calls to the launcher. */
+static int prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        int r = supervise_available();
+        if (r < 0)
+                return error_set(ret_error, -r,
+                                 "the landlock backend needs seccomp user notification and pidfd_getfd (Linux >= "
+                                 "5.9) to keep the command from changing files outside its writable paths: %s",
+                                 strerror(-r));
+        supervise_options *o = &s->supervise_opt;
+        *o = (supervise_options){.connect = p->network != CORDON_NETWORK_FULL,
+                                 .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0};
+        r = supervise_filter(o, &s->l.supervise);
+        if (r < 0)
+                return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->supervise_pair) < 0)
+                return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
+        s->l.supervise_fd = s->supervise_pair[1];
+        return 0;
+}
+
 static void launch_storage_init(launch_storage *s)
 {
         memset(s, 0, sizeof(*s));
@@ -515,6 +550,7 @@ static void launch_storage_init(launch_storage *s)
         s->proxy_listener = -1;
         s->proxy_port = PROXY_PORT;
         s->pty_pair[0] = s->pty_pair[1] = s->l.pty_fd = s->l.pty_size_fd = -1;
+        s->supervise_pair[0] = s->supervise_pair[1] = s->supervise_listener = s->l.supervise_fd = -1;
         for (int i = 0; i < 3; i++)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
@@ -641,9 +677,13 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                         read_arg_env_area(l); /* to scrub in the init's copy */
                 r = build_ops(p, s, &ll);
         } else {
-                r = landlock_backend_rules(p, l->landlock_fd, &ll, ret_error);
+                s->roots = calloc(p->n_mounts + 1, sizeof(*s->roots));
+                r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, ret_error)
+                             : -ENOMEM;
                 if (r == 0)
                         r = landlock_allow_terminal(l->landlock_fd, l->stdio, &ll, ret_error);
+                if (r == 0)
+                        r = prepare_supervisor(p, s, ret_error);
         }
         if (r < 0)
                 return r == -ENOMEM ? error_set(ret_error, ENOMEM, "out of memory") : r;
@@ -727,8 +767,8 @@ static void reap_quietly(pid_t pid)
 }
 
 /* After clone, in the launcher: ids, cgroup, "go", then wait for exec. */
-/* The master of the command's terminal, sent before it executed. */
-static int receive_pty(int sock, cordon_process *proc, cordon_error **ret_error)
+/* A descriptor the command sent before it executed: |what| names it. */
+static int receive_fd(int sock, int *ret_fd, const char *what, cordon_error **ret_error)
 {
         union {
                 struct cmsghdr h;
@@ -740,9 +780,22 @@ static int receive_pty(int sock, cordon_process *proc, cordon_error **ret_error)
         ssize_t n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
         if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(sizeof(int)))
-                return error_set(ret_error, n < 0 ? errno : EPROTO, "the command's terminal did not arrive");
-        memcpy(&proc->head.pty, CMSG_DATA(h), sizeof(int));
+                return error_set(ret_error, n < 0 ? errno : EPROTO, "%s did not arrive", what);
+        memcpy(ret_fd, CMSG_DATA(h), sizeof(int));
         return 0;
+}
+
+/* What the command sent before it executed: its terminal's master, the
+ * supervised calls' listener. */
+static int receive_fds(launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+{
+        int r = 0;
+        if (s->pty_pair[0] >= 0)
+                r = receive_fd(s->pty_pair[0], &proc->head.pty, "the command's terminal", ret_error);
+        if (r == 0 && s->supervise_pair[0] >= 0)
+                r = receive_fd(s->supervise_pair[0], &s->supervise_listener, "the supervised calls' listener",
+                               ret_error);
+        return r;
 }
 
 static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
@@ -755,6 +808,10 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         if (s->pty_pair[1] >= 0) {
                 close(s->pty_pair[1]);
                 s->pty_pair[1] = -1;
+        }
+        if (s->supervise_pair[1] >= 0) {
+                close(s->supervise_pair[1]);
+                s->supervise_pair[1] = -1;
         }
         if (p->backend == BACKEND_LINUX)
                 r = write_id_maps(proc->head.pid, p->uid, p->gid, ret_error);
@@ -775,8 +832,13 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         do
                 n = read(s->pipes[0][0], &rep, sizeof(rep));
         while (n < 0 && errno == EINTR);
-        if (n == 0) /* EOF: the command was executed */
-                return s->pty_pair[0] >= 0 ? receive_pty(s->pty_pair[0], proc, ret_error) : 0;
+        if (n == 0) { /* EOF: the command was executed */
+                r = receive_fds(s, proc, ret_error);
+                if (r == 0 && s->supervise_listener >= 0)
+                        r = supervise_start(TAKE_FD(s->supervise_listener), &s->supervise_opt, s->roots,
+                                            s->n_roots, &proc->calls, ret_error);
+                return r; /* a failure: the caller kills the tree (cordon_process_free) */
+        }
         if (n != (ssize_t)sizeof(rep))
                 rep = (child_report){.step = STEP_NONE, .err = n < 0 ? errno : EIO};
         kill(proc->head.pid, SIGKILL);
@@ -1246,6 +1308,7 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
                         return -ETIMEDOUT;
         }
         proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
+        supervise_stop(p->calls);
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
@@ -1270,6 +1333,7 @@ static void free_sandbox(cordon_process *p)
                 cgroup_free(p->cg);
         p->undo = undo_free(p->undo);
         p->proxy = proxy_free(p->proxy);
+        p->calls = supervise_free(p->calls);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
         if (p->head.pidfd >= 0)

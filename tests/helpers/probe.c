@@ -12,6 +12,8 @@
  *   probe write-bytes PATH N | sleep-ignore-term SECONDS | link SRC DST
  *   probe keyring-read KEYID | setuid-check
  *   probe shm-create KEY TEXT (0600) | shm-read KEY | shm-write KEY TEXT | shm-remove KEY
+ *   probe meta KIND PATH: a metadata change by one route (see do_meta)
+ *   probe unix-connect PATH | unix-dgram | unix-dgram-pair
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -39,6 +41,8 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <linux/fs.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -369,6 +373,73 @@ static int do_shm(const char *op, const char *key, const char *text)
         return rd ? 0 : result(0);
 }
 
+/* One route to change PATH's metadata: mode 0666, owner (to the caller's
+ * own ids), times (mtime 12345), the xattr user.cordon, inode flags. */
+static long do_meta(const char *kind, const char *path)
+{
+        const struct timespec ts[2] = {{12345, 0}, {12345, 0}};
+        char fdpath[64];
+        int fd = -1;
+        if (!strncmp(kind, "fd-", 3) || !strcmp(kind, "chattr"))
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+        else if (!strncmp(kind, "opath-", 6) || !strcmp(kind, "dirfd-chmod"))
+                fd = open(path, O_PATH | O_CLOEXEC);
+        if ((!strncmp(kind, "fd-", 3) || !strncmp(kind, "opath-", 6) || !strcmp(kind, "chattr")) && fd < 0)
+                return -1;
+        snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+        if (!strcmp(kind, "chmod")) return chmod(path, 0666);
+        if (!strcmp(kind, "chmod-nofollow")) return fchmodat(AT_FDCWD, path, 0666, AT_SYMLINK_NOFOLLOW);
+        if (!strcmp(kind, "fd-chmod")) return fchmod(fd, 0666);
+        if (!strcmp(kind, "opath-chmod")) return chmod(fdpath, 0666);
+        if (!strcmp(kind, "dirfd-chmod")) { /* PATH is a directory: its entry "f" */
+                if (fd < 0) return -1;
+                return fchmodat(fd, "f", 0666, 0);
+        }
+        if (!strcmp(kind, "chown")) return chown(path, getuid(), getgid());
+        if (!strcmp(kind, "lchown")) return lchown(path, getuid(), getgid());
+        if (!strcmp(kind, "fd-chown")) return fchown(fd, getuid(), getgid());
+        if (!strcmp(kind, "opath-chown")) return fchownat(fd, "", getuid(), getgid(), AT_EMPTY_PATH);
+        if (!strcmp(kind, "utime")) return utimensat(AT_FDCWD, path, ts, 0);
+        if (!strcmp(kind, "utime-nofollow")) return utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW);
+        if (!strcmp(kind, "utimes")) { struct timeval tv[2] = {{12345, 0}, {12345, 0}}; return utimes(path, tv); }
+        if (!strcmp(kind, "fd-utime")) return futimens(fd, ts);
+        if (!strcmp(kind, "setxattr")) return setxattr(path, "user.cordon", "1", 1, 0);
+        if (!strcmp(kind, "lsetxattr")) return lsetxattr(path, "user.cordon", "1", 1, 0);
+        if (!strcmp(kind, "fd-setxattr")) return fsetxattr(fd, "user.cordon", "1", 1, 0);
+        if (!strcmp(kind, "removexattr")) return removexattr(path, "user.cordon");
+        if (!strcmp(kind, "setxattrat")) return syscall(463, AT_FDCWD, path, 0, "user.cordon", NULL, 0);
+        if (!strcmp(kind, "chattr")) { int flags = 0; return ioctl(fd, FS_IOC_SETFLAGS, &flags); }
+#if defined(__x86_64__)
+        if (!strcmp(kind, "chmod-i386")) {
+                char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+                if (low == MAP_FAILED)
+                        return -1;
+                snprintf(low, 4096, "%s", path);
+                long r = i386_syscall(15, (long)low, 0666, 0, 0, 0);
+                if (r < 0) {
+                        errno = (int)-r;
+                        return -1;
+                }
+                return 0;
+        }
+#endif
+        fprintf(stderr, "probe: unknown meta kind %s\n", kind);
+        exit(2);
+}
+
+static int do_unix(const char *kind, const char *path)
+{
+        int fds[2];
+        if (!strcmp(kind, "unix-dgram")) return result(socket(AF_UNIX, SOCK_DGRAM, 0));
+        if (!strcmp(kind, "unix-dgram-pair")) return result(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds));
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return result(fd);
+        return result(connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 2) {
@@ -411,6 +482,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "keyring-read")) return result(syscall(SYS_keyctl, KEYCTL_READ, atol(x), 0, 0));
         if (!strcmp(a, "setuid-check")) return do_setuid_check();
         if (!strncmp(a, "shm-", 4)) return do_shm(a, x, y);
+        if (!strcmp(a, "meta")) return result(do_meta(x, y));
+        if (!strncmp(a, "unix-", 5)) return do_unix(a, x);
         if (!strcmp(a, "pid")) { printf("%d\n", getpid()); return 0; }
         if (!strcmp(a, "exec-ignoring")) {
                 /* ignore SIGPIPE and glibc's internal 32 and 33 (which glibc's

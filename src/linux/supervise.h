@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The landlock backend's call supervisor, for the calls Landlock has no right for:
+ * metadata (mode, owner, times, extended attributes) and connect(). A
+ * seccomp filter hands them to a thread of the launcher (seccomp user
+ * notification), which performs each call itself when its target lies
+ * beneath a writable path of the plan (connect: a unix socket there, or
+ * cordon's network proxy) and refuses the rest. It acts on what it resolved
+ * and pinned itself, never on what the command could change after the
+ * check: the path string is copied out of the command's memory once, the
+ * file is opened (O_PATH) and acted on through that descriptor, and a
+ * socket is connected by the launcher on the command's own descriptor. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "seccomp-filter.h"
+
+/* A writable path of the plan, as the inode Landlock grants writes to. */
+typedef struct supervise_root {
+        dev_t dev;
+        ino_t ino;
+        bool is_dir;
+} supervise_root;
+
+typedef struct supervise_options {
+        bool connect;        /* supervise connect() (every network but "full") */
+        unsigned proxy_port; /* connect: TCP to 127.0.0.1:proxy_port only (0: none) */
+} supervise_options;
+
+/* The filter that hands those calls over (the native architecture; the
+ * other architectures' forms of them are denied). 0 or -errno. */
+int supervise_filter(const supervise_options *o, seccomp_prog *ret) HIDDEN;
+/* Install it on the calling thread: the listener fd, or -errno.
+ * Async-signal-safe. */
+int supervise_install(const seccomp_prog *p) HIDDEN;
+/* Whether this kernel can supervise (user notification, pidfd_getfd). */
+int supervise_available(void) HIDDEN;
+
+typedef struct call_supervisor call_supervisor;
+/* Serve |listener| (taken) on a thread of its own until supervise_stop. */
+int supervise_start(int listener, const supervise_options *o, const supervise_root *roots, size_t n_roots,
+                    call_supervisor **ret, cordon_error **ret_error) HIDDEN;
+void supervise_stop(call_supervisor *s) HIDDEN;
+call_supervisor *supervise_free(call_supervisor *s) HIDDEN;
