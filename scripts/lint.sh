@@ -44,6 +44,7 @@ ok_or_cordon_error() { "$@"; local rc=$?; [ $rc -ne 99 ]; }
 cd "$tmp/data"
 step "valgrind: cordon plan" vg $OLDPWD/$vb/cordon plan -- ls -l
 step "valgrind: cordon plan --json with a config" vg $OLDPWD/$vb/cordon plan --json --config "$tmp/c.json" -- sh -c true
+step "valgrind: cordon plan --backend windows --json" vg $OLDPWD/$vb/cordon plan --backend windows --json -- ls
 step "valgrind: cordon env" vg $OLDPWD/$vb/cordon env --config "$tmp/c.json"
 step "valgrind: a bad config (error path)" ok_or_cordon_error vg $OLDPWD/$vb/cordon plan --config "$tmp/bad.json" -- true
 step "valgrind: cordon run" vg $OLDPWD/$vb/cordon run -- true

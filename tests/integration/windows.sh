@@ -182,7 +182,7 @@ killed_tree() { # LAUNCHER-ARGS...: starts the tree, kills the launcher, leaves 
     for _ in $(seq 50); do [ "$(beats "$hb")" -gt 2 ] && break; sleep 0.1; done
     kill -9 $pid
     wait $pid 2>/dev/null
-    sleep 0.5
+    sleep 1.5 # wineserver ends the job when it sees the launcher gone
 }
 killed_tree "$T/win/win-spawn.exe" -- "$PROBE_EXE"
 if [ "$(beats "$hb")" -gt 2 ] && ! still_beating "$hb"; then ok "killing the launcher kills the command's process tree"
