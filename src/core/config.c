@@ -281,7 +281,7 @@ static size_t prefix_len(const char *path, bool vars)
         return n > 1 && path[n] == '/' ? n : 0;
 }
 
-static bool is_expanded(const char *path) { return path[0] == '/'; }
+static bool is_expanded(const char *path) { return path_is_absolute(path); }
 
 char *config_path_expand(const char *path, const char *home, char *const *env)
 {
@@ -294,7 +294,7 @@ char *config_path_expand(const char *path, const char *home, char *const *env)
         for (size_t i = 0; n > 1 && name && env && env[i]; i++)
                 if (strncmp(env[i], name, len) == 0 && env[i][len] == '=')
                         base = env[i] + len + 1;
-        if (!name || !base || base[0] != '/') {
+        if (!name || !base || !path_is_absolute(base)) {
                 errno = name ? ENOENT : ENOMEM;
                 return NULL;
         }
@@ -330,12 +330,12 @@ static const char *target_problem(const char *target)
                 _cleanup_free_ char *n = NULL;
                 return normalize_config_path(target, true, &n) < 0 ? "must name a path below it without \"..\"" : NULL;
         }
-        if (!target || target[0] != '/')
+        if (!path_is_absolute(target))
                 return "must be an absolute path (or start with ~/ or $NAME/)";
         _cleanup_free_ char *n = NULL;
         if (path_normalize(target, false, &n) < 0)
                 return "must not contain \"..\"";
-        if (streq(n, "/"))
+        if (path_is_root(n))
                 return "must not be \"/\"";
         if (path_startswith(n, "/proc"))
                 return "must not be under /proc (the sandbox has its own)";
@@ -348,7 +348,7 @@ static const char *source_problem(const char *source)
                 _cleanup_free_ char *n = NULL;
                 return normalize_config_path(source, false, &n) < 0 ? "must name a path below ~ without \"..\"" : NULL;
         }
-        if (source[0] != '/')
+        if (!path_is_absolute(source))
                 return "must be an absolute path (or start with ~/)";
         _cleanup_free_ char *n = NULL;
         if (path_normalize(source, false, &n) < 0)
@@ -486,7 +486,7 @@ static int get_dir(layer *L, const json_t *v, char **ret)
         if (r < 0)
                 return r;
         const char *s = json_string_value(v);
-        if (s[0] != '/')
+        if (!path_is_absolute(s))
                 return layer_fail(L, "must be an absolute path, got \"%s\"", s);
         if (path_normalize(s, false, ret) < 0)
                 return layer_fail(L, "must not contain \"..\", got \"%s\"", s);
@@ -510,7 +510,7 @@ static int get_string_list(layer *L, const json_t *v, bool paths, char ***ret)
                 if (r == 0 && !s[0])
                         r = layer_fail(L, "must not be empty");
                 char *norm = NULL;
-                if (r == 0 && paths && s[0] != '/')
+                if (r == 0 && paths && !path_is_absolute(s))
                         r = layer_fail(L, "must be an absolute path, got \"%s\"", s);
                 if (r == 0 && paths && path_normalize(s, false, &norm) < 0)
                         r = layer_fail(L, "must not contain \"..\", got \"%s\"", s);
@@ -1284,7 +1284,7 @@ int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_e
 static int set_dir(char **field, const char *what, const char *dir, cordon_error **ret_error)
 {
         char *n = NULL;
-        if (!dir || dir[0] != '/')
+        if (!path_is_absolute(dir))
                 return error_set(ret_error, EINVAL, "%s must be an absolute path, got \"%s\"", what, dir ? dir : "");
         if (path_normalize(dir, false, &n) < 0)
                 return error_set(ret_error, EINVAL, "%s must not contain \"..\", got \"%s\"", what, dir);
@@ -1395,7 +1395,7 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
 int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error)
 {
         char *n = NULL;
-        if (!path || path[0] != '/' || path_normalize(path, false, &n) < 0)
+        if (!path_is_absolute(path) || path_normalize(path, false, &n) < 0)
                 return error_set(ret_error, EINVAL, "protect: must be an absolute path without \"..\", got \"%s\"",
                                  path ? path : "");
         int r = strv_consume(&c->protect, n);

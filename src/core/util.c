@@ -180,7 +180,62 @@ char *buf_steal(buf *b)
         return s;
 }
 
+/* The drive of a Windows path ("C:" before a separator): its length, 0
+ * elsewhere. The one place that knows the platform's path syntax. */
+static size_t path_drive_len(const char *p)
+{
+#ifdef _WIN32
+        return isalpha((unsigned char)p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/') ? 2 : 0;
+#else
+        (void)p;
+        return 0;
+#endif
+}
+
+bool path_is_absolute(const char *path)
+{
+#ifdef _WIN32
+        return path && path_drive_len(path) > 0;
+#else
+        return path && path[0] == '/';
+#endif
+}
+
+bool path_is_root(const char *path)
+{
+        size_t d = path ? path_drive_len(path) : 0;
+        return path && (d ? path[d + 1] == '\0' : streq(path, "/"));
+}
+
+static int normalize_posix(const char *path, bool allow_dotdot, char **ret);
+
+/* "C:/a\\.\\b" -> "C:\\a\\b": the part after the drive normalised as a
+ * POSIX path, with Windows' separator. */
+static int normalize_drive(const char *path, size_t drive, bool allow_dotdot, char **ret)
+{
+        _cleanup_free_ char *rest = strdup(path + drive), *n = NULL;
+        if (!rest)
+                return -ENOMEM;
+        for (char *c = rest; *c; c++)
+                if (*c == '\\')
+                        *c = '/';
+        int r = normalize_posix(rest, allow_dotdot, &n);
+        if (r < 0)
+                return r;
+        for (char *c = n; *c; c++)
+                if (*c == '/')
+                        *c = '\\';
+        *ret = xasprintf("%c:%s", toupper((unsigned char)path[0]), n);
+        return *ret ? 0 : -ENOMEM;
+}
+
 int path_normalize(const char *path, bool allow_dotdot, char **ret)
+{
+        size_t drive = path ? path_drive_len(path) : 0;
+        return drive ? normalize_drive(path, drive, allow_dotdot, ret) : normalize_posix(path, allow_dotdot, ret);
+}
+
+static int normalize_posix(const char *path, bool allow_dotdot, char **ret)
 {
         if (!path || path[0] != '/')
                 return -EINVAL;

@@ -114,6 +114,11 @@ char *buf_steal(buf *b) HIDDEN;
  * Fails (-EINVAL) on a relative path and, unless |allow_dotdot|, on a ".."
  * component. */
 int path_normalize(const char *path, bool allow_dotdot, char **ret) HIDDEN;
+/* Absolute on this platform: "/..." (on Windows: "C:\\..." or "C:/...",
+ * whose path_normalize is "C:\\..."). */
+bool path_is_absolute(const char *path) HIDDEN;
+/* "/" (on Windows also "C:\\"), once normalised. */
+bool path_is_root(const char *path) HIDDEN;
 /* True when |path| is |prefix| or below it (component-wise). */
 bool path_startswith(const char *path, const char *prefix) HIDDEN;
 /* The part of |path| below |prefix| ("" when equal), or NULL. */

@@ -155,6 +155,14 @@ if [ $st -eq 125 ] && [ ! -e "$W/net-ran" ] && grep -q 'network "none": .*admini
     ok "the network none, which it cannot enforce: 125 with the reason, nothing ran"
 else not_ok "the network none, which it cannot enforce: 125 with the reason, nothing ran (status $st)"; diag <"$T/o"; fi
 check "the control: with --network full it runs" crun --network full -- "$PROBE_EXE" touch "$(winpath "$W/net-ran")"
+mkdir -p "$T/home2" "$T/proj2"
+[ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$T/home2" "$T/proj2"
+check_contains "--home with a Windows path: the user environment in it" "USERPROFILE=$(winpath "$T/home2")\\runtime-user-env" \
+    crun --network full --home "$(winpath "$T/home2")" -- "$PROBE_EXE" env USERPROFILE
+check_contains "--workspace with a Windows path: it gets the grant" "  write  $(winpath "$T/proj2")  (workspace)  D:(A;OICI;" \
+    crun --network full --log-plan --workspace "$(winpath "$T/proj2")" -- "$PROBE_EXE" exit 0
+check_contains "--home with .. is refused" 'home must not contain ".."' \
+    crun --network full --home 'C:\a\..\b' -- "$PROBE_EXE" exit 0
 check_contains "--log-plan logs the windows isolation access rules" "windows isolation access rules" \
     crun --network full --log-plan -- "$PROBE_EXE" exit 0
 check_status "--timeout ends the job: 124" 124 crun --network full --timeout 1 -- "$PROBE_EXE" sleep

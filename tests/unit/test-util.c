@@ -37,6 +37,19 @@ static void test_path_startswith(void)
         CHECK_STREQ(path_skip_prefix("/a", "/a"), "");
 }
 
+/* On Linux a Windows path is a relative one (cordon.exe takes it: windows.sh). */
+static void test_path_is_absolute(void)
+{
+        CHECK(path_is_absolute("/x"));
+        CHECK(!path_is_absolute("C:\\x"));
+        CHECK(!path_is_absolute("x"));
+        CHECK(!path_is_absolute(NULL));
+        CHECK(path_is_root("/"));
+        CHECK(!path_is_root("/a"));
+        char *n = NULL;
+        CHECK(path_normalize("C:\\x", false, &n) < 0);
+}
+
 static void test_path_compare(void)
 {
         /* parents sort before children, children before siblings */
@@ -116,6 +129,7 @@ int main(void)
 {
         RUN(test_path_normalize);
         RUN(test_path_startswith);
+        RUN(test_path_is_absolute);
         RUN(test_path_compare);
         RUN(test_path_join_dirname);
         RUN(test_parse_size);
