@@ -30,6 +30,21 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.2", int(s
 while True:
     d, a = s.recvfrom(100); s.sendto(d, a)' "$PU" &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+# a server that holds every connection open, never reading or closing
+# (PH), and one whose accept queue is full so that a SYN gets no answer (PB)
+PH=$(free_port)
+PB=$(free_port)
+$PY -c '
+import socket, sys
+hold = socket.socket(); hold.bind(("127.0.0.2", int(sys.argv[1]))); hold.listen(64)
+full = socket.socket(); full.bind(("127.0.0.2", int(sys.argv[2]))); full.listen(0)
+fillers = []
+for _ in range(3):
+    s = socket.socket(); s.setblocking(False); s.connect_ex(("127.0.0.2", int(sys.argv[2]))); fillers.append(s)
+held = []
+while True:
+    held.append(hold.accept()[0])' "$PH" "$PB" &
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 for _ in $(seq 50); do curl -s -o /dev/null "http://$UP:$P/hello.txt" && break; sleep 0.1; done
 P2=$((P == 65535 ? P - 1 : P + 1))
 
@@ -115,6 +130,57 @@ except OSError as e: print("no reply")'
 check_out "control: UDP reaches the host's echo server, unsandboxed" "ping" as_user $PY -c "$udp" "$PU"
 check_out "UDP from inside does not reach the host" "no reply" run -- $PY -c "$udp" "$PU"
 check_out "the namespace has only lo" "lo" run -- sh -c "ls /sys/class/net 2>/dev/null || sed -n '3,\$s/:.*//p' /proc/net/dev | tr -d ' '"
+
+# -- timeouts: a head that never ends, a connect that gets no answer, an idle
+# tunnel, a half-closed one. CORDON_TEST_PROXY_TIMEOUTS (test-only, read by
+# the launcher) makes one of them 1 s in each run, the others 30 s: each
+# probe's control is a run where its own timeout is the long one.
+timeouts='import os, socket, sys, threading
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+up, hold, full = sys.argv[1], sys.argv[2], sys.argv[3]
+def ends(s):  # the proxy closes s within 3.5 s
+    s.settimeout(3.5)
+    try:
+        while s.recv(4096): pass
+        return "closed"
+    except socket.timeout: return "open"
+    except OSError: return "closed"
+def connect(port):
+    s = socket.create_connection(px, 3)
+    s.sendall(("CONNECT %s:%s HTTP/1.1\r\n\r\n" % (up, port)).encode())
+    return s
+def tunnel():
+    s = connect(hold); s.settimeout(3)
+    assert s.recv(4096).startswith(b"HTTP/1.1 200"); return s
+def answer(s):
+    s.settimeout(3.5)
+    try: return s.recv(4096).split(b"\r\n")[0].decode()
+    except socket.timeout: return "no answer"
+head = socket.create_connection(px, 3); head.sendall(b"GET http://")
+pending = connect(full)
+idle = tunnel()
+half = tunnel(); half.shutdown(socket.SHUT_WR)
+waits = {"head": (ends, head), "connect": (answer, pending), "idle": (ends, idle), "half-open": (ends, half)}
+got = {}
+threads = [threading.Thread(target=lambda k=k, f=f, s=s: got.update({k: f(s)})) for k, (f, s) in waits.items()]
+for t in threads: t.start()
+for t in threads: t.join()
+for k in waits: print(k, got[k])'
+trun() { CORDON_TEST_PROXY_TIMEOUTS=$1 in_hosts "$CORDON" run --allow-net "$UP:$PH,$UP:$PB" -- $PY -c "$timeouts" $UP "$PH" "$PB"; }
+trun 1,30,30 >"$T/t-setup" 2>&1 &
+t1=$!
+trun 30,1,30 >"$T/t-idle" 2>&1 &
+t2=$!
+trun 30,30,1 >"$T/t-half" 2>&1 &
+wait $t1 $! $t2
+check_contains "a request head that never ends is closed (setup timeout)" "head closed" cat "$T/t-setup"
+check_contains "control: it stays open while the setup timeout is long" "head open" cat "$T/t-idle"
+check_contains "a connect without an answer: 504 (setup timeout)" "connect HTTP/1.1 504 Gateway Timeout" cat "$T/t-setup"
+check_contains "control: no answer while the setup timeout is long" "connect no answer" cat "$T/t-idle"
+check_contains "an idle tunnel is closed (idle timeout)" "idle closed" cat "$T/t-idle"
+check_contains "control: it stays open while the idle timeout is long" "idle open" cat "$T/t-half"
+check_contains "a half-closed tunnel is closed (half-open timeout)" "half-open closed" cat "$T/t-half"
+check_contains "control: it stays open while the half-open timeout is long" "half-open open" cat "$T/t-idle"
 
 # -- the plan shows the list
 check_contains "cordon plan shows the allowlist" "allow: allowed.test:$P $UP:$P" \
