@@ -95,7 +95,8 @@ struct proxy {
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
         size_t n_conns;
-        size_t pipe_fds, pipe_fds_max; /* descriptors the tunnels' pipes use, may use */
+        size_t pipe_fds; /* descriptors the tunnels' pipes use */
+        size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
         proxy_timeouts t;
         net_policy policy;
         cordon_log_fn log_fn;
@@ -636,7 +637,7 @@ static bool drain(int fd, flow *f, bool *moved)
 /* A pipe for |f|, while descriptors are left for one (else the buffer). */
 static void flow_open_pipe(proxy *p, flow *f)
 {
-        if (p->pipe_fds + 2 > p->pipe_fds_max || pipe2(f->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+        if (2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || pipe2(f->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
                 f->pipe[0] = f->pipe[1] = -1;
                 return;
         }
@@ -960,15 +961,16 @@ static proxy_timeouts read_timeouts(void)
         return t;
 }
 
-/* Pipes take at most half the descriptors the process may open (each
- * tunnel two pipes, four descriptors); tunnels beyond copy. */
-static size_t pipe_fds_max(void)
+/* A tunnel gets its pipes (four descriptors) while the proxy's sockets
+ * and pipes stay within half the descriptors the process may open: pipes
+ * never take what the sockets of the connections need. Beyond: copies. */
+static size_t fds_max(void)
 {
         struct rlimit rl;
         if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-                return (size_t)4 * CONN_MAX;
+                return (size_t)6 * CONN_MAX;
         size_t half = (size_t)rl.rlim_cur / 2;
-        return half < (size_t)4 * CONN_MAX ? half : (size_t)4 * CONN_MAX;
+        return half < (size_t)6 * CONN_MAX ? half : (size_t)6 * CONN_MAX;
 }
 
 static int parse_policy(const char *const *allow, net_policy *pol, cordon_error **ret_error)
@@ -1004,7 +1006,7 @@ int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_
         p->log_fn = log_fn;
         p->log_userdata = userdata;
         p->t = read_timeouts();
-        p->pipe_fds_max = pipe_fds_max();
+        p->fds_max = fds_max();
         p->listen_w = watch_new(W_LISTEN, listen_fd, NULL);
         p->channel_w = watch_new(W_CHANNEL, channel_fd, NULL);
         p->stop_w = watch_new(W_STOP, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), NULL);

@@ -21,7 +21,12 @@ git init -q "$T/src" && git -C "$T/src" -c user.email=t@t -c user.name=t commit 
 chmod -R a+rX "$T/srv"
 free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.2",0));print(s.getsockname()[1])'; }
 P=$(free_port)
-(cd "$T/srv" && exec $PY -m http.server "$P" --bind $UP >/dev/null 2>&1) &
+$PY -c '
+import functools, http.server, sys
+class Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024  # hundreds of connections at once
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
+Server(("127.0.0.2", int(sys.argv[1])), handler).serve_forever()' "$P" "$T/srv" >/dev/null 2>&1 &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 PU=$(free_port)
 $PY -c '
@@ -87,6 +92,35 @@ check_out "a larger download arrives whole" "$want" run -- sh -c \
     'curl -sS "$1" | sha256sum | cut -d" " -f1' sh "http://allowed.test:$P/big.bin"
 check_out "20 parallel connections" "20" run -- sh -c \
     'for i in $(seq 20); do curl -sS "$1" & done | grep -c hello' sh "$URL"
+# 300 tunnels open at once (each CONNECTed before any sends its request),
+# then a request over each; with 1024 descriptors the proxy keeps half of
+# them for sockets and copies the tunnels' bytes instead of splicing them
+parallel='import os, socket, sys, threading
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+n, host, port = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+all_open = threading.Barrier(n, timeout=20)
+got = []
+def one():
+    s = socket.create_connection(px, 20); s.settimeout(20)
+    s.sendall(("CONNECT %s:%s HTTP/1.1\r\n\r\n" % (host, port)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head: head += s.recv(1)
+    all_open.wait()
+    s.sendall(b"GET /hello.txt HTTP/1.0\r\n\r\n")
+    r = b""
+    while True:
+        d = s.recv(65536)
+        if not d: break
+        r += d
+    got.append(r.endswith(b"\r\nhello\n"))
+threads = [threading.Thread(target=one) for _ in range(n)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sum(got))'
+check_out "300 tunnels at once through the proxy" "300" run -- $PY -c "$parallel" 300 allowed.test "$P"
+run_1024() { (ulimit -n 1024 && run "$@"); }
+check_out "300 tunnels at once with 1024 descriptors (copied, not spliced)" "300" \
+    run_1024 -- $PY -c "$parallel" 300 allowed.test "$P"
 check_out "the environment points at the proxy" "http://127.0.0.1:3128 proxy unset" run -- sh -c \
     'echo "$HTTPS_PROXY $CORDON_SANDBOX_NETWORK ${CORDON_SANDBOX_NETWORK_DISABLED:-unset}"'
 
