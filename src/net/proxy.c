@@ -46,7 +46,7 @@
 #define ADDRS_MAX 8
 #define REASON_MAX 256
 
-typedef enum watch_kind { W_LISTEN, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER } watch_kind;
+typedef enum watch_kind { W_LISTEN, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER, W_ORPHAN } watch_kind;
 
 struct conn;
 typedef struct watch {
@@ -83,8 +83,17 @@ typedef struct conn {
         net_addr addrs[ADDRS_MAX];
         size_t n_addrs, next_addr;
         int last_err;
-        const proxy_timeouts *t;
+        pthread_t resolver; /* while resolving: joined once it answered */
+        bool resolving;
+        struct proxy *owner;
 } conn;
+
+/* A resolver whose connection is gone: joined once it answers. */
+typedef struct orphan {
+        watch w; /* first: the event's pointer is the orphan's */
+        pthread_t thread;
+        struct orphan *next;
+} orphan;
 
 struct proxy {
         pthread_t thread;
@@ -94,10 +103,12 @@ struct proxy {
         bool accept_paused;
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
+        orphan *orphans;
         size_t n_conns;
         size_t pipe_fds; /* descriptors the tunnels' pipes use */
         size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
         proxy_timeouts t;
+        bool stopping; /* resolvers are joined, no longer orphaned */
         net_policy policy;
         cordon_log_fn log_fn;
         void *log_userdata;
@@ -202,13 +213,50 @@ static void flow_close_pipe(proxy *p, flow *f)
         p->pipe_fds -= 2;
 }
 
+/* Stop waiting for |c|'s resolver. A running one is joined once it
+ * answers (or when the proxy stops): no thread outlives the proxy. */
+static void resolver_drop(proxy *p, conn *c)
+{
+        orphan *o = c->resolving && !p->stopping ? calloc(1, sizeof(*o)) : NULL;
+        if (c->resolving && !o) {
+                pthread_join(c->resolver, NULL); /* stopping, or out of memory: wait for it */
+                c->resolving = false;
+        }
+        if (!c->resolving) {
+                watch_close(&c->rw);
+                return;
+        }
+        *o = (orphan){.thread = c->resolver, .next = p->orphans};
+        o->w = watch_new(W_ORPHAN, c->rw.fd, NULL);
+        o->w.events = c->rw.events;
+        c->rw = watch_new(W_RESOLVER, -1, c);
+        c->resolving = false;
+        p->orphans = o;
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &o->w};
+        epoll_ctl(p->epfd, o->w.events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, o->w.fd, &ev);
+        o->w.events = EPOLLIN;
+}
+
+static void orphan_reap(proxy *p, orphan *dead)
+{
+        for (orphan **o = &p->orphans; *o; o = &(*o)->next) {
+                if (*o != dead)
+                        continue;
+                *o = dead->next;
+                pthread_join(dead->thread, NULL);
+                watch_close(&dead->w);
+                free(dead);
+                return;
+        }
+}
+
 /* Close |c|; its memory lives until reap_dead (later events of the same
  * round may still name its watches, whose fd is then -1). */
 static void conn_free(proxy *p, conn *c)
 {
         watch_close(&c->cw);
         watch_close(&c->uw);
-        watch_close(&c->rw);
+        resolver_drop(p, c);
         flow_close_pipe(p, &c->up);
         flow_close_pipe(p, &c->down);
         if (c->prev)
@@ -251,9 +299,9 @@ static void finish_with(conn *c, const void *data, size_t n)
 {
         to_client(c, data, n);
         c->st = ST_FLUSH;
-        c->deadline = now_s() + c->t->setup_s;
+        c->deadline = now_s() + c->owner->t.setup_s;
         watch_close(&c->uw);
-        watch_close(&c->rw);
+        resolver_drop(c->owner, c);
 }
 
 static void socks_reply(conn *c, uint8_t rep, bool last)
@@ -341,8 +389,8 @@ static void *resolver_main(void *arg)
         return NULL;
 }
 
-/* getaddrinfo blocks: a detached thread does it, and its answer arrives on
- * a socket the loop watches. 0 or -errno. */
+/* getaddrinfo blocks: a thread does it, and its answer arrives on a
+ * socket the loop watches (then the thread is joined). 0 or -errno. */
 static int resolve_start(proxy *p, conn *c)
 {
         int sv[2];
@@ -358,10 +406,8 @@ static int resolve_start(proxy *p, conn *c)
         snprintf(j->host, sizeof(j->host), "%s", c->host);
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
-        pthread_t t;
-        int e = pthread_create(&t, &attr, resolver_main, j);
+        int e = pthread_create(&c->resolver, &attr, resolver_main, j);
         pthread_attr_destroy(&attr);
         if (e) {
                 free(j);
@@ -369,10 +415,11 @@ static int resolve_start(proxy *p, conn *c)
                 close(sv[1]);
                 return -e;
         }
+        c->resolving = true;
         c->rw = watch_new(W_RESOLVER, sv[0], c);
         watch_set(p, &c->rw, EPOLLIN);
         c->st = ST_RESOLVE;
-        c->deadline = now_s() + c->t->setup_s;
+        c->deadline = now_s() + c->owner->t.setup_s;
         return 0;
 }
 
@@ -410,7 +457,7 @@ static bool connect_next(proxy *p, conn *c)
                         c->uw = watch_new(W_UPSTREAM, fd, c);
                         watch_set(p, &c->uw, EPOLLOUT);
                         c->st = ST_CONNECT;
-                        c->deadline = now_s() + c->t->setup_s;
+                        c->deadline = now_s() + c->owner->t.setup_s;
                         return true;
                 }
                 c->last_err = errno;
@@ -443,6 +490,8 @@ static void on_resolved(proxy *p, conn *c)
         resolve_result res;
         ssize_t n = recv(c->rw.fd, &res, sizeof(res), 0);
         watch_close(&c->rw);
+        pthread_join(c->resolver, NULL); /* it answered (or failed to): it is ending */
+        c->resolving = false;
         if (n != (ssize_t)sizeof(res) || res.err || res.n == 0) {
                 char why[160];
                 snprintf(why, sizeof(why), "cannot resolve the name: %s",
@@ -709,7 +758,7 @@ static void tunnel_start(proxy *p, conn *c)
         flow_open_pipe(p, &c->up);
         flow_open_pipe(p, &c->down);
         c->st = ST_TUNNEL;
-        c->deadline = now_s() + c->t->idle_s;
+        c->deadline = now_s() + c->owner->t.idle_s;
 }
 
 /* Bytes both ways; half-closes passed on once what came before is sent. */
@@ -721,7 +770,7 @@ static bool tunnel_pump(conn *c, uint32_t ev)
         if (!pump(c->cw.fd, c->uw.fd, &c->up, &moved) || !pump(c->uw.fd, c->cw.fd, &c->down, &moved))
                 return false;
         if (moved)
-                c->deadline = now_s() + (c->up.eof || c->down.eof ? c->t->half_open_s : c->t->idle_s);
+                c->deadline = now_s() + (c->up.eof || c->down.eof ? c->owner->t.half_open_s : c->owner->t.idle_s);
         return true;
 }
 
@@ -839,9 +888,9 @@ static void accept_all(proxy *p)
                 c->uw = watch_new(W_UPSTREAM, -1, c);
                 c->rw = watch_new(W_RESOLVER, -1, c);
                 c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
-                c->t = &p->t;
+                c->owner = p;
                 c->st = ST_HEAD;
-                c->deadline = now_s() + c->t->setup_s;
+                c->deadline = now_s() + c->owner->t.setup_s;
                 c->next = p->conns;
                 if (p->conns)
                         p->conns->prev = c;
@@ -916,6 +965,8 @@ static void *proxy_main(void *arg)
                                 accept_all(p);
                         else if (w->kind == W_CHANNEL)
                                 receive_listener(p);
+                        else if (w->kind == W_ORPHAN)
+                                orphan_reap(p, (orphan *)w);
                         else if (w->fd >= 0) /* not closed by an earlier event of this round */
                                 on_conn_event(p, w, ev[i].events);
                 }
@@ -1048,8 +1099,11 @@ void proxy_stop(proxy *p)
                 (void)!write(p->stop_w.fd, &one, sizeof(one));
                 pthread_join(p->thread, NULL);
         }
+        p->stopping = true; /* a lookup in flight is waited for */
         while (p->conns)
                 conn_free(p, p->conns);
+        while (p->orphans)
+                orphan_reap(p, p->orphans);
         reap_dead(p);
         watch_close(&p->listen_w);
         watch_close(&p->channel_w);

@@ -2,9 +2,14 @@
 /* The network allowlist (net/allowlist.c): entries, matching, and the
  * addresses names may not resolve to. Table-driven. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "net/allowlist.h"
+#include "net/proxy.h"
 #include "tap.h"
 
 static void test_entry_parse(void)
@@ -213,6 +218,105 @@ static void test_host_normalize(void)
         }
 }
 
+/* Entries of /proc/self/DIR (threads, descriptors), without . and .. */
+static int count_entries(const char *dir)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/%s", dir);
+        DIR *d = opendir(path);
+        int n = 0;
+        for (struct dirent *e; d && (e = readdir(d));)
+                n += e->d_name[0] != '.';
+        if (d)
+                closedir(d);
+        return d ? n - (streq(dir, "fd") ? 1 : 0) : -1; /* not the directory's own */
+}
+
+/* A TCP socket listening on 127.0.0.1, on a port the kernel picks. */
+static int listen_loopback(uint16_t *ret_port)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof(sa);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0 ||
+            getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return -1;
+        }
+        *ret_port = ntohs(sa.sin_port);
+        return fd;
+}
+
+static int connect_loopback(uint16_t port)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct timeval tv = {5, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+/* A tunnel through the proxy to |target|, its reply read. */
+static int open_tunnel(uint16_t px_port, const char *target)
+{
+        int fd = connect_loopback(px_port);
+        char req[128], reply[128];
+        int n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\n\r\n", target);
+        if (fd < 0 || write(fd, req, (size_t)n) != n || recv(fd, reply, sizeof(reply), 0) <= 0 ||
+            strncmp(reply, "HTTP/1.1 200", 12) != 0)
+                printf("# no tunnel to %s\n", target);
+        return fd;
+}
+
+/* The proxy of a library caller: stopped, it leaves no thread and no
+ * descriptor behind, and every connection it had is closed (a head half
+ * sent, tunnels, one to a name that was resolved). The control: while it
+ * runs, its thread and descriptors are there. */
+static void test_proxy_stops_clean(void)
+{
+        int tasks = count_entries("task"), fds = count_entries("fd");
+        uint16_t up_port = 0, px_port = 0;
+        int up = listen_loopback(&up_port), lfd = listen_loopback(&px_port);
+        CHECK(up >= 0 && lfd >= 0);
+        char ip_entry[32], ip6_entry[32], name_entry[32];
+        snprintf(ip_entry, sizeof(ip_entry), "127.0.0.1:%u", up_port);
+        snprintf(ip6_entry, sizeof(ip6_entry), "[::1]:%u", up_port); /* localhost may name it too */
+        snprintf(name_entry, sizeof(name_entry), "localhost:%u", up_port);
+        const char *allow[] = {ip_entry, ip6_entry, name_entry, NULL};
+        proxy *px = NULL;
+        cordon_error *err = NULL;
+        CHECK_INTEQ(proxy_start(allow, lfd, -1, NULL, NULL, &px, &err), 0);
+        int clients[4] = {connect_loopback(px_port), open_tunnel(px_port, ip_entry), open_tunnel(px_port, ip_entry),
+                          open_tunnel(px_port, name_entry)};
+        CHECK(clients[0] >= 0 && write(clients[0], "GET http://", 11) == 11);
+        int upstreams[3];
+        for (int i = 0; i < 3; i++)
+                upstreams[i] = accept4(up, NULL, NULL, SOCK_CLOEXEC);
+        CHECK(write(clients[1], "ping", 4) == 4);
+        char b[8] = "";
+        CHECK(recv(upstreams[0], b, sizeof(b), 0) == 4 || recv(upstreams[1], b, sizeof(b), 0) == 4);
+        CHECK_INTEQ(count_entries("task"), tasks + 1);   /* control: the proxy's thread */
+        CHECK(count_entries("fd") >= fds + 2 + 4 + 3 + 8); /* control: its sockets and pipes */
+        px = proxy_free(px);
+        for (int i = 0; i < 4; i++) {
+                CHECK(clients[i] >= 0 && recv(clients[i], b, sizeof(b), 0) == 0); /* closed by the proxy */
+                if (clients[i] >= 0)
+                        close(clients[i]);
+        }
+        for (int i = 0; i < 3; i++)
+                if (upstreams[i] >= 0)
+                        close(upstreams[i]);
+        close(up);
+        CHECK_INTEQ(count_entries("task"), tasks);
+        CHECK_INTEQ(count_entries("fd"), fds);
+        cordon_error_free(err);
+}
+
 int main(void)
 {
         RUN(test_entry_parse);
@@ -220,5 +324,6 @@ int main(void)
         RUN(test_policy_hosts);
         RUN(test_policy_addresses);
         RUN(test_host_normalize);
+        RUN(test_proxy_stops_clean);
         return TAP_DONE();
 }
