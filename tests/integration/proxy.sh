@@ -123,6 +123,9 @@ check_out "300 tunnels at once with 1024 descriptors (copied, not spliced)" "300
     run_1024 -- $PY -c "$parallel" 300 allowed.test "$P"
 check_out "the environment points at the proxy" "http://127.0.0.1:3128 proxy unset" run -- sh -c \
     'echo "$HTTPS_PROXY $CORDON_SANDBOX_NETWORK ${CORDON_SANDBOX_NETWORK_DISABLED:-unset}"'
+check_out "the variables of npm, yarn, pip and cargo name the proxy too" \
+    "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128" \
+    run -- sh -c 'echo "$npm_config_proxy $npm_config_https_proxy $YARN_HTTPS_PROXY $PIP_PROXY $CARGO_HTTP_PROXY"'
 
 # -- denied, with the reason: HTTP 403, SOCKS5 reply 2, stderr, --stats
 check_contains "a name not in the list: 403" "X-Cordon-Denied: not in the allowlist" \
@@ -140,6 +143,20 @@ check_contains "an IP not in the list" "the IP address is not in the allowlist" 
 check_contains "CONNECT denied: 403" "403" run -- curl -sS -p "http://other.test:$P/hello.txt"
 check_contains "SOCKS5 denied: reply 2 (not allowed)" "(2)" \
     run -- curl -sS -x socks5h://127.0.0.1:3128 "http://other.test:$P/hello.txt"
+socks='import os, socket, struct, sys
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+def reply(cmd, atyp, addr, port):
+    s = socket.create_connection(px, 5); s.settimeout(5)
+    s.sendall(b"\x05\x01\x00")
+    if s.recv(2) != b"\x05\x00": return "no greeting"
+    a = bytes([len(addr)]) + addr.encode() if atyp == 3 else socket.inet_aton(addr)
+    s.sendall(bytes([5, cmd, 0, atyp]) + a + struct.pack(">H", port))
+    r = s.recv(10)
+    return str(r[1]) if len(r) > 1 else "none"
+print(" ".join(reply(int(c), int(t), a, int(p)) for c, t, a, p in (x.split(",") for x in sys.argv[1:])))'
+check_out "SOCKS5 reply codes: 0 allowed, 2 not allowed, 5 refused, 7 no UDP ASSOCIATE, 8 bad address type" \
+    "0 2 5 7 8" in_hosts "$CORDON" run --allow-net "$ALLOW,$UP:$P2" -- $PY -c "$socks" \
+    "1,3,allowed.test,$P" "1,3,other.test,$P" "1,1,$UP,$P2" "3,1,$UP,$P" "1,9,$UP,$P"
 check_contains "the launcher reports the denied host on stderr" \
     "cordon: network: denied other.test:$P: not in the allowlist (allow it with --allow-net other.test:$P)" \
     run -- curl -sS -o /dev/null "http://other.test:$P/"
