@@ -40,6 +40,8 @@
 
 #define CONN_MAX 512
 #define BUF_CAP ((size_t)64 * 1024)
+/* pipes of an unprivileged user count against fs.pipe-user-pages-soft (64
+ * MiB by default), beyond which every new pipe of theirs gets two pages */
 #define PIPE_CAP ((size_t)256 * 1024)
 #define PUMP_MAX ((size_t)4 * 1024 * 1024) /* per direction and wakeup: the others get a turn */
 #define DENIALS_MAX 256
@@ -704,7 +706,7 @@ static bool pump(int from, int to, flow *f, bool *moved)
         if (to < 0)
                 return true;
         size_t total = 0;
-        bool any = false;
+        bool any = false, eof_before = f->eof;
         for (bool progress = true; progress && total < PUMP_MAX; any |= progress) {
                 progress = false;
                 size_t before = f->len - f->off;
@@ -735,7 +737,7 @@ static bool pump(int from, int to, flow *f, bool *moved)
                 f->piped += n > 0 ? (size_t)n : 0;
                 progress |= n > 0;
         }
-        *moved |= any || f->eof;
+        *moved |= any || f->eof != eof_before;
         return true;
 }
 
