@@ -4,9 +4,13 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "cordon.h"
 
 #include "net/allowlist.h"
 #include "net/proxy.h"
@@ -317,6 +321,63 @@ static void test_proxy_stops_clean(void)
         cordon_error_free(err);
 }
 
+/* The command inside: a tunnel through the proxy to the caller's port, a
+ * head half sent on a second connection; it waits for its stdin to end. */
+static const char TUNNEL_PY[] =
+        "import socket, sys\n"
+        "t = socket.create_connection(('127.0.0.1', 3128), 5)\n"
+        "t.sendall(b'CONNECT 127.0.0.1:' + sys.argv[1].encode() + b' HTTP/1.1\\r\\n\\r\\n')\n"
+        "print(t.recv(100).split(b'\\r\\n')[0].decode(), flush=True)\n"
+        "h = socket.create_connection(('127.0.0.1', 3128), 5); h.sendall(b'GET http://')\n"
+        "sys.stdin.read()\n";
+
+/* A library caller's sandbox with --allow-net: once it has ended and is
+ * freed, no thread and no descriptor of the proxy is left in the caller.
+ * The control: while the command holds its connections, they are there. */
+static void test_library_caller_keeps_nothing(void)
+{
+        char home[] = "/tmp/cordon-net.XXXXXX";
+        CHECK(mkdtemp(home) != NULL);
+        int tasks = count_entries("task"), fds = count_entries("fd");
+        uint16_t up_port = 0;
+        int up = listen_loopback(&up_port), in[2] = {-1, -1}, out[2] = {-1, -1};
+        CHECK(up >= 0 && pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0);
+        char entry[32], port[8];
+        snprintf(entry, sizeof(entry), "127.0.0.1:%u", up_port);
+        snprintf(port, sizeof(port), "%u", up_port);
+        const char *argv[] = {"/usr/bin/python3", "-c", TUNNEL_PY, port, NULL};
+        cordon_config *c = cordon_config_new();
+        cordon_command *cmd = cordon_command_new(argv);
+        cordon_plan *plan = NULL;
+        cordon_process *p = NULL;
+        CHECK(cordon_config_set_home(c, home, NULL) == 0 && cordon_config_add_network_allow(c, entry, NULL) == 0);
+        cordon_command_set_stdio(cmd, 0, in[0]);
+        cordon_command_set_stdio(cmd, 1, out[1]);
+        CHECK(cordon_prepare(c, cmd, &plan, NULL) == 0 && cordon_start(plan, &p, NULL) == 0);
+        close(in[0]);
+        close(out[1]);
+        char line[64] = "";
+        ssize_t n = read(out[0], line, sizeof(line) - 1);
+        line[n > 0 ? n : 0] = '\0';
+        CHECK_STREQ(line, "HTTP/1.1 200 Connection established\n");
+        CHECK(count_entries("task") > tasks);     /* control: the proxy's thread */
+        CHECK(count_entries("fd") >= fds + 3 + 5); /* control: its sockets */
+        close(in[1]);
+        cordon_result res = {0};
+        CHECK(p && cordon_wait(p, 10000, &res, NULL) == 0 && res.status == 0);
+        cordon_process_free(p);
+        cordon_plan_free(plan);
+        cordon_command_free(cmd);
+        cordon_config_free(c);
+        close(out[0]);
+        close(up);
+        CHECK_INTEQ(count_entries("task"), tasks);
+        CHECK_INTEQ(count_entries("fd"), fds);
+        char rm[64];
+        snprintf(rm, sizeof(rm), "rm -rf '%s'", home);
+        CHECK(system(rm) == 0);
+}
+
 int main(void)
 {
         RUN(test_entry_parse);
@@ -325,5 +386,6 @@ int main(void)
         RUN(test_policy_addresses);
         RUN(test_host_normalize);
         RUN(test_proxy_stops_clean);
+        RUN(test_library_caller_keeps_nothing);
         return TAP_DONE();
 }
