@@ -1001,17 +1001,30 @@ static int read_own_addresses(net_policy *pol)
         return n && !pol->own ? -ENOMEM : 0;
 }
 
-/* PROXY_TIMEOUTS_ENV, when it is three whole seconds in range. */
+/* "A,B,C": three whole seconds from 1 to 3600. */
+static bool parse_three_seconds(const char *s, unsigned long v[3])
+{
+        for (int i = 0; i < 3; i++) {
+                char *end = NULL;
+                if (*s < '0' || *s > '9')
+                        return false;
+                errno = 0;
+                v[i] = strtoul(s, &end, 10);
+                if (errno || v[i] < 1 || v[i] > 3600 || *end != (i == 2 ? '\0' : ','))
+                        return false;
+                s = end + 1;
+        }
+        return true;
+}
+
+/* PROXY_TIMEOUTS_ENV when it is valid, else the defaults. */
 static proxy_timeouts read_timeouts(void)
 {
-        proxy_timeouts t = PROXY_TIMEOUTS_DEFAULT;
         const char *s = getenv(PROXY_TIMEOUTS_ENV);
-        unsigned v[3];
-        char end;
-        if (s && sscanf(s, "%u,%u,%u%c", &v[0], &v[1], &v[2], &end) == 3 && v[0] >= 1 && v[0] <= 3600 &&
-            v[1] >= 1 && v[1] <= 3600 && v[2] >= 1 && v[2] <= 3600)
-                t = (proxy_timeouts){v[0], v[1], v[2]};
-        return t;
+        unsigned long v[3];
+        if (!s || !parse_three_seconds(s, v))
+                return PROXY_TIMEOUTS_DEFAULT;
+        return (proxy_timeouts){(double)v[0], (double)v[1], (double)v[2]};
 }
 
 /* A tunnel gets its pipes (four descriptors) while the proxy's sockets
