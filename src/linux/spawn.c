@@ -491,6 +491,12 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
                 return 0;
         }
         *ll = landlock_rights_for_abi(abi);
+        /* ABI 9 handles connect() to pathname unix sockets: on the landlock
+         * backend (but with the network "full") a wall of Landlock's own
+         * behind the call supervisor; the linux backend's mount namespace
+         * shows only exposed sockets anyway */
+        if (p->backend != BACKEND_LANDLOCK || p->network == CORDON_NETWORK_FULL)
+                ll->fs &= ~LL_FS_RESOLVE_UNIX;
         if (proxy_needs_net && !ll->net)
                 return error_set(ret_error, EOPNOTSUPP,
                                  "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
