@@ -54,5 +54,11 @@ static inline const process_head *process_head_const(const cordon_process *p)
 
 /* Sets |h| to "no process yet" with |ops|. */
 void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;
+/* The end of the command into |res| (its usage already there): |sig| is
+ * the signal that killed it (0: it exited with |exit_code|); then the
+ * status cordon reports, 124 after a timeout, and whether |cpu_limit| (0:
+ * none) ended it (RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the
+ * hard one, soft + 1 s, when SIGXCPU is caught or ignored). */
+void result_set_end(cordon_result *res, int exit_code, int sig, double cpu_limit) HIDDEN;
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_s(void) HIDDEN;

@@ -206,3 +206,23 @@ char *cordon_result_to_json(const cordon_result *r)
                    (unsigned long long)r->max_rss_bytes, (unsigned long long)r->pids_peak);
         return buf_steal(&b);
 }
+
+#ifdef SIGXCPU
+#define CORDON_SIGXCPU SIGXCPU
+#define CORDON_SIGKILL SIGKILL
+#else /* Windows: no signal ends a process */
+#define CORDON_SIGXCPU (-1)
+#define CORDON_SIGKILL (-1)
+#endif
+
+void result_set_end(cordon_result *res, int exit_code, int sig, double cpu_limit)
+{
+        res->signal = sig;
+        res->exit_code = sig ? -1 : exit_code;
+        res->status = sig ? 128 + sig : exit_code;
+        if (cpu_limit > 0 && !res->timed_out && !res->oom_killed &&
+            (sig == CORDON_SIGXCPU || (sig == CORDON_SIGKILL && res->user_s + res->sys_s >= cpu_limit)))
+                res->cpu_limited = true;
+        if (res->timed_out)
+                res->status = 124;
+}

@@ -56,7 +56,11 @@ landlock_rights landlock_rights_for_abi(int abi)
         if (abi < 1)
                 return r;
         /* Each ABI adds rights; fall through from the newest known one. */
-        switch (abi >= 7 ? 7 : abi) {
+        switch (abi >= 9 ? 9 : abi) {
+        case 9:
+                r.fs |= LL_FS_RESOLVE_UNIX;
+                /* fall through */
+        case 8: /* ABI 8: a flag to restrict every thread (TSYNC) only */
         case 7: /* ABI 7 adds audit logging flags only */
         case 6:
                 r.scoped |= LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
@@ -92,7 +96,7 @@ char *landlock_fs_names(uint64_t fs)
         static const char *const N[] = {"execute",   "write_file", "read_file",  "read_dir",  "remove_dir",
                                         "remove_file", "make_char", "make_dir",  "make_reg",  "make_sock",
                                         "make_fifo", "make_block", "make_sym",   "refer",     "truncate",
-                                        "ioctl_dev"};
+                                        "ioctl_dev", "resolve_unix"};
         buf b = {0};
         for (size_t i = 0; i < ARRAY_SIZE(N); i++)
                 if (fs & (1ULL << i))

@@ -51,6 +51,7 @@ int landlock_allow_port(int ruleset, uint64_t port, uint64_t access) HIDDEN;
 #define LL_FS_REFER (1ULL << 13)    /* ABI 2 */
 #define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_FS_RESOLVE_UNIX (1ULL << 16) /* ABI 9: connect/sendmsg to a pathname unix socket */
 #define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
 #define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
 #define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */

@@ -491,6 +491,12 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
                 return 0;
         }
         *ll = landlock_rights_for_abi(abi);
+        /* ABI 9 handles connect() to pathname unix sockets: on the landlock
+         * backend (but with the network "full") a wall of Landlock's own
+         * behind the call supervisor; the linux backend's mount namespace
+         * shows only exposed sockets anyway */
+        if (p->backend != BACKEND_LANDLOCK || p->network == CORDON_NETWORK_FULL)
+                ll->fs &= ~LL_FS_RESOLVE_UNIX;
         if (proxy_needs_net && !ll->net)
                 return error_set(ret_error, EOPNOTSUPP,
                                  "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
@@ -1173,23 +1179,9 @@ static void fill_result(cordon_process *p, int ws, const struct rusage *ru, int6
         res->user_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
         res->sys_s = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
         res->max_rss_bytes = (uint64_t)(max_rss_kb > 0 ? max_rss_kb : 0) * 1024;
-        if (WIFSIGNALED(ws)) {
-                res->signal = WTERMSIG(ws);
-                res->exit_code = -1;
-                res->status = 128 + res->signal;
-        } else {
-                res->exit_code = WEXITSTATUS(ws);
-                res->status = res->exit_code;
-        }
         if (p->cg)
                 cgroup_collect(p->cg, res);
-        /* RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one
-         * (soft + 1 s) when SIGXCPU is caught or ignored. */
-        if (p->cpu_limit > 0 && !res->timed_out && !res->oom_killed &&
-            (res->signal == SIGXCPU || (res->signal == SIGKILL && res->user_s + res->sys_s >= p->cpu_limit)))
-                res->cpu_limited = true;
-        if (res->timed_out)
-                res->status = 124;
+        result_set_end(res, WEXITSTATUS(ws), WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, p->cpu_limit);
 }
 
 /* Reap the sandbox's first process; unless the init already reported, its

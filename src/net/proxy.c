@@ -9,11 +9,14 @@
  *     -> TUNNEL (bytes both ways; TLS passes through untouched)
  *   or FLUSH: a denial or an error is written, then the connection closes.
  *
- * Memory is bounded: two BUF_CAP buffers per connection, CONN_MAX
+ * Memory is bounded: two BUF_CAP buffers per connection (the head, the
+ * replies, and a tunnel's bytes when no pipe is left), two PIPE_CAP pipes
+ * per tunnel (splice(2): the bytes never reach user space), CONN_MAX
  * connections. Every state has a deadline (head, resolve and connect:
- * SETUP_S; a tunnel: IDLE_S without traffic, HALF_OPEN_S once one side
- * closed). The thread runs outside the sandbox, in the launcher's network
- * namespace; the command reaches it only through the listening socket. */
+ * setup_s; a tunnel: idle_s without traffic, half_open_s once one side
+ * closed; PROXY_TIMEOUTS_ENV shortens them for tests). The thread runs
+ * outside the sandbox, in the launcher's network namespace; the command
+ * reaches it only through the listening socket. */
 #include "net/proxy.h"
 
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -36,14 +40,15 @@
 
 #define CONN_MAX 512
 #define BUF_CAP ((size_t)64 * 1024)
-#define SETUP_S 30.0
-#define IDLE_S 300.0
-#define HALF_OPEN_S 60.0
+/* pipes of an unprivileged user count against fs.pipe-user-pages-soft (64
+ * MiB by default), beyond which every new pipe of theirs gets two pages */
+#define PIPE_CAP ((size_t)256 * 1024)
+#define PUMP_MAX ((size_t)4 * 1024 * 1024) /* per direction and wakeup: the others get a turn */
 #define DENIALS_MAX 256
 #define ADDRS_MAX 8
 #define REASON_MAX 256
 
-typedef enum watch_kind { W_LISTEN, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER } watch_kind;
+typedef enum watch_kind { W_LISTEN, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER, W_ORPHAN } watch_kind;
 
 struct conn;
 typedef struct watch {
@@ -56,21 +61,41 @@ typedef struct watch {
 typedef enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_TUNNEL, ST_FLUSH } conn_state;
 typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS } conn_proto;
 
+/* One direction: client -> upstream (up) or back (down). Its buffer holds
+ * the head and the replies; a tunnel's bytes are spliced through its pipe,
+ * or copied through the buffer when no pipe could be had. */
+typedef struct flow {
+        uint8_t *b;
+        size_t off, len; /* bytes b[off..len) wait to be sent */
+        int pipe[2];     /* or -1 */
+        size_t piped;    /* bytes in the pipe */
+        bool eof;        /* the source sent EOF */
+        bool shut;       /* the destination was shut down for writing */
+} flow;
+
 typedef struct conn {
         struct conn *prev, *next;
         watch cw, uw, rw; /* client, upstream, resolver */
         conn_state st;
         conn_proto proto;
-        uint8_t *up, *down; /* client -> upstream, upstream -> client */
-        size_t up_off, up_len, down_off, down_len;
-        bool c_eof, u_eof, c_shut, u_shut;
+        flow up, down; /* client -> upstream, upstream -> client */
         double deadline;
         char host[NET_HOST_MAX + 3];
         uint16_t port;
         net_addr addrs[ADDRS_MAX];
         size_t n_addrs, next_addr;
         int last_err;
+        pthread_t resolver; /* while resolving: joined once it answered */
+        bool resolving;
+        struct proxy *owner;
 } conn;
+
+/* A resolver whose connection is gone: joined once it answers. */
+typedef struct orphan {
+        watch w; /* first: the event's pointer is the orphan's */
+        pthread_t thread;
+        struct orphan *next;
+} orphan;
 
 struct proxy {
         pthread_t thread;
@@ -80,7 +105,12 @@ struct proxy {
         bool accept_paused;
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
+        orphan *orphans;
         size_t n_conns;
+        size_t pipe_fds; /* descriptors the tunnels' pipes use */
+        size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
+        proxy_timeouts t;
+        bool stopping; /* resolvers are joined, no longer orphaned */
         net_policy policy;
         cordon_log_fn log_fn;
         void *log_userdata;
@@ -175,13 +205,62 @@ static void note_denial(proxy *p, const char *host, unsigned port, const char *r
 
 /* ---- connections ------------------------------------------------------------------ */
 
+static void flow_close_pipe(proxy *p, flow *f)
+{
+        if (f->pipe[0] < 0)
+                return;
+        close(f->pipe[0]);
+        close(f->pipe[1]);
+        f->pipe[0] = f->pipe[1] = -1;
+        p->pipe_fds -= 2;
+}
+
+/* Stop waiting for |c|'s resolver. A running one is joined once it
+ * answers (or when the proxy stops): no thread outlives the proxy. */
+static void resolver_drop(proxy *p, conn *c)
+{
+        orphan *o = c->resolving && !p->stopping ? calloc(1, sizeof(*o)) : NULL;
+        if (c->resolving && !o) {
+                pthread_join(c->resolver, NULL); /* stopping, or out of memory: wait for it */
+                c->resolving = false;
+        }
+        if (!c->resolving) {
+                watch_close(&c->rw);
+                return;
+        }
+        *o = (orphan){.thread = c->resolver, .next = p->orphans};
+        o->w = watch_new(W_ORPHAN, c->rw.fd, NULL);
+        o->w.events = c->rw.events;
+        c->rw = watch_new(W_RESOLVER, -1, c);
+        c->resolving = false;
+        p->orphans = o;
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &o->w};
+        epoll_ctl(p->epfd, o->w.events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, o->w.fd, &ev);
+        o->w.events = EPOLLIN;
+}
+
+static void orphan_reap(proxy *p, orphan *dead)
+{
+        for (orphan **o = &p->orphans; *o; o = &(*o)->next) {
+                if (*o != dead)
+                        continue;
+                *o = dead->next;
+                pthread_join(dead->thread, NULL);
+                watch_close(&dead->w);
+                free(dead);
+                return;
+        }
+}
+
 /* Close |c|; its memory lives until reap_dead (later events of the same
  * round may still name its watches, whose fd is then -1). */
 static void conn_free(proxy *p, conn *c)
 {
         watch_close(&c->cw);
         watch_close(&c->uw);
-        watch_close(&c->rw);
+        resolver_drop(p, c);
+        flow_close_pipe(p, &c->up);
+        flow_close_pipe(p, &c->down);
         if (c->prev)
                 c->prev->next = c->next;
         else
@@ -203,8 +282,8 @@ static void reap_dead(proxy *p)
         while (p->dead) {
                 conn *c = p->dead;
                 p->dead = c->next;
-                free(c->up);
-                free(c->down);
+                free(c->up.b);
+                free(c->down.b);
                 free(c);
         }
 }
@@ -212,19 +291,19 @@ static void reap_dead(proxy *p)
 /* Queue |n| bytes for the client (they fit: replies are small). */
 static void to_client(conn *c, const void *data, size_t n)
 {
-        if (c->down_len + n > BUF_CAP)
-                n = BUF_CAP - c->down_len;
-        memcpy(c->down + c->down_len, data, n);
-        c->down_len += n;
+        if (c->down.len + n > BUF_CAP)
+                n = BUF_CAP - c->down.len;
+        memcpy(c->down.b + c->down.len, data, n);
+        c->down.len += n;
 }
 
 static void finish_with(conn *c, const void *data, size_t n)
 {
         to_client(c, data, n);
         c->st = ST_FLUSH;
-        c->deadline = now_s() + SETUP_S;
+        c->deadline = now_s() + c->owner->t.setup_s;
         watch_close(&c->uw);
-        watch_close(&c->rw);
+        resolver_drop(c->owner, c);
 }
 
 static void socks_reply(conn *c, uint8_t rep, bool last)
@@ -312,8 +391,8 @@ static void *resolver_main(void *arg)
         return NULL;
 }
 
-/* getaddrinfo blocks: a detached thread does it, and its answer arrives on
- * a socket the loop watches. 0 or -errno. */
+/* getaddrinfo blocks: a thread does it, and its answer arrives on a
+ * socket the loop watches (then the thread is joined). 0 or -errno. */
 static int resolve_start(proxy *p, conn *c)
 {
         int sv[2];
@@ -329,10 +408,8 @@ static int resolve_start(proxy *p, conn *c)
         snprintf(j->host, sizeof(j->host), "%s", c->host);
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
-        pthread_t t;
-        int e = pthread_create(&t, &attr, resolver_main, j);
+        int e = pthread_create(&c->resolver, &attr, resolver_main, j);
         pthread_attr_destroy(&attr);
         if (e) {
                 free(j);
@@ -340,10 +417,11 @@ static int resolve_start(proxy *p, conn *c)
                 close(sv[1]);
                 return -e;
         }
+        c->resolving = true;
         c->rw = watch_new(W_RESOLVER, sv[0], c);
         watch_set(p, &c->rw, EPOLLIN);
         c->st = ST_RESOLVE;
-        c->deadline = now_s() + SETUP_S;
+        c->deadline = now_s() + c->owner->t.setup_s;
         return 0;
 }
 
@@ -381,7 +459,7 @@ static bool connect_next(proxy *p, conn *c)
                         c->uw = watch_new(W_UPSTREAM, fd, c);
                         watch_set(p, &c->uw, EPOLLOUT);
                         c->st = ST_CONNECT;
-                        c->deadline = now_s() + SETUP_S;
+                        c->deadline = now_s() + c->owner->t.setup_s;
                         return true;
                 }
                 c->last_err = errno;
@@ -414,6 +492,8 @@ static void on_resolved(proxy *p, conn *c)
         resolve_result res;
         ssize_t n = recv(c->rw.fd, &res, sizeof(res), 0);
         watch_close(&c->rw);
+        pthread_join(c->resolver, NULL); /* it answered (or failed to): it is ending */
+        c->resolving = false;
         if (n != (ssize_t)sizeof(res) || res.err || res.n == 0) {
                 char why[160];
                 snprintf(why, sizeof(why), "cannot resolve the name: %s",
@@ -461,6 +541,8 @@ static void start_request(proxy *p, conn *c)
                 fail_request(c, 502, SOCKS_REP_FAILURE, strerror(-e));
 }
 
+static void tunnel_start(proxy *p, conn *c);
+
 /* The upstream connection is up: answer the client, then tunnel. */
 static void on_connected(proxy *p, conn *c)
 {
@@ -473,30 +555,27 @@ static void on_connected(proxy *p, conn *c)
                 start_connect(p, c);
                 return;
         }
-        int one = 1;
-        setsockopt(c->uw.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n\r\n";
         if (c->proto == P_CONNECT)
                 to_client(c, ESTABLISHED, sizeof(ESTABLISHED) - 1);
         else if (c->proto == P_SOCKS)
                 socks_reply(c, SOCKS_REP_OK, false);
-        c->st = ST_TUNNEL;
-        c->deadline = now_s() + IDLE_S;
+        tunnel_start(p, c);
 }
 
 /* ---- the client's request --------------------------------------------------------- */
 
 static void consume_up(conn *c, size_t n)
 {
-        memmove(c->up, c->up + n, c->up_len - n);
-        c->up_len -= n;
+        memmove(c->up.b, c->up.b + n, c->up.len - n);
+        c->up.len -= n;
 }
 
 static void parse_socks(proxy *p, conn *c)
 {
         if (c->st == ST_HEAD) {
                 bool no_auth = false;
-                int r = socks_parse_greeting(c->up, c->up_len, &no_auth);
+                int r = socks_parse_greeting(c->up.b, c->up.len, &no_auth);
                 if (r == 0)
                         return;
                 if (r < 0 || !no_auth) {
@@ -511,7 +590,7 @@ static void parse_socks(proxy *p, conn *c)
         }
         socks_request req;
         uint8_t rep = SOCKS_REP_FAILURE;
-        int r = socks_parse_request(c->up, c->up_len, &req, &rep);
+        int r = socks_parse_request(c->up.b, c->up.len, &req, &rep);
         if (r == 0)
                 return;
         if (r < 0) {
@@ -529,7 +608,7 @@ static void parse_http(proxy *p, conn *c)
         http_request req;
         char out[HTTP_HEAD_MAX + 256];
         size_t out_len = 0;
-        int r = http_parse_head((const char *)c->up, c->up_len, &req, out, sizeof(out), &out_len);
+        int r = http_parse_head((const char *)c->up.b, c->up.len, &req, out, sizeof(out), &out_len);
         if (r == 0)
                 return;
         c->proto = r > 0 && req.connect ? P_CONNECT : P_HTTP;
@@ -541,22 +620,22 @@ static void parse_http(proxy *p, conn *c)
         }
         snprintf(c->host, sizeof(c->host), "%s", req.host);
         c->port = req.port;
-        size_t rest = c->up_len - req.head_len;
+        size_t rest = c->up.len - req.head_len;
         if (c->proto == P_CONNECT) {
                 consume_up(c, req.head_len);
         } else { /* the head in origin form, then whatever followed it */
-                memmove(c->up + out_len, c->up + req.head_len, rest);
-                memcpy(c->up, out, out_len);
-                c->up_len = out_len + rest;
+                memmove(c->up.b + out_len, c->up.b + req.head_len, rest);
+                memcpy(c->up.b, out, out_len);
+                c->up.len = out_len + rest;
         }
         start_request(p, c);
 }
 
 static void on_head_bytes(proxy *p, conn *c)
 {
-        if (c->up_len == 0)
+        if (c->up.len == 0)
                 return;
-        if (c->up[0] == SOCKS_VERSION) {
+        if (c->up.b[0] == SOCKS_VERSION) {
                 c->proto = P_SOCKS;
                 parse_socks(p, c);
         } else {
@@ -566,40 +645,134 @@ static void on_head_bytes(proxy *p, conn *c)
 
 /* ---- moving bytes ----------------------------------------------------------------- */
 
-/* Read from |fd| into |b|; false on EOF or error (|*eof| set on EOF). */
-static bool fill(int fd, uint8_t *b, size_t *off, size_t *len, size_t cap, bool *eof, bool *moved)
+/* Read from |fd| into |f|'s buffer; false on an error (EOF sets f->eof). */
+static bool fill(int fd, flow *f, size_t cap, bool *moved)
 {
-        if (*off > 0 && *len == cap) {
-                memmove(b, b + *off, *len - *off);
-                *len -= *off;
-                *off = 0;
+        if (f->off > 0 && f->len == cap) {
+                memmove(f->b, f->b + f->off, f->len - f->off);
+                f->len -= f->off;
+                f->off = 0;
         }
-        if (*len >= cap)
+        if (f->len >= cap)
                 return true;
-        ssize_t n = recv(fd, b + *len, cap - *len, 0);
+        ssize_t n = recv(fd, f->b + f->len, cap - f->len, 0);
         if (n > 0) {
-                *len += (size_t)n;
+                f->len += (size_t)n;
                 *moved = true;
                 return true;
         }
         if (n == 0) {
-                *eof = true;
+                f->eof = true;
                 return true;
         }
         return errno == EAGAIN || errno == EINTR;
 }
 
-static bool drain(int fd, uint8_t *b, size_t *off, size_t *len, bool *moved)
+/* Send what |f|'s buffer holds to |fd|; false on an error. */
+static bool drain(int fd, flow *f, bool *moved)
 {
-        if (*off >= *len)
+        if (f->off >= f->len)
                 return true;
-        ssize_t n = send(fd, b + *off, *len - *off, MSG_NOSIGNAL);
+        ssize_t n = send(fd, f->b + f->off, f->len - f->off, MSG_NOSIGNAL);
         if (n < 0)
                 return errno == EAGAIN || errno == EINTR;
-        *off += (size_t)n;
+        f->off += (size_t)n;
         *moved = true;
-        if (*off == *len)
-                *off = *len = 0;
+        if (f->off == f->len)
+                f->off = f->len = 0;
+        return true;
+}
+
+/* ---- the tunnel ------------------------------------------------------------------- */
+
+/* A pipe for |f|, while descriptors are left for one (else the buffer). */
+static void flow_open_pipe(proxy *p, flow *f)
+{
+        if (2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || pipe2(f->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+                f->pipe[0] = f->pipe[1] = -1;
+                return;
+        }
+        p->pipe_fds += 2;
+        (void)fcntl(f->pipe[1], F_SETPIPE_SZ, (int)PIPE_CAP); /* else the default, 64 KiB */
+}
+
+static bool splice_ok(ssize_t n) { return n >= 0 || errno == EAGAIN || errno == EINTR; }
+
+/* Move what |from| sends to |to| until one of them would block (or
+ * PUMP_MAX moved): first what the buffer holds, then through the pipe (or
+ * the buffer again). False on an error of either side. */
+static bool pump(int from, int to, flow *f, bool *moved)
+{
+        if (to < 0)
+                return true;
+        size_t total = 0;
+        bool any = false, eof_before = f->eof;
+        for (bool progress = true; progress && total < PUMP_MAX; any |= progress) {
+                progress = false;
+                size_t before = f->len - f->off;
+                if (!drain(to, f, &progress))
+                        return false;
+                if (f->off < f->len) /* |to| would block */
+                        break;
+                total += before;
+                if (f->pipe[0] >= 0 && f->piped > 0) {
+                        ssize_t n = splice(f->pipe[0], NULL, to, NULL, f->piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                        if (!splice_ok(n))
+                                return false;
+                        f->piped -= n > 0 ? (size_t)n : 0;
+                        total += n > 0 ? (size_t)n : 0;
+                        progress |= n > 0;
+                }
+                if (f->eof || from < 0)
+                        continue;
+                if (f->pipe[0] < 0) {
+                        if (!fill(from, f, BUF_CAP, &progress))
+                                return false;
+                        continue;
+                }
+                ssize_t n = splice(from, NULL, f->pipe[1], NULL, PIPE_CAP, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                if (!splice_ok(n))
+                        return false;
+                f->eof = n == 0;
+                f->piped += n > 0 ? (size_t)n : 0;
+                progress |= n > 0;
+        }
+        *moved |= any || f->eof != eof_before;
+        return true;
+}
+
+/* Bytes of |f| not yet sent on. */
+static size_t flow_pending(const flow *f) { return f->len - f->off + f->piped; }
+
+/* What the source of |f| is waiting for: more only once the pipe (or the
+ * buffer) has room; a slot-full pipe with bytes in it would spin. */
+static uint32_t flow_source_events(const flow *f)
+{
+        bool room = f->pipe[0] >= 0 ? f->piped == 0 && f->off >= f->len : f->len < BUF_CAP;
+        return !f->eof && room ? EPOLLIN : 0;
+}
+
+static void tunnel_start(proxy *p, conn *c)
+{
+        int one = 1;
+        setsockopt(c->cw.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        setsockopt(c->uw.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        flow_open_pipe(p, &c->up);
+        flow_open_pipe(p, &c->down);
+        c->st = ST_TUNNEL;
+        c->deadline = now_s() + c->owner->t.idle_s;
+}
+
+/* Bytes both ways; half-closes passed on once what came before is sent. */
+static bool tunnel_pump(conn *c, uint32_t ev)
+{
+        if (ev & EPOLLERR) /* a reset: what is in flight is lost anyway */
+                return false;
+        bool moved = false;
+        if (!pump(c->cw.fd, c->uw.fd, &c->up, &moved) || !pump(c->uw.fd, c->cw.fd, &c->down, &moved))
+                return false;
+        if (moved)
+                c->deadline = now_s() + (c->up.eof || c->down.eof ? c->owner->t.half_open_s : c->owner->t.idle_s);
         return true;
 }
 
@@ -609,29 +782,29 @@ static bool update(proxy *p, conn *c)
         uint32_t ce = 0, ue = 0;
         bool head = c->st == ST_HEAD || c->st == ST_SOCKS_REQUEST;
         if (c->st == ST_FLUSH) {
-                if (c->down_off >= c->down_len)
+                if (c->down.off >= c->down.len)
                         return false;
                 ce = EPOLLOUT;
         } else if (head) {
-                ce = EPOLLIN | (c->down_len > c->down_off ? EPOLLOUT : 0);
+                ce = EPOLLIN | (c->down.len > c->down.off ? EPOLLOUT : 0);
         } else if (c->st == ST_TUNNEL) {
-                if (c->c_eof && c->up_off >= c->up_len && !c->u_shut) {
+                if (c->up.eof && flow_pending(&c->up) == 0 && !c->up.shut) {
                         shutdown(c->uw.fd, SHUT_WR);
-                        c->u_shut = true;
+                        c->up.shut = true;
                 }
-                if (c->u_eof && c->down_off >= c->down_len && !c->c_shut) {
+                if (c->down.eof && flow_pending(&c->down) == 0 && !c->down.shut) {
                         shutdown(c->cw.fd, SHUT_WR);
-                        c->c_shut = true;
+                        c->down.shut = true;
                 }
-                if (c->c_shut && c->u_shut)
+                if (c->down.shut && c->up.shut)
                         return false;
                 /* a side done both ways is closed (the other still drains) */
-                if (c->c_eof && c->c_shut)
+                if (c->up.eof && c->down.shut)
                         watch_close(&c->cw);
-                if (c->u_eof && c->u_shut)
+                if (c->down.eof && c->up.shut)
                         watch_close(&c->uw);
-                ce = (!c->c_eof && c->up_len < BUF_CAP ? EPOLLIN : 0) | (c->down_len > c->down_off ? EPOLLOUT : 0);
-                ue = (!c->u_eof && c->down_len < BUF_CAP ? EPOLLIN : 0) | (c->up_len > c->up_off ? EPOLLOUT : 0);
+                ce = flow_source_events(&c->up) | (flow_pending(&c->down) ? EPOLLOUT : 0);
+                ue = flow_source_events(&c->down) | (flow_pending(&c->up) ? EPOLLOUT : 0);
         } else if (c->st == ST_CONNECT) {
                 ue = EPOLLOUT;
         }
@@ -642,27 +815,24 @@ static bool update(proxy *p, conn *c)
 
 static bool on_client(proxy *p, conn *c, uint32_t ev)
 {
+        if (c->st == ST_TUNNEL)
+                return tunnel_pump(c, ev);
         bool moved = false, ok = true;
-        if ((ev & EPOLLERR) || ((ev & EPOLLHUP) && c->st != ST_TUNNEL && c->st != ST_HEAD &&
-                                c->st != ST_SOCKS_REQUEST))
+        if ((ev & EPOLLERR) || ((ev & EPOLLHUP) && c->st != ST_HEAD && c->st != ST_SOCKS_REQUEST))
                 return false;
         if (ev & (EPOLLIN | EPOLLHUP)) {
                 bool head = c->st == ST_HEAD || c->st == ST_SOCKS_REQUEST;
                 size_t cap = head ? HTTP_HEAD_MAX : BUF_CAP;
                 if (c->st == ST_FLUSH) /* what a refused client still sends is dropped */
-                        c->up_len = c->up_off = 0;
-                ok = fill(c->cw.fd, c->up, &c->up_off, &c->up_len, cap, &c->c_eof, &moved);
-                if (head && (c->c_eof || !ok))
+                        c->up.len = c->up.off = 0;
+                ok = fill(c->cw.fd, &c->up, cap, &moved);
+                if (head && (c->up.eof || !ok))
                         return false;
                 if (head && moved)
                         on_head_bytes(p, c);
         }
         if (ok && (ev & EPOLLOUT))
-                ok = drain(c->cw.fd, c->down, &c->down_off, &c->down_len, &moved);
-        if (ok && moved && c->st == ST_TUNNEL && c->uw.fd >= 0) /* pass it on now, not a round later */
-                ok = drain(c->uw.fd, c->up, &c->up_off, &c->up_len, &moved);
-        if (moved && c->st == ST_TUNNEL)
-                c->deadline = now_s() + (c->c_eof || c->u_eof ? HALF_OPEN_S : IDLE_S);
+                ok = drain(c->cw.fd, &c->down, &moved);
         return ok;
 }
 
@@ -672,16 +842,7 @@ static bool on_upstream(proxy *p, conn *c, uint32_t ev)
                 on_connected(p, c);
                 return true;
         }
-        bool moved = false, ok = !(ev & EPOLLERR); /* a reset: what is in flight is lost anyway */
-        if (ok && (ev & (EPOLLIN | EPOLLHUP)))
-                ok = fill(c->uw.fd, c->down, &c->down_off, &c->down_len, BUF_CAP, &c->u_eof, &moved);
-        if (ok && (ev & EPOLLOUT))
-                ok = drain(c->uw.fd, c->up, &c->up_off, &c->up_len, &moved);
-        if (ok && moved && c->cw.fd >= 0)
-                ok = drain(c->cw.fd, c->down, &c->down_off, &c->down_len, &moved);
-        if (moved)
-                c->deadline = now_s() + (c->c_eof || c->u_eof ? HALF_OPEN_S : IDLE_S);
-        return ok;
+        return tunnel_pump(c, ev);
 }
 
 static void on_timeout(proxy *p, conn *c)
@@ -713,13 +874,13 @@ static void accept_all(proxy *p)
                 }
                 conn *c = p->n_conns < CONN_MAX ? calloc(1, sizeof(*c)) : NULL;
                 if (c) {
-                        c->up = malloc(BUF_CAP);
-                        c->down = malloc(BUF_CAP);
+                        c->up.b = malloc(BUF_CAP);
+                        c->down.b = malloc(BUF_CAP);
                 }
-                if (!c || !c->up || !c->down) {
+                if (!c || !c->up.b || !c->down.b) {
                         if (c) {
-                                free(c->up);
-                                free(c->down);
+                                free(c->up.b);
+                                free(c->down.b);
                                 free(c);
                         }
                         close(fd);
@@ -728,8 +889,10 @@ static void accept_all(proxy *p)
                 c->cw = watch_new(W_CLIENT, fd, c);
                 c->uw = watch_new(W_UPSTREAM, -1, c);
                 c->rw = watch_new(W_RESOLVER, -1, c);
+                c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
+                c->owner = p;
                 c->st = ST_HEAD;
-                c->deadline = now_s() + SETUP_S;
+                c->deadline = now_s() + c->owner->t.setup_s;
                 c->next = p->conns;
                 if (p->conns)
                         p->conns->prev = c;
@@ -804,6 +967,8 @@ static void *proxy_main(void *arg)
                                 accept_all(p);
                         else if (w->kind == W_CHANNEL)
                                 receive_listener(p);
+                        else if (w->kind == W_ORPHAN)
+                                orphan_reap(p, (orphan *)w);
                         else if (w->fd >= 0) /* not closed by an earlier event of this round */
                                 on_conn_event(p, w, ev[i].events);
                 }
@@ -834,6 +999,44 @@ static int read_own_addresses(net_policy *pol)
                         net_addr_from_sockaddr(i->ifa_addr, &pol->own[pol->n_own++]);
         freeifaddrs(ifa);
         return n && !pol->own ? -ENOMEM : 0;
+}
+
+/* "A,B,C": three whole seconds from 1 to 3600. */
+static bool parse_three_seconds(const char *s, unsigned long v[3])
+{
+        for (int i = 0; i < 3; i++) {
+                char *end = NULL;
+                if (*s < '0' || *s > '9')
+                        return false;
+                errno = 0;
+                v[i] = strtoul(s, &end, 10);
+                if (errno || v[i] < 1 || v[i] > 3600 || *end != (i == 2 ? '\0' : ','))
+                        return false;
+                s = end + 1;
+        }
+        return true;
+}
+
+/* PROXY_TIMEOUTS_ENV when it is valid, else the defaults. */
+static proxy_timeouts read_timeouts(void)
+{
+        const char *s = getenv(PROXY_TIMEOUTS_ENV);
+        unsigned long v[3];
+        if (!s || !parse_three_seconds(s, v))
+                return PROXY_TIMEOUTS_DEFAULT;
+        return (proxy_timeouts){(double)v[0], (double)v[1], (double)v[2]};
+}
+
+/* A tunnel gets its pipes (four descriptors) while the proxy's sockets
+ * and pipes stay within half the descriptors the process may open: pipes
+ * never take what the sockets of the connections need. Beyond: copies. */
+static size_t fds_max(void)
+{
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return (size_t)6 * CONN_MAX;
+        size_t half = (size_t)rl.rlim_cur / 2;
+        return half < (size_t)6 * CONN_MAX ? half : (size_t)6 * CONN_MAX;
 }
 
 static int parse_policy(const char *const *allow, net_policy *pol, cordon_error **ret_error)
@@ -868,6 +1071,8 @@ int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_
         pthread_mutex_init(&p->lock, NULL);
         p->log_fn = log_fn;
         p->log_userdata = userdata;
+        p->t = read_timeouts();
+        p->fds_max = fds_max();
         p->listen_w = watch_new(W_LISTEN, listen_fd, NULL);
         p->channel_w = watch_new(W_CHANNEL, channel_fd, NULL);
         p->stop_w = watch_new(W_STOP, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), NULL);
@@ -909,8 +1114,11 @@ void proxy_stop(proxy *p)
                 (void)!write(p->stop_w.fd, &one, sizeof(one));
                 pthread_join(p->thread, NULL);
         }
+        p->stopping = true; /* a lookup in flight is waited for */
         while (p->conns)
                 conn_free(p, p->conns);
+        while (p->orphans)
+                orphan_reap(p, p->orphans);
         reap_dead(p);
         watch_close(&p->listen_w);
         watch_close(&p->channel_w);

@@ -13,6 +13,19 @@
 
 typedef struct proxy proxy;
 
+/* How long a connection may take, in seconds. */
+typedef struct proxy_timeouts {
+        double setup_s;     /* the request's head, resolving its name, connecting upstream (each) */
+        double idle_s;      /* a tunnel without traffic either way */
+        double half_open_s; /* a tunnel once one side has closed */
+} proxy_timeouts;
+
+/* For tests only: CORDON_TEST_PROXY_TIMEOUTS=SETUP,IDLE,HALF_OPEN (whole
+ * seconds, 1 to 3600), read from the launcher's environment when the proxy
+ * starts (the sandboxed command cannot set it); anything else: these. */
+#define PROXY_TIMEOUTS_DEFAULT ((proxy_timeouts){30, 300, 60})
+#define PROXY_TIMEOUTS_ENV "CORDON_TEST_PROXY_TIMEOUTS"
+
 /* One refused (host, port), reported once. */
 typedef struct proxy_denial {
         char *host;

@@ -87,20 +87,7 @@ static void fill_result(cordon_process *p, int ws)
 #else
         res->max_rss_bytes = (uint64_t)(now.ru_maxrss > 0 ? now.ru_maxrss : 0) * 1024;
 #endif
-        if (WIFSIGNALED(ws)) {
-                res->signal = WTERMSIG(ws);
-                res->exit_code = -1;
-                res->status = 128 + res->signal;
-        } else {
-                res->exit_code = WEXITSTATUS(ws);
-                res->status = res->exit_code;
-        }
-        /* RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one */
-        if (p->cpu_limit > 0 && !res->timed_out &&
-            (res->signal == SIGXCPU || (res->signal == SIGKILL && res->user_s + res->sys_s >= p->cpu_limit)))
-                res->cpu_limited = true;
-        if (res->timed_out)
-                res->status = 124;
+        result_set_end(res, WEXITSTATUS(ws), WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, p->cpu_limit);
 }
 
 /* 1 once reaped, 0 while it runs, -errno. */

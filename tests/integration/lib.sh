@@ -63,6 +63,14 @@ bg_as_user() {
     fi
     BG_PID=$!
     CLEANUP_PIDS="${CLEANUP_PIDS:-} $BG_PID"
+    # until setpriv has executed CMD: in between it is not yet the user's,
+    # or not dumpable (a ptrace or signal control would fail)
+    [ "$TEST_AS" = user ] || return 0
+    local i
+    for i in $(seq 100); do
+        [ "$(cat /proc/$BG_PID/comm 2>/dev/null)" != setpriv ] && return 0
+        sleep 0.02
+    done
 }
 
 cordon() { (cd "${CWD:-$W}" && as_user "$CORDON" "$@"); }

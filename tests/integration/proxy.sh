@@ -21,7 +21,12 @@ git init -q "$T/src" && git -C "$T/src" -c user.email=t@t -c user.name=t commit 
 chmod -R a+rX "$T/srv"
 free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.2",0));print(s.getsockname()[1])'; }
 P=$(free_port)
-(cd "$T/srv" && exec $PY -m http.server "$P" --bind $UP >/dev/null 2>&1) &
+$PY -c '
+import functools, http.server, sys
+class Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024  # hundreds of connections at once
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
+Server(("127.0.0.2", int(sys.argv[1])), handler).serve_forever()' "$P" "$T/srv" >/dev/null 2>&1 &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 PU=$(free_port)
 $PY -c '
@@ -29,6 +34,21 @@ import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.2", int(sys.argv[1])))
 while True:
     d, a = s.recvfrom(100); s.sendto(d, a)' "$PU" &
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+# a server that holds every connection open, never reading or closing
+# (PH), and one whose accept queue is full so that a SYN gets no answer (PB)
+PH=$(free_port)
+PB=$(free_port)
+$PY -c '
+import socket, sys
+hold = socket.socket(); hold.bind(("127.0.0.2", int(sys.argv[1]))); hold.listen(64)
+full = socket.socket(); full.bind(("127.0.0.2", int(sys.argv[2]))); full.listen(0)
+fillers = []
+for _ in range(3):
+    s = socket.socket(); s.setblocking(False); s.connect_ex(("127.0.0.2", int(sys.argv[2]))); fillers.append(s)
+held = []
+while True:
+    held.append(hold.accept()[0])' "$PH" "$PB" &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 for _ in $(seq 50); do curl -s -o /dev/null "http://$UP:$P/hello.txt" && break; sleep 0.1; done
 P2=$((P == 65535 ? P - 1 : P + 1))
@@ -72,8 +92,40 @@ check_out "a larger download arrives whole" "$want" run -- sh -c \
     'curl -sS "$1" | sha256sum | cut -d" " -f1' sh "http://allowed.test:$P/big.bin"
 check_out "20 parallel connections" "20" run -- sh -c \
     'for i in $(seq 20); do curl -sS "$1" & done | grep -c hello' sh "$URL"
+# 300 tunnels open at once (each CONNECTed before any sends its request),
+# then a request over each; with 1024 descriptors the proxy keeps half of
+# them for sockets and copies the tunnels' bytes instead of splicing them
+parallel='import os, socket, sys, threading
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+n, host, port = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+all_open = threading.Barrier(n, timeout=20)
+got = []
+def one():
+    s = socket.create_connection(px, 20); s.settimeout(20)
+    s.sendall(("CONNECT %s:%s HTTP/1.1\r\n\r\n" % (host, port)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head: head += s.recv(1)
+    all_open.wait()
+    s.sendall(b"GET /hello.txt HTTP/1.0\r\n\r\n")
+    r = b""
+    while True:
+        d = s.recv(65536)
+        if not d: break
+        r += d
+    got.append(r.endswith(b"\r\nhello\n"))
+threads = [threading.Thread(target=one) for _ in range(n)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sum(got))'
+check_out "300 tunnels at once through the proxy" "300" run -- $PY -c "$parallel" 300 allowed.test "$P"
+run_1024() { (ulimit -n 1024 && run "$@"); }
+check_out "300 tunnels at once with 1024 descriptors (copied, not spliced)" "300" \
+    run_1024 -- $PY -c "$parallel" 300 allowed.test "$P"
 check_out "the environment points at the proxy" "http://127.0.0.1:3128 proxy unset" run -- sh -c \
     'echo "$HTTPS_PROXY $CORDON_SANDBOX_NETWORK ${CORDON_SANDBOX_NETWORK_DISABLED:-unset}"'
+check_out "the variables of npm, yarn, pip and cargo name the proxy too" \
+    "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128" \
+    run -- sh -c 'echo "$npm_config_proxy $npm_config_https_proxy $YARN_HTTPS_PROXY $PIP_PROXY $CARGO_HTTP_PROXY"'
 
 # -- denied, with the reason: HTTP 403, SOCKS5 reply 2, stderr, --stats
 check_contains "a name not in the list: 403" "X-Cordon-Denied: not in the allowlist" \
@@ -91,6 +143,20 @@ check_contains "an IP not in the list" "the IP address is not in the allowlist" 
 check_contains "CONNECT denied: 403" "403" run -- curl -sS -p "http://other.test:$P/hello.txt"
 check_contains "SOCKS5 denied: reply 2 (not allowed)" "(2)" \
     run -- curl -sS -x socks5h://127.0.0.1:3128 "http://other.test:$P/hello.txt"
+socks='import os, socket, struct, sys
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+def reply(cmd, atyp, addr, port):
+    s = socket.create_connection(px, 5); s.settimeout(5)
+    s.sendall(b"\x05\x01\x00")
+    if s.recv(2) != b"\x05\x00": return "no greeting"
+    a = bytes([len(addr)]) + addr.encode() if atyp == 3 else socket.inet_aton(addr)
+    s.sendall(bytes([5, cmd, 0, atyp]) + a + struct.pack(">H", port))
+    r = s.recv(10)
+    return str(r[1]) if len(r) > 1 else "none"
+print(" ".join(reply(int(c), int(t), a, int(p)) for c, t, a, p in (x.split(",") for x in sys.argv[1:])))'
+check_out "SOCKS5 reply codes: 0 allowed, 2 not allowed, 5 refused, 7 no UDP ASSOCIATE, 8 bad address type" \
+    "0 2 5 7 8" in_hosts "$CORDON" run --allow-net "$ALLOW,$UP:$P2" -- $PY -c "$socks" \
+    "1,3,allowed.test,$P" "1,3,other.test,$P" "1,1,$UP,$P2" "3,1,$UP,$P" "1,9,$UP,$P"
 check_contains "the launcher reports the denied host on stderr" \
     "cordon: network: denied other.test:$P: not in the allowlist (allow it with --allow-net other.test:$P)" \
     run -- curl -sS -o /dev/null "http://other.test:$P/"
@@ -115,6 +181,57 @@ except OSError as e: print("no reply")'
 check_out "control: UDP reaches the host's echo server, unsandboxed" "ping" as_user $PY -c "$udp" "$PU"
 check_out "UDP from inside does not reach the host" "no reply" run -- $PY -c "$udp" "$PU"
 check_out "the namespace has only lo" "lo" run -- sh -c "ls /sys/class/net 2>/dev/null || sed -n '3,\$s/:.*//p' /proc/net/dev | tr -d ' '"
+
+# -- timeouts: a head that never ends, a connect that gets no answer, an idle
+# tunnel, a half-closed one. CORDON_TEST_PROXY_TIMEOUTS (test-only, read by
+# the launcher) makes one of them 1 s in each run, the others 30 s: each
+# probe's control is a run where its own timeout is the long one.
+timeouts='import os, socket, sys, threading
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+up, hold, full = sys.argv[1], sys.argv[2], sys.argv[3]
+def ends(s):  # the proxy closes s within 3.5 s
+    s.settimeout(3.5)
+    try:
+        while s.recv(4096): pass
+        return "closed"
+    except socket.timeout: return "open"
+    except OSError: return "closed"
+def connect(port):
+    s = socket.create_connection(px, 3)
+    s.sendall(("CONNECT %s:%s HTTP/1.1\r\n\r\n" % (up, port)).encode())
+    return s
+def tunnel():
+    s = connect(hold); s.settimeout(3)
+    assert s.recv(4096).startswith(b"HTTP/1.1 200"); return s
+def answer(s):
+    s.settimeout(3.5)
+    try: return s.recv(4096).split(b"\r\n")[0].decode()
+    except socket.timeout: return "no answer"
+head = socket.create_connection(px, 3); head.sendall(b"GET http://")
+pending = connect(full)
+idle = tunnel()
+half = tunnel(); half.shutdown(socket.SHUT_WR)
+waits = {"head": (ends, head), "connect": (answer, pending), "idle": (ends, idle), "half-open": (ends, half)}
+got = {}
+threads = [threading.Thread(target=lambda k=k, f=f, s=s: got.update({k: f(s)})) for k, (f, s) in waits.items()]
+for t in threads: t.start()
+for t in threads: t.join()
+for k in waits: print(k, got[k])'
+trun() { CORDON_TEST_PROXY_TIMEOUTS=$1 in_hosts "$CORDON" run --allow-net "$UP:$PH,$UP:$PB" -- $PY -c "$timeouts" $UP "$PH" "$PB"; }
+trun 1,30,30 >"$T/t-setup" 2>&1 &
+t1=$!
+trun 30,1,30 >"$T/t-idle" 2>&1 &
+t2=$!
+trun 30,30,1 >"$T/t-half" 2>&1 &
+wait $t1 $! $t2
+check_contains "a request head that never ends is closed (setup timeout)" "head closed" cat "$T/t-setup"
+check_contains "control: it stays open while the setup timeout is long" "head open" cat "$T/t-idle"
+check_contains "a connect without an answer: 504 (setup timeout)" "connect HTTP/1.1 504 Gateway Timeout" cat "$T/t-setup"
+check_contains "control: no answer while the setup timeout is long" "connect no answer" cat "$T/t-idle"
+check_contains "an idle tunnel is closed (idle timeout)" "idle closed" cat "$T/t-idle"
+check_contains "control: it stays open while the idle timeout is long" "idle open" cat "$T/t-half"
+check_contains "a half-closed tunnel is closed (half-open timeout)" "half-open closed" cat "$T/t-half"
+check_contains "control: it stays open while the half-open timeout is long" "half-open open" cat "$T/t-idle"
 
 # -- the plan shows the list
 check_contains "cordon plan shows the allowlist" "allow: allowed.test:$P $UP:$P" \

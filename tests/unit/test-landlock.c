@@ -31,7 +31,9 @@ static void test_rights_per_abi(void)
                 {5, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV, 3, 0},
                 {6, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV, 3, 3},
                 {7, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV, 3, 3},
-                {42, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV, 3, 3}, /* newer: what we know */
+                {8, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV, 3, 3},
+                {9, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | LL_FS_RESOLVE_UNIX, 3, 3},
+                {42, ABI1_FS | LL_FS_REFER | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | LL_FS_RESOLVE_UNIX, 3, 3}, /* newer: what we know */
         };
         for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
                 landlock_rights r = landlock_rights_for_abi(T[i].abi);
@@ -47,6 +49,8 @@ static void test_read_write_sets(void)
         CHECK_INTEQ(landlock_fs_read(all), LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR);
         CHECK_INTEQ(landlock_fs_write(all), all);
         CHECK(!(landlock_fs_read(all) & (LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_MAKE_REG | LL_FS_REFER)));
+        /* ABI 9: connecting to a unix socket is a right of the writable paths only */
+        CHECK(!(landlock_fs_read(landlock_rights_for_abi(9).fs) & LL_FS_RESOLVE_UNIX));
         char *names = landlock_fs_names(LL_FS_READ_FILE | LL_FS_TRUNCATE);
         CHECK_STREQ(names, "read_file truncate");
         free(names);

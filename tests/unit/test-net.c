@@ -2,9 +2,18 @@
 /* The network allowlist (net/allowlist.c): entries, matching, and the
  * addresses names may not resolve to. Table-driven. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cordon.h"
 
 #include "net/allowlist.h"
+#include "net/proxy.h"
 #include "tap.h"
 
 static void test_entry_parse(void)
@@ -213,6 +222,162 @@ static void test_host_normalize(void)
         }
 }
 
+/* Entries of /proc/self/DIR (threads, descriptors), without . and .. */
+static int count_entries(const char *dir)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/%s", dir);
+        DIR *d = opendir(path);
+        int n = 0;
+        for (struct dirent *e; d && (e = readdir(d));)
+                n += e->d_name[0] != '.';
+        if (d)
+                closedir(d);
+        return d ? n - (streq(dir, "fd") ? 1 : 0) : -1; /* not the directory's own */
+}
+
+/* A TCP socket listening on 127.0.0.1, on a port the kernel picks. */
+static int listen_loopback(uint16_t *ret_port)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof(sa);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0 ||
+            getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return -1;
+        }
+        *ret_port = ntohs(sa.sin_port);
+        return fd;
+}
+
+static int connect_loopback(uint16_t port)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct timeval tv = {5, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+/* A tunnel through the proxy to |target|, its reply read. */
+static int open_tunnel(uint16_t px_port, const char *target)
+{
+        int fd = connect_loopback(px_port);
+        char req[128], reply[128];
+        int n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\n\r\n", target);
+        if (fd < 0 || write(fd, req, (size_t)n) != n || recv(fd, reply, sizeof(reply), 0) <= 0 ||
+            strncmp(reply, "HTTP/1.1 200", 12) != 0)
+                printf("# no tunnel to %s\n", target);
+        return fd;
+}
+
+/* The proxy of a library caller: stopped, it leaves no thread and no
+ * descriptor behind, and every connection it had is closed (a head half
+ * sent, tunnels, one to a name that was resolved). The control: while it
+ * runs, its thread and descriptors are there. */
+static void test_proxy_stops_clean(void)
+{
+        int tasks = count_entries("task"), fds = count_entries("fd");
+        uint16_t up_port = 0, px_port = 0;
+        int up = listen_loopback(&up_port), lfd = listen_loopback(&px_port);
+        CHECK(up >= 0 && lfd >= 0);
+        char ip_entry[32], ip6_entry[32], name_entry[32];
+        snprintf(ip_entry, sizeof(ip_entry), "127.0.0.1:%u", up_port);
+        snprintf(ip6_entry, sizeof(ip6_entry), "[::1]:%u", up_port); /* localhost may name it too */
+        snprintf(name_entry, sizeof(name_entry), "localhost:%u", up_port);
+        const char *allow[] = {ip_entry, ip6_entry, name_entry, NULL};
+        proxy *px = NULL;
+        cordon_error *err = NULL;
+        CHECK_INTEQ(proxy_start(allow, lfd, -1, NULL, NULL, &px, &err), 0);
+        int clients[4] = {connect_loopback(px_port), open_tunnel(px_port, ip_entry), open_tunnel(px_port, ip_entry),
+                          open_tunnel(px_port, name_entry)};
+        CHECK(clients[0] >= 0 && write(clients[0], "GET http://", 11) == 11);
+        int upstreams[3];
+        for (int i = 0; i < 3; i++)
+                upstreams[i] = accept4(up, NULL, NULL, SOCK_CLOEXEC);
+        CHECK(write(clients[1], "ping", 4) == 4);
+        char b[8] = "";
+        CHECK(recv(upstreams[0], b, sizeof(b), 0) == 4 || recv(upstreams[1], b, sizeof(b), 0) == 4);
+        CHECK_INTEQ(count_entries("task"), tasks + 1);   /* control: the proxy's thread */
+        CHECK(count_entries("fd") >= fds + 2 + 4 + 3 + 8); /* control: its sockets and pipes */
+        px = proxy_free(px);
+        for (int i = 0; i < 4; i++) {
+                CHECK(clients[i] >= 0 && recv(clients[i], b, sizeof(b), 0) == 0); /* closed by the proxy */
+                if (clients[i] >= 0)
+                        close(clients[i]);
+        }
+        for (int i = 0; i < 3; i++)
+                if (upstreams[i] >= 0)
+                        close(upstreams[i]);
+        close(up);
+        CHECK_INTEQ(count_entries("task"), tasks);
+        CHECK_INTEQ(count_entries("fd"), fds);
+        cordon_error_free(err);
+}
+
+/* The command inside: a tunnel through the proxy to the caller's port, a
+ * head half sent on a second connection; it waits for its stdin to end. */
+static const char TUNNEL_PY[] =
+        "import socket, sys\n"
+        "t = socket.create_connection(('127.0.0.1', 3128), 5)\n"
+        "t.sendall(b'CONNECT 127.0.0.1:' + sys.argv[1].encode() + b' HTTP/1.1\\r\\n\\r\\n')\n"
+        "print(t.recv(100).split(b'\\r\\n')[0].decode(), flush=True)\n"
+        "h = socket.create_connection(('127.0.0.1', 3128), 5); h.sendall(b'GET http://')\n"
+        "sys.stdin.read()\n";
+
+/* A library caller's sandbox with --allow-net: once it has ended and is
+ * freed, no thread and no descriptor of the proxy is left in the caller.
+ * The control: while the command holds its connections, they are there. */
+static void test_library_caller_keeps_nothing(void)
+{
+        char home[] = "/tmp/cordon-net.XXXXXX";
+        CHECK(mkdtemp(home) != NULL);
+        int tasks = count_entries("task"), fds = count_entries("fd");
+        uint16_t up_port = 0;
+        int up = listen_loopback(&up_port), in[2] = {-1, -1}, out[2] = {-1, -1};
+        CHECK(up >= 0 && pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0);
+        char entry[32], port[8];
+        snprintf(entry, sizeof(entry), "127.0.0.1:%u", up_port);
+        snprintf(port, sizeof(port), "%u", up_port);
+        const char *argv[] = {"/usr/bin/python3", "-c", TUNNEL_PY, port, NULL};
+        cordon_config *c = cordon_config_new();
+        cordon_command *cmd = cordon_command_new(argv);
+        cordon_plan *plan = NULL;
+        cordon_process *p = NULL;
+        CHECK(cordon_config_set_home(c, home, NULL) == 0 && cordon_config_add_network_allow(c, entry, NULL) == 0);
+        cordon_command_set_stdio(cmd, 0, in[0]);
+        cordon_command_set_stdio(cmd, 1, out[1]);
+        CHECK(cordon_prepare(c, cmd, &plan, NULL) == 0 && cordon_start(plan, &p, NULL) == 0);
+        close(in[0]);
+        close(out[1]);
+        char line[64] = "";
+        ssize_t n = read(out[0], line, sizeof(line) - 1);
+        line[n > 0 ? n : 0] = '\0';
+        CHECK_STREQ(line, "HTTP/1.1 200 Connection established\n");
+        CHECK(count_entries("task") > tasks);     /* control: the proxy's thread */
+        CHECK(count_entries("fd") >= fds + 3 + 5); /* control: its sockets */
+        close(in[1]);
+        cordon_result res = {0};
+        CHECK(p && cordon_wait(p, 10000, &res, NULL) == 0 && res.status == 0);
+        cordon_process_free(p);
+        cordon_plan_free(plan);
+        cordon_command_free(cmd);
+        cordon_config_free(c);
+        close(out[0]);
+        close(up);
+        CHECK_INTEQ(count_entries("task"), tasks);
+        CHECK_INTEQ(count_entries("fd"), fds);
+        char rm[64];
+        snprintf(rm, sizeof(rm), "rm -rf '%s'", home);
+        CHECK(system(rm) == 0);
+}
+
 int main(void)
 {
         RUN(test_entry_parse);
@@ -220,5 +385,7 @@ int main(void)
         RUN(test_policy_hosts);
         RUN(test_policy_addresses);
         RUN(test_host_normalize);
+        RUN(test_proxy_stops_clean);
+        RUN(test_library_caller_keeps_nothing);
         return TAP_DONE();
 }
