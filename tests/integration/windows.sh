@@ -147,6 +147,8 @@ CORDON_SANDBOX=windows
 MY_API_KEY unset" crun --network full --inherit all -- "$PROBE_EXE" env USERPROFILE APPDATA TEMP CORDON_SANDBOX MY_API_KEY
 check_contains "the control: with the default excludes ignored, the variable is there" "MY_API_KEY=secret" \
     crun --network full --inherit all --ignore-default-excludes -- "$PROBE_EXE" env MY_API_KEY
+check_contains "an exclude glob drops it there too (fnmatch, case-insensitive)" "MY_API_KEY unset" \
+    crun --network full --inherit all --ignore-default-excludes --exclude 'my_[a-z]*' -- "$PROBE_EXE" env MY_API_KEY
 check "the instance's directories are made (runtime-user-env/AppData/Local)" test -d "$T/inst/runtime-user-env/AppData/Local"
 check_contains "cordon.exe run: in the job at its first code" "early: in-job" crun --network full -- "$PROBE_EXE" job
 crun -- "$PROBE_EXE" touch "$(winpath "$W/net-ran")" >"$T/o" 2>&1
