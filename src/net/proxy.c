@@ -339,7 +339,7 @@ static void poll_add(proxy *p, size_t *n, watch *w)
                 struct pollfd *f = realloc(p->pfd, cap * sizeof(*f));
                 if (f)
                         p->pfd = f;
-                watch **ws = f ? realloc(p->pw, cap * sizeof(*ws)) : NULL;
+                watch **ws = f ? realloc(p->pw, cap * sizeof(watch *)) : NULL;
                 if (!ws)
                         return; /* out of memory: this one waits a round */
                 p->pw = ws;
@@ -411,7 +411,7 @@ static int resolver_pair(int sv[2])
 /* No splice(2): tunnels copy through their buffers. */
 static int tunnel_pipe(int fds[2])
 {
-        (void)fds;
+        fds[0] = fds[1] = -1;
         return -1;
 }
 
