@@ -39,7 +39,7 @@ $(SEATBELT)/build.ninja:
 
 check-seatbelt: deps $(SEATBELT)/build.ninja
 	ninja -C $(SEATBELT)
-	ONLY="seatbelt test-config test-env test-plan test-util test-cli-args test-fuzz" tests/run-tests $(SEATBELT)
+	ONLY="seatbelt test-net test-config test-env test-plan test-util test-cli-args test-fuzz" tests/run-tests $(SEATBELT)
 
 # Only the normal build (quicker while developing).
 check-fast: all
