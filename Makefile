@@ -41,7 +41,7 @@ $(SEATBELT)/build.ninja:
 
 check-seatbelt: deps $(SEATBELT)/build.ninja
 	ninja -C $(SEATBELT)
-	ONLY="seatbelt test-config test-env test-plan test-util test-cli-args test-fuzz" tests/run-tests $(SEATBELT)
+	ONLY="seatbelt test-net test-config test-env test-plan test-util test-cli-args test-fuzz" tests/run-tests $(SEATBELT)
 
 # The Windows build: cordon.exe and the library cross-built with Debian's
 # mingw-w64, jansson built for Windows from Debian's source package.

@@ -200,7 +200,7 @@ static void text_limits(buf *b, const cordon_plan *p)
 
 static void text_network_allow(buf *b, const cordon_plan *p)
 {
-        if (p->backend == BACKEND_LANDLOCK)
+        if (p->backend == BACKEND_LANDLOCK || p->backend == BACKEND_SEATBELT)
                 buf_printf(b, "network proxy: %s on the host, a port chosen at start (it replaces %d in the env) "
                               "(HTTP, CONNECT, SOCKS5), allow:",
                            PROXY_HOST, PROXY_PORT);
@@ -314,10 +314,10 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "network", json_string(network_name(p->network)));
         if (p->network == CORDON_NETWORK_PROXY) {
                 json_object_set_new(o, "network_allow", json_strv(p->network_allow));
-                /* the landlock backend's port is chosen at start: 0 */
-                json_object_set_new(o, "network_proxy", json_string(p->backend == BACKEND_LANDLOCK
-                                                                            ? PROXY_HOST ":0"
-                                                                            : PROXY_HOST ":" STR(PROXY_PORT)));
+                /* the landlock and seatbelt backends' port is chosen at start: 0 */
+                bool on_host = p->backend == BACKEND_LANDLOCK || p->backend == BACKEND_SEATBELT;
+                json_object_set_new(o, "network_proxy",
+                                    json_string(on_host ? PROXY_HOST ":0" : PROXY_HOST ":" STR(PROXY_PORT)));
         }
         json_t *ns = json_array();
         for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)

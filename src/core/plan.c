@@ -1570,6 +1570,10 @@ static int plan_network(builder *b)
                                     "the host may use it (and its allowlist); the linux backend's proxy is reachable "
                                     "only from the sandbox") < 0)
                 return -ENOMEM;
+        if (p->backend == BACKEND_SEATBELT &&
+            strv_push(&p->warnings, "on the seatbelt backend the proxy listens on the host's loopback: any process of "
+                                    "the host may use it (and its allowlist)") < 0)
+                return -ENOMEM;
         return 0;
 }
 

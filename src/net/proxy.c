@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The allowlist proxy: one thread of the launcher, one epoll loop, every
+/* The allowlist proxy: one thread of the launcher, one event loop, every
  * connection a small state machine:
  *
  *   HEAD (HTTP head, or SOCKS5 greeting then request)
@@ -16,7 +16,13 @@
  * setup_s; a tunnel: idle_s without traffic, half_open_s once one side
  * closed; PROXY_TIMEOUTS_ENV shortens them for tests). The thread runs
  * outside the sandbox, in the launcher's network namespace; the command
- * reaches it only through the listening socket. */
+ * reaches it only through the listening socket.
+ *
+ * The loop is built one of two ways (the section "the platform"): on
+ * Linux (CORDON_PROXY_EPOLL) epoll, an eventfd to stop and splice through
+ * pipes; else, with POSIX only (macOS, and the build without the linux
+ * backend), poll(2) over every watched descriptor, a self-pipe to stop,
+ * and tunnels copied through their buffers. Both speak the EV_* events. */
 #include "net/proxy.h"
 
 #include <errno.h>
@@ -28,11 +34,27 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
+#ifdef CORDON_PROXY_EPOLL
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#define EV_IN EPOLLIN
+#define EV_OUT EPOLLOUT
+#define EV_ERR EPOLLERR
+#define EV_HUP EPOLLHUP
+#else
+#include <poll.h>
+#define EV_IN ((uint32_t)POLLIN)
+#define EV_OUT ((uint32_t)POLLOUT)
+#define EV_ERR ((uint32_t)POLLERR)
+#define EV_HUP ((uint32_t)POLLHUP)
+#endif
+#ifndef MSG_NOSIGNAL /* older macOS: SO_NOSIGPIPE on each socket instead (sock_nosigpipe) */
+#define MSG_NOSIGNAL 0
+#endif
 
 #include "error.h"
 #include "net/allowlist.h"
@@ -100,7 +122,14 @@ typedef struct orphan {
 struct proxy {
         pthread_t thread;
         bool started, stopped;
+#ifdef CORDON_PROXY_EPOLL
         int epfd;
+#else
+        int stop_write_fd;  /* the self-pipe's other end */
+        struct pollfd *pfd; /* the descriptors of a round ... */
+        watch **pw;         /* ... and their watches */
+        size_t pcap;
+#endif
         watch listen_w, channel_w, stop_w;
         bool accept_paused;
         conn *conns;
@@ -138,7 +167,36 @@ static double now_s(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* ---- epoll ---------------------------------------------------------------------- */
+/* ---- the platform ------------------------------------------------------------------ */
+
+static watch watch_new(watch_kind kind, int fd, conn *c) { return (watch){kind, fd, ~0U, c}; }
+
+static void watch_close(watch *w)
+{
+        if (w->fd >= 0)
+                close(w->fd); /* leaves the epoll set with its last descriptor; poll(2) sets are made per round */
+        w->fd = -1;
+        w->events = ~0U;
+}
+
+/* What one round of the loop does with a ready watch; false: stop. */
+static bool dispatch(proxy *p, watch *w, uint32_t events);
+
+/* Close-on-exec and non-blocking (where accept4 or SOCK_CLOEXEC are
+ * missing: a fork of another thread in between may leak |fd| to a child
+ * until that child's exec; sandbox-exec's child closes every descriptor
+ * anyway, run.c). |fd|, or -1 with errno kept. */
+static int fd_nonblock_cloexec(int fd)
+{
+        if (fd < 0 || (fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0))
+                return fd;
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+}
+
+#ifdef CORDON_PROXY_EPOLL
 
 /* Wait for |events| on |w|. A descriptor waiting for nothing leaves the
  * set: epoll reports hang-ups and errors even then, which would spin. */
@@ -157,15 +215,214 @@ static void watch_set(proxy *p, watch *w, uint32_t events)
                 w->events = events;
 }
 
-static void watch_close(watch *w)
+/* |w| took over another watch's descriptor (and its registration): its
+ * events now name |w|. */
+static void watch_moved(proxy *p, watch *w, uint32_t events)
 {
-        if (w->fd >= 0)
-                close(w->fd); /* leaves the epoll set with its last descriptor */
-        w->fd = -1;
-        w->events = ~0U;
+        struct epoll_event ev = {.events = events, .data.ptr = w};
+        epoll_ctl(p->epfd, w->events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, w->fd, &ev);
+        w->events = events;
 }
 
-static watch watch_new(watch_kind kind, int fd, conn *c) { return (watch){kind, fd, ~0U, c}; }
+static int loop_open(proxy *p)
+{
+        p->stop_w = watch_new(W_STOP, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), NULL);
+        p->epfd = epoll_create1(EPOLL_CLOEXEC);
+        return p->epfd < 0 || p->stop_w.fd < 0 ? -1 : 0;
+}
+
+static void loop_stop(proxy *p)
+{
+        uint64_t one = 1;
+        (void)!write(p->stop_w.fd, &one, sizeof(one));
+}
+
+static void loop_close(proxy *p)
+{
+        watch_close(&p->stop_w);
+        if (p->epfd >= 0)
+                close(p->epfd);
+}
+
+/* Wait up to a second, then dispatch what is ready. False: stop. */
+static bool loop_round(proxy *p)
+{
+        struct epoll_event ev[64];
+        int n = epoll_wait(p->epfd, ev, 64, 1000);
+        if (n < 0 && errno != EINTR)
+                return false;
+        for (int i = 0; i < n; i++)
+                if (!dispatch(p, ev[i].data.ptr, ev[i].events))
+                        return false;
+        return true;
+}
+
+static int accept_nonblock(int listen_fd) { return accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+static int socket_nonblock(int family) { return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
+
+/* The resolver's channel: one datagram, or EOF when the thread died. */
+static int resolver_pair(int sv[2]) { return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv); }
+
+/* A pipe for a tunnel's direction: 0, or -1 (the buffer copies then). */
+static int tunnel_pipe(int fds[2])
+{
+        if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
+                return -1;
+        (void)fcntl(fds[1], F_SETPIPE_SZ, (int)PIPE_CAP); /* else the default, 64 KiB */
+        return 0;
+}
+
+static ssize_t splice_move(int from, int to, size_t n)
+{
+        return splice(from, NULL, to, NULL, n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+}
+
+#else /* POSIX: poll(2) */
+
+/* Where MSG_NOSIGNAL is missing (older macOS), a socket that never raises
+ * SIGPIPE. */
+static int sock_nosigpipe(int fd)
+{
+#ifdef SO_NOSIGPIPE
+        int one = 1;
+        if (fd >= 0)
+                (void)setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
+#endif
+        return fd;
+}
+
+/* Wait for |events| on |w| (0: for nothing, so that poll(2) reports no
+ * hang-up that would spin): the next round's set is made of the watches. */
+static void watch_set(proxy *p, watch *w, uint32_t events)
+{
+        (void)p;
+        if (w->fd >= 0)
+                w->events = events ? events : ~0U;
+}
+
+static void watch_moved(proxy *p, watch *w, uint32_t events) { watch_set(p, w, events); }
+
+static int loop_open(proxy *p)
+{
+        int fds[2] = {-1, -1};
+        p->stop_w = watch_new(W_STOP, -1, NULL);
+        p->stop_write_fd = -1;
+        if (pipe(fds) < 0)
+                return -1;
+        p->stop_w = watch_new(W_STOP, fd_nonblock_cloexec(fds[0]), NULL);
+        p->stop_write_fd = fd_nonblock_cloexec(fds[1]);
+        return p->stop_w.fd < 0 || p->stop_write_fd < 0 ? -1 : 0;
+}
+
+static void loop_stop(proxy *p) { (void)!write(p->stop_write_fd, "", 1); }
+
+static void loop_close(proxy *p)
+{
+        watch_close(&p->stop_w);
+        if (p->stop_write_fd >= 0)
+                close(p->stop_write_fd);
+        p->stop_write_fd = -1;
+        free(p->pfd);
+        free(p->pw);
+        p->pfd = NULL;
+        p->pw = NULL;
+}
+
+/* Add |w| to this round's set when it waits for something. */
+static void poll_add(proxy *p, size_t *n, watch *w)
+{
+        if (w->fd < 0 || w->events == ~0U)
+                return;
+        if (*n == p->pcap) {
+                size_t cap = p->pcap ? 2 * p->pcap : 64;
+                struct pollfd *f = realloc(p->pfd, cap * sizeof(*f));
+                if (f)
+                        p->pfd = f;
+                watch **ws = f ? realloc(p->pw, cap * sizeof(watch *)) : NULL;
+                if (!ws)
+                        return; /* out of memory: this one waits a round */
+                p->pw = ws;
+                p->pcap = cap;
+        }
+        p->pfd[*n] = (struct pollfd){.fd = w->fd, .events = (short)w->events};
+        p->pw[(*n)++] = w;
+}
+
+/* The stop watch first: it is never crowded out. */
+static size_t poll_fill(proxy *p)
+{
+        size_t n = 0;
+        poll_add(p, &n, &p->stop_w);
+        poll_add(p, &n, &p->listen_w);
+        poll_add(p, &n, &p->channel_w);
+        for (conn *c = p->conns; c; c = c->next) {
+                poll_add(p, &n, &c->cw);
+                poll_add(p, &n, &c->uw);
+                poll_add(p, &n, &c->rw);
+        }
+        for (orphan *o = p->orphans; o; o = o->next)
+                poll_add(p, &n, &o->w);
+        return n;
+}
+
+/* Wait up to a second, then dispatch what is ready. False: stop. A watch
+ * closed by an earlier event of the round has fd -1 (dispatch skips it);
+ * its memory lives until the round ends (reap_dead). */
+static bool loop_round(proxy *p)
+{
+        size_t n = poll_fill(p);
+        int r = poll(p->pfd, (nfds_t)n, 1000);
+        if (r < 0 && errno != EINTR)
+                return false;
+        for (size_t i = 0; r > 0 && i < n; i++) {
+                uint32_t ev = (uint16_t)p->pfd[i].revents;
+                if (ev & (uint32_t)POLLNVAL)
+                        ev |= EV_ERR;
+                if (ev && p->pw[i]->fd == p->pfd[i].fd && !dispatch(p, p->pw[i], ev))
+                        return false;
+        }
+        return true;
+}
+
+static int accept_nonblock(int listen_fd) { return sock_nosigpipe(fd_nonblock_cloexec(accept(listen_fd, NULL, NULL))); }
+
+static int socket_nonblock(int family) { return sock_nosigpipe(fd_nonblock_cloexec(socket(family, SOCK_STREAM, 0))); }
+
+/* The resolver's channel: one datagram (macOS has no SOCK_SEQPACKET for
+ * unix sockets; a resolver that never answers times out, setup_s). */
+static int resolver_pair(int sv[2])
+{
+        if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+                return -1;
+        if (fd_nonblock_cloexec(sv[0]) < 0) {
+                close(sv[1]);
+                return -1;
+        }
+        if (fcntl(sv[1], F_SETFD, FD_CLOEXEC) < 0) {
+                close(sv[0]);
+                close(sv[1]);
+                return -1;
+        }
+        sock_nosigpipe(sv[1]);
+        return 0;
+}
+
+/* No splice(2): tunnels copy through their buffers. */
+static int tunnel_pipe(int fds[2])
+{
+        fds[0] = fds[1] = -1;
+        return -1;
+}
+
+static ssize_t splice_move(int from, int to, size_t n)
+{
+        (void)from, (void)to, (void)n;
+        errno = ENOSYS;
+        return -1;
+}
+
+#endif
 
 /* ---- denials ---------------------------------------------------------------------- */
 
@@ -234,9 +491,7 @@ static void resolver_drop(proxy *p, conn *c)
         c->rw = watch_new(W_RESOLVER, -1, c);
         c->resolving = false;
         p->orphans = o;
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &o->w};
-        epoll_ctl(p->epfd, o->w.events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, o->w.fd, &ev);
-        o->w.events = EPOLLIN;
+        watch_moved(p, &o->w, EV_IN);
 }
 
 static void orphan_reap(proxy *p, orphan *dead)
@@ -273,7 +528,7 @@ static void conn_free(proxy *p, conn *c)
         p->n_conns--;
         if (p->accept_paused) {
                 p->accept_paused = false;
-                watch_set(p, &p->listen_w, EPOLLIN);
+                watch_set(p, &p->listen_w, EV_IN);
         }
 }
 
@@ -396,7 +651,7 @@ static void *resolver_main(void *arg)
 static int resolve_start(proxy *p, conn *c)
 {
         int sv[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        if (resolver_pair(sv) < 0)
                 return -errno;
         resolve_job *j = malloc(sizeof(*j));
         if (!j) {
@@ -419,7 +674,7 @@ static int resolve_start(proxy *p, conn *c)
         }
         c->resolving = true;
         c->rw = watch_new(W_RESOLVER, sv[0], c);
-        watch_set(p, &c->rw, EPOLLIN);
+        watch_set(p, &c->rw, EV_IN);
         c->st = ST_RESOLVE;
         c->deadline = now_s() + c->owner->t.setup_s;
         return 0;
@@ -450,14 +705,14 @@ static bool connect_next(proxy *p, conn *c)
         while (c->next_addr < c->n_addrs) {
                 struct sockaddr_storage ss;
                 socklen_t len = to_sockaddr(&c->addrs[c->next_addr++], c->port, &ss);
-                int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                int fd = socket_nonblock(ss.ss_family);
                 if (fd < 0) {
                         c->last_err = errno;
                         continue;
                 }
                 if (connect(fd, (struct sockaddr *)&ss, len) == 0 || errno == EINPROGRESS) {
                         c->uw = watch_new(W_UPSTREAM, fd, c);
-                        watch_set(p, &c->uw, EPOLLOUT);
+                        watch_set(p, &c->uw, EV_OUT);
                         c->st = ST_CONNECT;
                         c->deadline = now_s() + c->owner->t.setup_s;
                         return true;
@@ -688,12 +943,11 @@ static bool drain(int fd, flow *f, bool *moved)
 /* A pipe for |f|, while descriptors are left for one (else the buffer). */
 static void flow_open_pipe(proxy *p, flow *f)
 {
-        if (2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || pipe2(f->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+        if (2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
                 f->pipe[0] = f->pipe[1] = -1;
                 return;
         }
         p->pipe_fds += 2;
-        (void)fcntl(f->pipe[1], F_SETPIPE_SZ, (int)PIPE_CAP); /* else the default, 64 KiB */
 }
 
 static bool splice_ok(ssize_t n) { return n >= 0 || errno == EAGAIN || errno == EINTR; }
@@ -716,7 +970,7 @@ static bool pump(int from, int to, flow *f, bool *moved)
                         break;
                 total += before;
                 if (f->pipe[0] >= 0 && f->piped > 0) {
-                        ssize_t n = splice(f->pipe[0], NULL, to, NULL, f->piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                        ssize_t n = splice_move(f->pipe[0], to, f->piped);
                         if (!splice_ok(n))
                                 return false;
                         f->piped -= n > 0 ? (size_t)n : 0;
@@ -730,7 +984,7 @@ static bool pump(int from, int to, flow *f, bool *moved)
                                 return false;
                         continue;
                 }
-                ssize_t n = splice(from, NULL, f->pipe[1], NULL, PIPE_CAP, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                ssize_t n = splice_move(from, f->pipe[1], PIPE_CAP);
                 if (!splice_ok(n))
                         return false;
                 f->eof = n == 0;
@@ -749,7 +1003,7 @@ static size_t flow_pending(const flow *f) { return f->len - f->off + f->piped; }
 static uint32_t flow_source_events(const flow *f)
 {
         bool room = f->pipe[0] >= 0 ? f->piped == 0 && f->off >= f->len : f->len < BUF_CAP;
-        return !f->eof && room ? EPOLLIN : 0;
+        return !f->eof && room ? EV_IN : 0;
 }
 
 static void tunnel_start(proxy *p, conn *c)
@@ -766,7 +1020,7 @@ static void tunnel_start(proxy *p, conn *c)
 /* Bytes both ways; half-closes passed on once what came before is sent. */
 static bool tunnel_pump(conn *c, uint32_t ev)
 {
-        if (ev & EPOLLERR) /* a reset: what is in flight is lost anyway */
+        if (ev & EV_ERR) /* a reset: what is in flight is lost anyway */
                 return false;
         bool moved = false;
         if (!pump(c->cw.fd, c->uw.fd, &c->up, &moved) || !pump(c->uw.fd, c->cw.fd, &c->down, &moved))
@@ -784,9 +1038,9 @@ static bool update(proxy *p, conn *c)
         if (c->st == ST_FLUSH) {
                 if (c->down.off >= c->down.len)
                         return false;
-                ce = EPOLLOUT;
+                ce = EV_OUT;
         } else if (head) {
-                ce = EPOLLIN | (c->down.len > c->down.off ? EPOLLOUT : 0);
+                ce = EV_IN | (c->down.len > c->down.off ? EV_OUT : 0);
         } else if (c->st == ST_TUNNEL) {
                 if (c->up.eof && flow_pending(&c->up) == 0 && !c->up.shut) {
                         shutdown(c->uw.fd, SHUT_WR);
@@ -803,10 +1057,10 @@ static bool update(proxy *p, conn *c)
                         watch_close(&c->cw);
                 if (c->down.eof && c->up.shut)
                         watch_close(&c->uw);
-                ce = flow_source_events(&c->up) | (flow_pending(&c->down) ? EPOLLOUT : 0);
-                ue = flow_source_events(&c->down) | (flow_pending(&c->up) ? EPOLLOUT : 0);
+                ce = flow_source_events(&c->up) | (flow_pending(&c->down) ? EV_OUT : 0);
+                ue = flow_source_events(&c->down) | (flow_pending(&c->up) ? EV_OUT : 0);
         } else if (c->st == ST_CONNECT) {
-                ue = EPOLLOUT;
+                ue = EV_OUT;
         }
         watch_set(p, &c->cw, ce);
         watch_set(p, &c->uw, ue);
@@ -818,9 +1072,9 @@ static bool on_client(proxy *p, conn *c, uint32_t ev)
         if (c->st == ST_TUNNEL)
                 return tunnel_pump(c, ev);
         bool moved = false, ok = true;
-        if ((ev & EPOLLERR) || ((ev & EPOLLHUP) && c->st != ST_HEAD && c->st != ST_SOCKS_REQUEST))
+        if ((ev & EV_ERR) || ((ev & EV_HUP) && c->st != ST_HEAD && c->st != ST_SOCKS_REQUEST))
                 return false;
-        if (ev & (EPOLLIN | EPOLLHUP)) {
+        if (ev & (EV_IN | EV_HUP)) {
                 bool head = c->st == ST_HEAD || c->st == ST_SOCKS_REQUEST;
                 size_t cap = head ? HTTP_HEAD_MAX : BUF_CAP;
                 if (c->st == ST_FLUSH) /* what a refused client still sends is dropped */
@@ -831,7 +1085,7 @@ static bool on_client(proxy *p, conn *c, uint32_t ev)
                 if (head && moved)
                         on_head_bytes(p, c);
         }
-        if (ok && (ev & EPOLLOUT))
+        if (ok && (ev & EV_OUT))
                 ok = drain(c->cw.fd, &c->down, &moved);
         return ok;
 }
@@ -863,7 +1117,7 @@ static void on_timeout(proxy *p, conn *c)
 static void accept_all(proxy *p)
 {
         for (int i = 0; i < 64; i++) {
-                int fd = accept4(p->listen_w.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                int fd = accept_nonblock(p->listen_w.fd);
                 if (fd < 0) {
                         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                                 /* until a connection closes */
@@ -898,7 +1152,7 @@ static void accept_all(proxy *p)
                         p->conns->prev = c;
                 p->conns = c;
                 p->n_conns++;
-                watch_set(p, &c->cw, EPOLLIN);
+                watch_set(p, &c->cw, EV_IN);
         }
 }
 
@@ -912,16 +1166,20 @@ static void receive_listener(proxy *p)
         } u;
         struct iovec iov = {data, sizeof(data)};
         struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+#ifdef MSG_CMSG_CLOEXEC
         ssize_t n = recvmsg(p->channel_w.fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+#else /* only the linux backend sends a listener this way */
+        ssize_t n = recvmsg(p->channel_w.fd, &m, 0);
+#endif
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return;
         struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
         if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS && h->cmsg_len == CMSG_LEN(sizeof(int))) {
                 int fd;
                 memcpy(&fd, CMSG_DATA(h), sizeof(fd));
-                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+                fd = fd_nonblock_cloexec(fd);
                 p->listen_w = watch_new(W_LISTEN, fd, NULL);
-                watch_set(p, &p->listen_w, EPOLLIN);
+                watch_set(p, &p->listen_w, EV_IN);
         }
         watch_close(&p->channel_w); /* one descriptor, or EOF: the init died */
 }
@@ -950,28 +1208,26 @@ static void sweep(proxy *p)
         }
 }
 
+static bool dispatch(proxy *p, watch *w, uint32_t events)
+{
+        if (w->kind == W_STOP)
+                return false;
+        if (w->kind == W_LISTEN)
+                accept_all(p);
+        else if (w->kind == W_CHANNEL)
+                receive_listener(p);
+        else if (w->kind == W_ORPHAN)
+                orphan_reap(p, (orphan *)w);
+        else if (w->fd >= 0) /* not closed by an earlier event of this round */
+                on_conn_event(p, w, events);
+        return true;
+}
+
 static void *proxy_main(void *arg)
 {
         proxy *p = arg;
         double last_sweep = now_s();
-        for (;;) {
-                struct epoll_event ev[64];
-                int n = epoll_wait(p->epfd, ev, 64, 1000);
-                if (n < 0 && errno != EINTR)
-                        break;
-                for (int i = 0; i < n; i++) {
-                        watch *w = ev[i].data.ptr;
-                        if (w->kind == W_STOP)
-                                return NULL;
-                        if (w->kind == W_LISTEN)
-                                accept_all(p);
-                        else if (w->kind == W_CHANNEL)
-                                receive_listener(p);
-                        else if (w->kind == W_ORPHAN)
-                                orphan_reap(p, (orphan *)w);
-                        else if (w->fd >= 0) /* not closed by an earlier event of this round */
-                                on_conn_event(p, w, ev[i].events);
-                }
+        while (loop_round(p)) {
                 reap_dead(p);
                 if (now_s() - last_sweep >= 1.0) {
                         sweep(p);
@@ -1075,17 +1331,16 @@ int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_
         p->fds_max = fds_max();
         p->listen_w = watch_new(W_LISTEN, listen_fd, NULL);
         p->channel_w = watch_new(W_CHANNEL, channel_fd, NULL);
-        p->stop_w = watch_new(W_STOP, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), NULL);
-        p->epfd = epoll_create1(EPOLL_CLOEXEC);
+        int loop_err = loop_open(p) < 0 ? errno : 0;
         int r = parse_policy(allow, &p->policy, ret_error);
-        if (r == 0 && (p->epfd < 0 || p->stop_w.fd < 0))
-                r = error_set(ret_error, errno, "cannot start the network proxy: %s", strerror(errno));
+        if (r == 0 && loop_err)
+                r = error_set(ret_error, loop_err, "cannot start the network proxy: %s", strerror(loop_err));
         if (r == 0) {
                 if (listen_fd >= 0)
                         fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
-                watch_set(p, &p->listen_w, EPOLLIN);
-                watch_set(p, &p->channel_w, EPOLLIN);
-                watch_set(p, &p->stop_w, EPOLLIN);
+                watch_set(p, &p->listen_w, EV_IN);
+                watch_set(p, &p->channel_w, EV_IN);
+                watch_set(p, &p->stop_w, EV_IN);
                 /* no signal of the caller's is handled on this thread */
                 sigset_t all, old;
                 sigfillset(&all);
@@ -1110,8 +1365,7 @@ void proxy_stop(proxy *p)
                 return;
         p->stopped = true;
         if (p->started) {
-                uint64_t one = 1;
-                (void)!write(p->stop_w.fd, &one, sizeof(one));
+                loop_stop(p);
                 pthread_join(p->thread, NULL);
         }
         p->stopping = true; /* a lookup in flight is waited for */
@@ -1129,9 +1383,7 @@ proxy *proxy_free(proxy *p)
         if (!p)
                 return NULL;
         proxy_stop(p);
-        watch_close(&p->stop_w);
-        if (p->epfd >= 0)
-                close(p->epfd);
+        loop_close(p);
         for (size_t i = 0; i < p->n_denials; i++) {
                 free(p->denials[i].host);
                 free(p->denials[i].reason);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The allowlist proxy (HTTP forwarding, CONNECT, SOCKS5): a thread of the
  * launcher, in the host's network, serving the sandbox through a listening
- * socket made inside the sandbox's network namespace. */
+ * socket made inside the sandbox's network namespace (linux backend), or
+ * on the host's loopback (landlock and seatbelt backends). */
 #pragma once
 
 #include "cordon.h"

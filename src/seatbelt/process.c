@@ -1,20 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /* The seatbelt backend (src/core/backend.h): sandbox-exec applies the
- * profile and executes the command (run.c); here the launcher waits for
- * it, enforces wall_time_s and kills its process group. Only POSIX. */
+ * profile and executes the command (run.c); here the launcher runs the
+ * network proxy, waits for the command, enforces wall_time_s and kills
+ * its process group. Only POSIX. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
+#include "env.h"
 #include "error.h"
 #include "instance.h"
+#include "net/proxy.h"
 #include "seatbelt/run.h"
 
 struct cordon_process {
@@ -24,16 +31,51 @@ struct cordon_process {
         bool reaped, term_sent, killed;
         struct rusage before; /* RUSAGE_CHILDREN at the start */
         cordon_result result;
+        proxy *proxy; /* the proxy network's, or NULL */
 };
+
+/* A listening TCP socket on the host's loopback, on a port the kernel
+ * picks (macOS has no network namespace to put the proxy's port in):
+ * close-on-exec, its port in |*ret_port|. The fd, or -errno. */
+static int listen_loopback(int *ret_port)
+{
+        struct sockaddr_in sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sin_family = AF_INET;
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof(sa);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            listen(fd, 1024) < 0 || getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+                int e = errno;
+                if (fd >= 0)
+                        close(fd);
+                return -e;
+        }
+        *ret_port = ntohs(sa.sin_port);
+        return fd;
+}
+
+/* The proxy network: cordon's proxy, a thread of the launcher, on the
+ * host's loopback; the profile allows TCP to its port only, and the
+ * command's proxy variables name it (|*ret_env|). 0 or -errno. */
+static int start_proxy(const cordon_plan *p, cordon_process *proc, seatbelt_options *o, char ***ret_env,
+                       cordon_error **ret_error)
+{
+        int fd = listen_loopback(&o->proxy_port);
+        if (fd < 0)
+                return error_set(ret_error, -fd, "cannot listen on %s for the network proxy: %s", PROXY_HOST,
+                                 strerror(-fd));
+        int r = proxy_start((const char *const *)p->network_allow, fd, -1, p->log_fn, p->log_userdata, &proc->proxy,
+                            ret_error);
+        if (r < 0)
+                return r;
+        *ret_env = env_with_proxy_port((const char *const *)p->env, (unsigned)o->proxy_port);
+        return *ret_env ? 0 : error_set(ret_error, ENOMEM, "out of memory");
+}
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
-#ifndef CORDON_HAVE_PROXY
-        if (p->network == CORDON_NETWORK_PROXY)
-                return error_set(ret_error, ENOTSUP,
-                                 "this cordon was built without the network proxy (it needs Linux): use the "
-                                 "network none, loopback or full");
-#endif
         int r = instance_create(p->instance_root, p->workspace, ret_error);
         if (r < 0)
                 return r;
@@ -45,9 +87,15 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
         proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
         getrusage(RUSAGE_CHILDREN, &proc->before);
+        seatbelt_options o = {0};
+        _cleanup_strv_ char **env = NULL;
+        if (p->network == CORDON_NETWORK_PROXY)
+                r = start_proxy(p, proc, &o, &env, ret_error);
         proc->started = monotonic_s();
-        r = seatbelt_spawn(p, proc->head.stdio, &proc->head.pid, ret_error);
+        if (r == 0)
+                r = seatbelt_spawn(p, &o, env, proc->head.stdio, &proc->head.pid, ret_error);
         if (r < 0) {
+                proxy_free(proc->proxy);
                 free(proc);
                 return r;
         }
@@ -137,6 +185,7 @@ static int wait_command(cordon_process *p, int timeout_ms, cordon_result *ret_re
                 struct timespec ts = {0, 10000000L};
                 nanosleep(&ts, NULL);
         }
+        proxy_stop(p->proxy); /* the command is gone: so are its connections */
         if (ret_result)
                 *ret_result = p->result;
         return 0;
@@ -152,8 +201,11 @@ static void free_process(cordon_process *p)
         for (int i = 0; i < 3; i++)
                 if (p->head.stdio[i] >= 0)
                         close(p->head.stdio[i]);
+        proxy_free(p->proxy);
         free(p);
 }
+
+static char *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
 
 const backend_ops seatbelt_backend_ops = {
         .name = "seatbelt",
@@ -162,4 +214,5 @@ const backend_ops seatbelt_backend_ops = {
         .kill = kill_group,
         .signal_command = signal_command,
         .free = free_process,
+        .network_denied = network_denied,
 };

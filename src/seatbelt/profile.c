@@ -346,11 +346,10 @@ static void mach_rule(render *r, const char *const *names)
 static void section_network(render *r)
 {
         cordon_network n = r->p->network;
-        bool proxy = r->o && r->o->proxy_port > 0;
-        if (proxy) {
-                char port[16];
-                snprintf(port, sizeof(port), "%d", r->o->proxy_port);
-                param(r, "PROXY_PORT", port);
+        if (n == CORDON_NETWORK_PROXY) {
+                char port[32];
+                snprintf(port, sizeof(port), "%d", r->o ? r->o->proxy_port : 0);
+                param(r, "PROXY_PORT", r->o && r->o->proxy_port > 0 ? port : SEATBELT_PORT_AT_START);
                 put(r, "\n; network: proxy: only cordon's proxy on the loopback port PROXY_PORT\n"
                        "(allow system-socket (socket-domain AF_INET) (socket-domain AF_INET6))\n"
                        "(allow network-outbound (remote ip (string-append \"localhost:\" (param \"PROXY_PORT\"))))\n");

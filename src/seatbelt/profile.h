@@ -8,10 +8,15 @@
 #include "plan.h"
 
 typedef struct seatbelt_options {
-        /* > 0: the "proxy" network mode: the command may connect only to this
-         * loopback port (cordon's allowlist proxy listens there) */
+        /* The "proxy" network mode: the command may connect only to this
+         * loopback port, where cordon's allowlist proxy listens; 0 (or no
+         * options): the parameter is SEATBELT_PORT_AT_START (cordon plan) */
         int proxy_port;
 } seatbelt_options;
+
+/* PROXY_PORT's value in a profile rendered before the proxy listens (the
+ * kernel picks the port at start); sandbox-exec would refuse it. */
+#define SEATBELT_PORT_AT_START "(chosen at start)"
 
 typedef struct seatbelt_profile {
         char *text;    /* the profile; it names paths only as (param "NAME") */

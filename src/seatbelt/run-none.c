@@ -4,9 +4,10 @@
 
 #include "seatbelt/run.h"
 
-int seatbelt_spawn(const cordon_plan *p, int ret_stdio[3], pid_t *ret_pid, cordon_error **ret_error)
+int seatbelt_spawn(const cordon_plan *p, const seatbelt_options *o, char *const *envp, int ret_stdio[3],
+                   pid_t *ret_pid, cordon_error **ret_error)
 {
-        (void)p;
+        (void)p, (void)o, (void)envp;
         for (int i = 0; i < 3; i++)
                 ret_stdio[i] = -1;
         *ret_pid = -1;

@@ -250,10 +250,10 @@ static int fork_child(spawn_data *d, int report_read, pid_t *ret_pid, cordon_err
         return report_error(&rep, ret_error);
 }
 
-static int spawn(const cordon_plan *p, const seatbelt_profile *sp, int parent[3], pid_t *ret_pid,
+static int spawn(const cordon_plan *p, const seatbelt_profile *sp, char *const *envp, int parent[3], pid_t *ret_pid,
                  cordon_error **ret_error)
 {
-        spawn_data d = {.envp = p->env, .cwd = p->host_cwd, .stdio = {-1, -1, -1}, .report_fd = -1};
+        spawn_data d = {.envp = envp ? envp : p->env, .cwd = p->host_cwd, .stdio = {-1, -1, -1}, .report_fd = -1};
         int report[2] = {-1, -1};
         long max = sysconf(_SC_OPEN_MAX);
         d.max_fd = max < 0 || max > MAX_CLOSE_FD ? MAX_CLOSE_FD : (int)max;
@@ -279,17 +279,20 @@ static int spawn(const cordon_plan *p, const seatbelt_profile *sp, int parent[3]
         return r;
 }
 
-int seatbelt_spawn(const cordon_plan *p, int ret_stdio[3], pid_t *ret_pid, cordon_error **ret_error)
+int seatbelt_spawn(const cordon_plan *p, const seatbelt_options *o, char *const *envp, int ret_stdio[3],
+                   pid_t *ret_pid, cordon_error **ret_error)
 {
         int parent[3] = {-1, -1, -1};
         seatbelt_profile sp = {0};
         int r = check_host(p, ret_error);
         if (r == 0)
                 r = check_limits(p, ret_error);
-        if (r == 0 && seatbelt_render(p, NULL, &sp) < 0)
+        if (r == 0 && p->network == CORDON_NETWORK_PROXY && (!o || o->proxy_port <= 0))
+                r = error_set(ret_error, EINVAL, "the proxy network needs the proxy's port (internal error)");
+        if (r == 0 && seatbelt_render(p, o, &sp) < 0)
                 r = error_set(ret_error, ENOMEM, "out of memory");
         if (r == 0)
-                r = spawn(p, &sp, parent, ret_pid, ret_error);
+                r = spawn(p, &sp, envp, parent, ret_pid, ret_error);
         seatbelt_profile_clear(&sp);
         for (int i = 0; i < 3; i++) {
                 if (r < 0 && parent[i] >= 0)

@@ -237,6 +237,7 @@ static cordon_plan *plan_network(cordon_network n)
 }
 static cordon_plan *plan_loopback(void) { return plan_network(CORDON_NETWORK_LOOPBACK); }
 static cordon_plan *plan_full(void) { return plan_network(CORDON_NETWORK_FULL); }
+static cordon_plan *plan_proxy(void) { return plan_network(CORDON_NETWORK_PROXY); }
 
 #define ODD_WORKSPACE HOME_DIR "/we\"ird) (deny default) \\ \"name"
 static cordon_plan *plan_quotes(void)
@@ -261,7 +262,7 @@ static const struct {
 } CASES[] = {
         {"default", plan_default, 0},   {"expose", plan_expose, 0},     {"protect", plan_protect, 0},
         {"network-none", plan_default, 0}, {"network-loopback", plan_loopback, 0}, {"network-full", plan_full, 0},
-        {"network-proxy", plan_default, 3128}, {"quotes", plan_quotes, 0}, {"var", plan_var, 0},
+        {"network-proxy", plan_proxy, 3128}, /* a fixed port: cordon run's is chosen at start */ {"quotes", plan_quotes, 0}, {"var", plan_var, 0},
 };
 
 /* ---- golden files -------------------------------------------------------------------- */
@@ -383,13 +384,19 @@ static void test_network_modes(void)
 {
         _cleanup_strv_ char **p0 = NULL, **p1 = NULL, **p2 = NULL, **p3 = NULL;
         _cleanup_free_ char *none = render(plan_default(), 0, &p0), *lo = render(plan_loopback(), 0, &p1),
-                            *full = render(plan_full(), 0, &p2), *proxy = render(plan_default(), 8080, &p3);
+                            *full = render(plan_full(), 0, &p2), *proxy = render(plan_proxy(), 8080, &p3);
         CHECK(none && !strstr(none, "(remote ip") && !strstr(none, "(local ip"));
         CHECK(lo && strstr(lo, "(remote ip \"localhost:*\")") && !strstr(lo, "(remote ip)"));
         CHECK(full && strstr(full, "(remote ip)"));
         CHECK(proxy && strstr(proxy, "(param \"PROXY_PORT\")") && !strstr(proxy, "localhost:*"));
         CHECK_STREQ(param_value(p3, "PROXY_PORT"), "8080");
         CHECK(!param_value(p0, "PROXY_PORT"));
+        /* a port is for the proxy network only; without one (cordon plan) the rule says it is chosen at start */
+        _cleanup_strv_ char **p4 = NULL, **p5 = NULL;
+        _cleanup_free_ char *none_port = render(plan_default(), 8080, &p4), *planned = render(plan_proxy(), 0, &p5);
+        CHECK(none_port && !strstr(none_port, "(remote ip") && !param_value(p4, "PROXY_PORT"));
+        CHECK(planned && strstr(planned, "(param \"PROXY_PORT\")"));
+        CHECK_STREQ(param_value(p5, "PROXY_PORT"), SEATBELT_PORT_AT_START);
 }
 
 static void test_canonical(void)
