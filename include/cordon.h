@@ -143,7 +143,8 @@ typedef enum cordon_limit {
 typedef enum cordon_log_level {
         CORDON_LOG_WARNING = 0,
         CORDON_LOG_INFO,
-        CORDON_LOG_DENIED,  /* the network proxy refused a host (once per host and port) */
+        CORDON_LOG_DENIED,  /* the network proxy refused a host (once per host and port), or the
+                             * landlock backend a path outside the writable ones (once per call and path) */
 } cordon_log_level;
 
 typedef void (*cordon_log_fn)(cordon_log_level level, const char *message, void *userdata);
@@ -236,8 +237,10 @@ CORDON_API int cordon_config_env_include_only(cordon_config *c, const char *glob
  * Plans prepared from |c| keep |fn| and |userdata|: they must stay valid as
  * long as those plans are started. |fn| runs in the thread that calls
  * cordon_start, except CORDON_LOG_DENIED messages, which come from the
- * network proxy's thread while the sandbox runs (make |fn| thread-safe when
- * the network is "proxy"); |message| is valid during the call only. */
+ * network proxy's thread while the sandbox runs, and on the landlock
+ * backend from the thread that performs the command's metadata and connect
+ * calls (make |fn| thread-safe for those); |message| is valid during the
+ * call only. */
 CORDON_API void cordon_config_set_log(cordon_config *c, cordon_log_fn fn, void *userdata);
 
 /* ---- the command --------------------------------------------------------- */

@@ -538,7 +538,9 @@ static int prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  strerror(-r));
         supervise_options *o = &s->supervise_opt;
         *o = (supervise_options){.connect = p->network != CORDON_NETWORK_FULL,
-                                 .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0};
+                                 .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0,
+                                 .log_fn = p->log_fn,
+                                 .log_userdata = p->log_userdata};
         r = supervise_filter(o, &s->l.supervise);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));

@@ -229,8 +229,12 @@ int supervise_available(void)
 
 /* ---- the supervisor -------------------------------------------------------------- */
 
+#define REFUSALS_MAX 32
+
 struct call_supervisor {
         int listener, stop_fd;
+        char *refused[REFUSALS_MAX]; /* reported already ("chmod /etc/x") */
+        size_t n_refused;
         supervise_options opt;
         supervise_root *roots;
         size_t n_roots;
@@ -241,7 +245,7 @@ struct call_supervisor {
 
 /* One notification being served. */
 typedef struct call {
-        const call_supervisor *s;
+        call_supervisor *s;
         const struct seccomp_notif *req;
         pid_t tid;
 } call;
@@ -512,6 +516,31 @@ static int target_of(const call *c, int dirfd, uint64_t path_addr, bool follow, 
         return r < 0 ? r : target_of_path(c, dirfd, path, follow, empty_ok, t);
 }
 
+/* Say once that |what| of |t| was refused, naming the path, so that an
+ * agent can tell the model what to ask for. Only the supervisor's thread
+ * writes the list. */
+static void report_refusal(call_supervisor *s, const char *what, const target *t)
+{
+        char link[40], where[PATH_MAX];
+        fd_path(link, t->obj);
+        ssize_t n = s->opt.log_fn ? readlink(link, where, sizeof(where) - 1) : -1;
+        if (n <= 0)
+                return;
+        where[n] = '\0';
+        _cleanup_free_ char *key = xasprintf("%s %s", what, where);
+        for (size_t i = 0; key && i < s->n_refused; i++)
+                if (streq(s->refused[i], key))
+                        return;
+        if (!key || s->n_refused == REFUSALS_MAX)
+                return;
+        s->refused[s->n_refused++] = strdup(key);
+        _cleanup_free_ char *m = xasprintf("refused %s: outside the writable paths (to allow it, expose the path "
+                                           "read-write: --expose-rw)",
+                                           key);
+        if (m)
+                s->opt.log_fn(CORDON_LOG_DENIED, m, s->opt.log_userdata);
+}
+
 /* ---- the calls ---------------------------------------------------------------------- */
 
 typedef enum meta_op { META_CHMOD, META_CHOWN, META_TIMES, META_SETXATTR, META_REMOVEXATTR } meta_op;
@@ -681,8 +710,14 @@ static int serve_meta(const call *c)
                 r = target_of(c, m.dirfd, m.path, m.follow, m.empty_ok, &t);
         if (r == 0 && !still_valid(c))
                 r = -ESRCH;
+        static const char *const NAME[] = {[META_CHMOD] = "chmod", [META_CHOWN] = "chown", [META_TIMES] = "utimes",
+                                           [META_SETXATTR] = "setxattr", [META_REMOVEXATTR] = "removexattr"};
+        if (r == 0 && !target_beneath_root(c->s, &t)) {
+                report_refusal(c->s, NAME[m.op], &t);
+                r = -EPERM;
+        }
         if (r == 0)
-                r = target_beneath_root(c->s, &t) ? perform(&m, &t, now ? NULL : ts, &x) : -EPERM;
+                r = perform(&m, &t, now ? NULL : ts, &x);
         target_close(&t);
         free(x.value);
         return r;
@@ -721,8 +756,10 @@ static int connect_unix(const call *c, int sock, const struct sockaddr_un *a, so
                 r = -ECONNREFUSED;
         if (r == 0 && !still_valid(c))
                 r = -ESRCH;
-        if (r == 0 && !target_beneath_root(c->s, &t))
+        if (r == 0 && !target_beneath_root(c->s, &t)) {
+                report_refusal(c->s, "connect to", &t);
                 r = -EACCES;
+        }
         if (r == 0) {
                 struct sockaddr_un via = {.sun_family = AF_UNIX};
                 fd_path(via.sun_path, t.obj);
@@ -757,7 +794,7 @@ static int serve_connect(const call *c)
         return r;
 }
 
-static void serve(const call_supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+static void serve(call_supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
         int r = req->data.nr == SYS_connect ? serve_connect(&c) : serve_meta(&c);
@@ -860,6 +897,8 @@ call_supervisor *supervise_free(call_supervisor *s)
         if (s->stop_fd >= 0)
                 close(s->stop_fd);
         free(s->roots);
+        for (size_t i = 0; i < s->n_refused; i++)
+                free(s->refused[i]);
         free(s);
         return NULL;
 }

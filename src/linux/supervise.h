@@ -27,6 +27,10 @@ typedef struct supervise_root {
 typedef struct supervise_options {
         bool connect;        /* supervise connect() (every network but "full") */
         unsigned proxy_port; /* connect: TCP to 127.0.0.1:proxy_port only (0: none) */
+        /* each refusal of a path outside the writable paths, once (from
+         * the supervisor's thread; NULL: none) */
+        cordon_log_fn log_fn;
+        void *log_userdata;
 } supervise_options;
 
 /* The filter that hands those calls over (the native architecture; the

@@ -111,6 +111,12 @@ check_out "control: an AF_UNIX datagram socket unsandboxed" "OK" as_user "$PROBE
 check_out "landlock: no AF_UNIX datagram sockets (sendto reaches any path)" "EPERM" cordon $LL -- "$PROBE" unix-dgram
 check_out "landlock: nor datagram socket pairs" "EPERM" cordon $LL -- "$PROBE" unix-dgram-pair
 check_out "landlock: stream socket pairs work" "OK" cordon $LL -- python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"x"); b.recv(1); print("OK")'
+fresh
+refusals() { cordon "$@" 2>&1 >/dev/null | grep refused | uniq -c | sed 's/^ *//'; }
+check_out "landlock: a refusal is reported once on stderr, naming the call and the path" \
+    "1 cordon: refused chmod $OUT/f: outside the writable paths (to allow it, expose the path read-write: --expose-rw)" \
+    refusals $LLR -- sh -c "'$PROBE' meta chmod '$OUT/f'; '$PROBE' meta chmod '$OUT/f'"
+check_out "landlock: ... and not with --quiet" "" refusals $LLR --quiet -- "$PROBE" meta chmod "$OUT/f"
 check_contains "cordon plan --backend landlock says what is supervised" \
     "supervised: mode, owner, times, xattrs only beneath the rw rules; connect: unix sockets beneath them" \
     cordon plan --backend landlock -- true
