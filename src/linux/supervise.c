@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "error.h"
 #include "sys.h"
 
@@ -230,15 +231,34 @@ int supervise_available(void)
 /* ---- the supervisor -------------------------------------------------------------- */
 
 #define REFUSALS_MAX 32
+#define PENDING_MAX 64
+#define PENDING_RETRY_MS 10
+#define CALL_PENDING 1 /* a call answered later (a connect that waits) */
+
+/* A connect() of the command's on a blocking socket that could not complete
+ * at once (a unix listener's backlog is full, a TCP handshake runs): the
+ * command waits in it while this thread serves the other calls. */
+typedef struct pending_connect {
+        uint64_t id;
+        int sock; /* ours, on the command's open file */
+        int pin;  /* unix: the socket file's O_PATH descriptor (in addr) */
+        struct sockaddr_storage addr;
+        socklen_t len;
+        bool handshake; /* TCP: wait until it is writable */
+        double give_up; /* monotonic_s() of its SO_SNDTIMEO (0: never) */
+} pending_connect;
 
 struct call_supervisor {
         int listener, stop_fd;
         char *refused[REFUSALS_MAX]; /* reported already ("chmod /etc/x") */
         size_t n_refused;
+        pending_connect pending[PENDING_MAX];
+        size_t n_pending;
         supervise_options opt;
         supervise_root *roots;
         size_t n_roots;
         struct seccomp_notif_sizes sizes;
+        struct seccomp_notif_resp *resp;
         pthread_t thread;
         bool started;
 };
@@ -267,11 +287,12 @@ static void target_close(target *t)
         t->obj = t->parent = -1;
 }
 
-static bool still_valid(const call *c)
+static bool id_valid(const call_supervisor *s, uint64_t id)
 {
-        uint64_t id = c->req->id;
-        return ioctl(c->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+        return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
+
+static bool still_valid(const call *c) { return id_valid(c->s, c->req->id); }
 
 static int read_mem(const call *c, uint64_t addr, void *out, size_t len)
 {
@@ -737,13 +758,61 @@ static int command_socket(const call *c, int fd)
         return sock < 0 ? -e : sock;
 }
 
+/* connect() on the command's socket without blocking this thread: a
+ * blocking socket is non-blocking for the call (the command waits in its
+ * own connect meanwhile). */
+static int connect_now(int sock, const struct sockaddr *a, socklen_t len, bool *ret_blocking)
+{
+        int flags = fcntl(sock, F_GETFL);
+        if (flags < 0)
+                return -errno;
+        *ret_blocking = !(flags & O_NONBLOCK);
+        if (*ret_blocking && fcntl(sock, F_SETFL, flags | O_NONBLOCK) < 0)
+                return -errno;
+        int r = connect(sock, a, len) < 0 ? -errno : 0;
+        if (*ret_blocking)
+                (void)fcntl(sock, F_SETFL, flags);
+        return r;
+}
+
+/* When a blocking connect on |sock| gives up: its SO_SNDTIMEO (0: never). */
+static double give_up_at(int sock)
+{
+        struct timeval tv = {0};
+        socklen_t n = sizeof(tv);
+        if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, &n) < 0 || (tv.tv_sec == 0 && tv.tv_usec == 0))
+                return 0;
+        return monotonic_s() + (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* Connects the command's socket |*sock| to |a|: 0 or -errno, or CALL_PENDING
+ * when a blocking connect has to wait (a unix listener's backlog is full, a
+ * TCP handshake runs); |*sock| and |*pin| then belong to the queue, which
+ * answers the command later. */
+static int connect_or_queue(const call *c, int *sock, int *pin, const struct sockaddr *a, socklen_t len)
+{
+        bool blocking = false, tcp = a->sa_family != AF_UNIX;
+        int r = connect_now(*sock, a, len, &blocking);
+        if (!blocking || !(tcp ? r == -EINPROGRESS || r == -EALREADY : r == -EAGAIN))
+                return r;
+        call_supervisor *s = c->s;
+        if (s->n_pending == PENDING_MAX) /* that many waiting already: this one blocks the thread */
+                return connect(*sock, a, len) < 0 ? -errno : 0;
+        pending_connect *p = &s->pending[s->n_pending++];
+        *p = (pending_connect){.id = c->req->id, .sock = *sock, .pin = *pin, .len = len, .handshake = tcp,
+                               .give_up = give_up_at(*sock)};
+        memcpy(&p->addr, a, len);
+        *sock = *pin = -1;
+        return CALL_PENDING;
+}
+
 /* A pathname unix socket beneath a writable root, connected to through
  * the descriptor that pinned it. Abstract names are refused: nothing tells
  * the command's own from the host's. */
-static int connect_unix(const call *c, int sock, const struct sockaddr_un *a, socklen_t len)
+static int connect_unix(const call *c, int *sock, const struct sockaddr_un *a, socklen_t len)
 {
         if (len <= offsetof(struct sockaddr_un, sun_path))
-                return connect(sock, (const struct sockaddr *)a, len) < 0 ? -errno : 0;
+                return connect(*sock, (const struct sockaddr *)a, len) < 0 ? -errno : 0;
         if (a->sun_path[0] == '\0')
                 return -EPERM; /* as Landlock's scope refuses them */
         char path[sizeof(a->sun_path) + 1];
@@ -763,7 +832,7 @@ static int connect_unix(const call *c, int sock, const struct sockaddr_un *a, so
         if (r == 0) {
                 struct sockaddr_un via = {.sun_family = AF_UNIX};
                 fd_path(via.sun_path, t.obj);
-                r = connect(sock, (const struct sockaddr *)&via, sizeof(via)) < 0 ? -errno : 0;
+                r = connect_or_queue(c, sock, &t.obj, (const struct sockaddr *)&via, sizeof(via));
         }
         target_close(&t);
         return r;
@@ -777,31 +846,92 @@ static int serve_connect(const call *c)
         if (a[2] > sizeof(ss) || len < sizeof(sa_family_t))
                 return -EINVAL;
         int r = read_mem(c, a[1], &ss, len);
-        int sock = r < 0 ? r : command_socket(c, (int)a[0]);
+        int sock = r < 0 ? r : command_socket(c, (int)a[0]), none = -1;
         if (sock < 0)
                 return sock;
         const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
         if (ss.ss_family == AF_UNIX)
-                r = connect_unix(c, sock, (const struct sockaddr_un *)&ss, len);
+                r = connect_unix(c, &sock, (const struct sockaddr_un *)&ss, len);
         else if (ss.ss_family == AF_UNSPEC) /* dissolves an association */
                 r = connect(sock, (const struct sockaddr *)&ss, len) < 0 ? -errno : 0;
         else if (ss.ss_family == AF_INET && len >= sizeof(*in) && c->s->opt.proxy_port &&
                  in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) && ntohs(in->sin_port) == c->s->opt.proxy_port)
-                r = connect(sock, (const struct sockaddr *)&ss, len) < 0 ? -errno : 0;
+                r = connect_or_queue(c, &sock, &none, (const struct sockaddr *)&ss, len);
         else
                 r = -EACCES; /* the proxy is the only TCP peer */
-        close(sock);
+        if (sock >= 0)
+                close(sock);
         return r;
 }
 
-static void serve(call_supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+static void respond(call_supervisor *s, uint64_t id, int r)
+{
+        memset(s->resp, 0, s->sizes.seccomp_notif_resp);
+        s->resp->id = id;
+        s->resp->error = r < 0 ? r : 0;
+        (void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp); /* ENOENT: it died meanwhile */
+}
+
+static void serve(call_supervisor *s, const struct seccomp_notif *req)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
         int r = req->data.nr == SYS_connect ? serve_connect(&c) : serve_meta(&c);
-        memset(resp, 0, s->sizes.seccomp_notif_resp);
-        resp->id = req->id;
-        resp->error = r < 0 ? r : 0;
-        (void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp); /* ENOENT: it died meanwhile */
+        if (r != CALL_PENDING)
+                respond(s, req->id, r);
+}
+
+/* ---- connects that wait ---------------------------------------------------------- */
+
+/* What pending connect |p| comes to (|revents|: its socket's, TCP), or
+ * CALL_PENDING while it still waits. */
+static int pending_result(const pending_connect *p, short revents)
+{
+        if (p->give_up > 0 && monotonic_s() >= p->give_up)
+                return p->handshake ? -EINPROGRESS : -EAGAIN; /* as the kernel's connect says then */
+        if (p->handshake) {
+                int err = 0;
+                socklen_t n = sizeof(err);
+                if (!revents)
+                        return CALL_PENDING;
+                return getsockopt(p->sock, SOL_SOCKET, SO_ERROR, &err, &n) < 0 ? -errno : -err;
+        }
+        bool blocking;
+        int r = connect_now(p->sock, (const struct sockaddr *)&p->addr, p->len, &blocking);
+        return r == -EAGAIN ? CALL_PENDING : r;
+}
+
+static void pending_drop(call_supervisor *s, size_t i)
+{
+        pending_connect *p = &s->pending[i];
+        close(p->sock);
+        if (p->pin >= 0)
+                close(p->pin);
+        *p = s->pending[--s->n_pending];
+}
+
+/* The descriptors to poll for them: a TCP handshake's socket (others: -1). */
+static size_t pending_pollfds(const call_supervisor *s, struct pollfd *pfd)
+{
+        for (size_t i = 0; i < s->n_pending; i++)
+                pfd[i] = (struct pollfd){.fd = s->pending[i].handshake ? s->pending[i].sock : -1, .events = POLLOUT};
+        return s->n_pending;
+}
+
+/* Answers each pending connect that completed, failed or gave up; forgets
+ * the ones whose caller is gone. (From the last: a dropped entry takes the
+ * last one's place, which was served already.) */
+static void serve_pending(call_supervisor *s, const struct pollfd *pfd)
+{
+        for (size_t i = s->n_pending; i-- > 0;) {
+                const pending_connect *p = &s->pending[i];
+                bool valid = id_valid(s, p->id);
+                int r = valid ? pending_result(p, pfd[i].revents) : -ESRCH;
+                if (r == CALL_PENDING)
+                        continue;
+                if (valid)
+                        respond(s, p->id, r);
+                pending_drop(s, i);
+        }
 }
 
 /* The calls run with the command's rights: a launcher with capabilities
@@ -821,13 +951,17 @@ static void *supervise_main(void *arg)
         call_supervisor *s = arg;
         drop_thread_capabilities();
         struct seccomp_notif *req = malloc(s->sizes.seccomp_notif);
-        struct seccomp_notif_resp *resp = malloc(s->sizes.seccomp_notif_resp);
-        struct pollfd pfd[2] = {{.fd = s->stop_fd, .events = POLLIN}, {.fd = s->listener, .events = POLLIN}};
-        while (req && resp) {
-                if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+        s->resp = malloc(s->sizes.seccomp_notif_resp);
+        struct pollfd pfd[2 + PENDING_MAX] = {{.fd = s->stop_fd, .events = POLLIN},
+                                              {.fd = s->listener, .events = POLLIN}};
+        while (req && s->resp) {
+                pfd[0].revents = pfd[1].revents = 0;
+                nfds_t n = 2 + pending_pollfds(s, pfd + 2);
+                if (poll(pfd, n, s->n_pending ? PENDING_RETRY_MS : -1) < 0 && errno != EINTR)
                         break;
                 if (pfd[0].revents)
                         break;
+                serve_pending(s, pfd + 2);
                 if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
                         pfd[1].fd = -1; /* every process of the sandbox is gone */
                 if (!(pfd[1].revents & POLLIN))
@@ -835,10 +969,13 @@ static void *supervise_main(void *arg)
                 memset(req, 0, s->sizes.seccomp_notif);
                 if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
                         continue; /* ENOENT: the caller died; EINTR */
-                serve(s, req, resp);
+                serve(s, req);
         }
+        while (s->n_pending)
+                pending_drop(s, 0);
         free(req);
-        free(resp);
+        free(s->resp);
+        s->resp = NULL;
         return NULL;
 }
 

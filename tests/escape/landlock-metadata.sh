@@ -107,6 +107,43 @@ p = "'"$ws"'/own.sock"
 os.path.exists(p) and os.unlink(p)
 l = socket.socket(socket.AF_UNIX); l.bind(p); l.listen()
 c = socket.socket(socket.AF_UNIX); c.connect(p); a, _ = l.accept(); a.send(b"own"); print(c.recv(3).decode())'
+# A blocking connect that waits (the listener's backlog is full) holds up
+# only its caller: other supervised calls go on meanwhile, the wait ends when
+# the listener accepts, and SO_SNDTIMEO still gives up (EAGAIN), as unsandboxed.
+cat >"$T/bin/busy.py" <<'PY'
+import os, signal, socket, struct, subprocess, sys, time
+signal.alarm(30) # a supervisor that waits with the connect fails here, not hangs
+d = sys.argv[1]
+p = d + "/busy.sock"
+os.path.exists(p) and os.unlink(p)
+open(d + "/script", "w").close()
+l = socket.socket(socket.AF_UNIX); l.bind(p); l.listen(0)
+first = socket.socket(socket.AF_UNIX); first.connect(p) # the backlog is full now
+waiter = subprocess.Popen([sys.executable, "-c", "import socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print('connected', flush=True)", p],
+    stdout=subprocess.PIPE, text=True)
+time.sleep(0.3)
+try:
+    subprocess.run(["chmod", "+x", d + "/script"], timeout=5, check=True)
+    print("chmod while it waits:", oct(os.stat(d + "/script").st_mode & 0o111))
+except subprocess.TimeoutExpired:
+    print("chmod while it waits: stalled")
+print("still waiting:", waiter.poll() is None)
+s = socket.socket(socket.AF_UNIX)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 300000))
+try: s.connect(p); print("timed connect: connected")
+except OSError as e: print("timed connect:", os.strerror(e.errno))
+l.accept() # room for one more: the waiter's connect completes
+try: print("then:", waiter.communicate(timeout=5)[0].strip())
+except subprocess.TimeoutExpired: print("then: still waiting"); waiter.kill()
+PY
+busy_want="chmod while it waits: 0o111
+still waiting: True
+timed connect: Resource temporarily unavailable
+then: connected"
+check_out "control: a connect that waits for a full backlog, unsandboxed" "$busy_want" as_user python3 "$T/bin/busy.py" "$OUT"
+check_out "landlock: ... the same: other calls go on while it waits, SO_SNDTIMEO gives up" "$busy_want" \
+    cordon $LL -- python3 "$T/bin/busy.py" "$ws"
 check_out "control: an AF_UNIX datagram socket unsandboxed" "OK" as_user "$PROBE" unix-dgram
 check_out "landlock: no AF_UNIX datagram sockets (sendto reaches any path)" "EPERM" cordon $LL -- "$PROBE" unix-dgram
 check_out "landlock: nor datagram socket pairs" "EPERM" cordon $LL -- "$PROBE" unix-dgram-pair
