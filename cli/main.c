@@ -16,7 +16,10 @@
 
 #define EXIT_CORDON 125
 
-static cordon_process *running; /* for the signal forwarder */
+/* For the signal forwarder. Volatile, like pending_signal: its store must
+ * not move past the read of pending_signal after the start (a signal
+ * between them would be neither forwarded nor kept). */
+static cordon_process *volatile running;
 static bool quiet;              /* --quiet: no denial reports */
 /* A forwarded signal that came before the command ran (0: none). */
 static volatile sig_atomic_t pending_signal;
