@@ -38,7 +38,7 @@ const char *env_get(char *const *env, const char *name)
         return env && i >= 0 ? env[i] + strlen(name) + 1 : NULL;
 }
 
-static int env_put(char ***env, const char *name, const char *value)
+int env_set(char ***env, const char *name, const char *value)
 {
         char *entry = strjoin3(name, "=", value);
         if (!entry)
@@ -134,7 +134,7 @@ static int env_redirect(char ***env, const char *root)
         };
         for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
                 _cleanup_free_ char *p = xasprintf("%s/runtime-user-env/%s", root, R[i].dir);
-                if (!p || env_put(env, R[i].name, p) < 0)
+                if (!p || env_set(env, R[i].name, p) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -152,7 +152,7 @@ static int env_expand_set(char ***env, const cordon_config *c, const char *home)
                 _cleanup_free_ char *x = config_path_expand(v, home, *env);
                 if (!x && errno == ENOMEM)
                         return -ENOMEM;
-                if (x && env_put(env, c->set[i].name, x) < 0)
+                if (x && env_set(env, c->set[i].name, x) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -196,7 +196,7 @@ static const char *const PROXY_VARS[][2] = {
 static int env_proxy(char ***env)
 {
         for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++)
-                if (env_put(env, PROXY_VARS[i][0], PROXY_VARS[i][1]) < 0)
+                if (env_set(env, PROXY_VARS[i][0], PROXY_VARS[i][1]) < 0)
                         return -ENOMEM;
         return 0;
 }
@@ -237,10 +237,10 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
                 env_filter(env, is_default_excluded, NULL);
         env_filter(env, matches_arg, c->exclude);
         for (size_t i = 0; i < c->n_set; i++)
-                if (env_put(&env, c->set[i].name, c->set[i].value) < 0)
+                if (env_set(&env, c->set[i].name, c->set[i].value) < 0)
                         return -ENOMEM;
         for (size_t i = 0; i < in->n_extra; i++)
-                if (env_put(&env, in->extra[i].name, in->extra[i].value) < 0)
+                if (env_set(&env, in->extra[i].name, in->extra[i].value) < 0)
                         return -ENOMEM;
         if (c->include_only && c->include_only[0])
                 env_filter(env, not_matches_arg, c->include_only);
@@ -249,7 +249,7 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
         if (env_expand_set(&env, c, in->home) < 0)
                 return -ENOMEM;
         if (in->backend) {
-                if (env_put(&env, "CORDON_SANDBOX", in->backend) < 0)
+                if (env_set(&env, "CORDON_SANDBOX", in->backend) < 0)
                         return -ENOMEM;
                 cordon_network net = config_effective_network(c);
                 /* an outer sandbox's markers do not describe this one */
@@ -258,7 +258,7 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
                         if (env_proxy(&env) < 0)
                                 return -ENOMEM;
                 } else if (net != CORDON_NETWORK_FULL &&
-                           env_put(&env, "CORDON_SANDBOX_NETWORK_DISABLED", "1") < 0)
+                           env_set(&env, "CORDON_SANDBOX_NETWORK_DISABLED", "1") < 0)
                         return -ENOMEM;
         }
         qsort(env, strv_len(env), sizeof(char *), cmp_by_name);

@@ -26,5 +26,7 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret) HIDDEN;
 char **env_with_proxy_port(const char *const *env, unsigned port) HIDDEN;
 /* The value of |name| in |env|, or NULL. */
 const char *env_get(char *const *env, const char *name) HIDDEN;
+/* Sets |name| to |value| in |env|: in its place, else at the end. 0 or -ENOMEM. */
+int env_set(char ***env, const char *name, const char *value) HIDDEN;
 /* The variables the "core" template keeps. */
 extern const char *const ENV_CORE_NAMES[] HIDDEN;

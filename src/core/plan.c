@@ -1649,36 +1649,58 @@ static char *profile_exposing(const builder *b, char *const *profiles, const cha
 
 /* One line for people on the PATH entries that exist on the host but not
  * inside ("cargo: not found" while PATH lists ~/.cargo/bin), with the
- * profile that would bring each, else --expose. */
+ * profile that would bring each, else --expose. Where the sandbox has no
+ * view of its own (landlock, seatbelt) such a directory is still there,
+ * only refused: it is left out of the command's PATH, so that a lookup
+ * (execvp, Python's sys.executable) goes on to the next entry rather
+ * than to a program it may not run. */
+/* Is PATH entry |dir| a directory of the host's that the sandbox does not show? */
+static bool path_entry_hidden(builder *b, const char *dir)
+{
+        struct stat st;
+        return dir[0] == '/' && host_stat(b->h, dir, &st) == 0 && S_ISDIR(st.st_mode) && !sandbox_visible(b, dir);
+}
+
+/* Adds hidden entry |dir| to the hint |m|, with what would show it. */
+static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m)
+{
+        if (!*profiles && !(*profiles = config_profiles(b->c)))
+                return -ENOMEM;
+        _cleanup_free_ char *prof = profile_exposing(b, *profiles, dir);
+        if (prof)
+                buf_printf(m, "%s%s (--profile %s)", m->len ? ", " : "", dir, prof);
+        else
+                buf_printf(m, "%s%s (--expose %s)", m->len ? ", " : "", dir, dir);
+        return 0;
+}
+
 static int plan_path_hint(builder *b)
 {
         const char *path = env_get(b->p->env, "PATH");
         _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
-        buf m = {0};
-        for (const char *s = path; seen && s && *s;) {
+        buf m = {0}, kept = {0};
+        int r = seen ? 0 : -ENOMEM;
+        for (const char *s = path; r == 0 && s && *s;) {
                 size_t n = strcspn(s, ":");
                 _cleanup_free_ char *dir = strndup(s, n);
                 s += n + (s[n] == ':');
-                struct stat st;
-                if (!dir || dir[0] != '/' || strv_contains(seen, dir) || host_stat(b->h, dir, &st) < 0 ||
-                    !S_ISDIR(st.st_mode) || sandbox_visible(b, dir))
-                        continue;
-                if (strv_push(&seen, dir) < 0)
-                        break;
-                if (!profiles && !(profiles = config_profiles(b->c)))
-                        return -ENOMEM;
-                _cleanup_free_ char *prof = profile_exposing(b, profiles, dir);
-                if (prof)
-                        buf_printf(&m, "%s%s (--profile %s)", m.len ? ", " : "", dir, prof);
-                else
-                        buf_printf(&m, "%s%s (--expose %s)", m.len ? ", " : "", dir, dir);
+                if (!dir)
+                        r = -ENOMEM;
+                else if (!path_entry_hidden(b, dir))
+                        buf_printf(&kept, "%s%s", kept.data ? ":" : "", dir);
+                else if (!strv_contains(seen, dir) && (r = strv_push(&seen, dir)) == 0)
+                        r = path_hint_entry(b, &profiles, dir, &m);
         }
-        _cleanup_free_ char *list = buf_steal(&m);
-        if (!seen || !list)
-                return -ENOMEM;
+        _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
+        if (r < 0 || !list || !kept_path)
+                return r < 0 ? r : -ENOMEM;
         if (!list[0])
                 return 0;
-        return strv_consume(&b->p->hints, xasprintf("PATH entries not visible inside: %s", list));
+        bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
+        if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
+                return -ENOMEM;
+        return strv_consume(&b->p->hints, xasprintf("PATH entries not visible inside%s: %s",
+                                                    no_view ? " (left out of its PATH)" : "", list));
 }
 
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,

@@ -195,13 +195,16 @@ static int probe_seccomp(void)
 /* What the landlock backend enforces, and what only the linux backend
  * gives (README "Backends"), for |abi|. */
 static const char *const LANDLOCK_LACKS[] = {
-        "a private /tmp (TMPDIR points into the instance)",
+        "a private /tmp (TMPDIR points into the instance) and /dev/shm (the host's is not granted: "
+        "--expose-rw /dev/shm shares it)",
         "an own /proc: other processes' command lines can be read",
-        "no network interfaces: TCP is denied by Landlock, other families by seccomp",
-        "host pathname unix sockets (e.g. /run/docker.sock) can be connected to where their modes allow",
+        "no network interfaces: TCP is denied by Landlock, other families by seccomp; the proxy of "
+        "--allow-net listens on the host's loopback",
         /* one literal per line (bugprone-suspicious-missing-comma) */
-        "metadata (mode, owner, times, xattrs) outside the writable paths can change: Landlock has no rights for it",
         "paths cannot be remapped, nor protected inside writable paths",
+        "--pids without cgroups",
+        "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets and 32-bit "
+        "metadata and socket calls (refused here)",
         NULL,
 };
 

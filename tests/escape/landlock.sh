@@ -18,6 +18,36 @@ check_out "... and it is intact" "host secret" as_user "$PROBE" shm-read "$key"
 check_out "linux: the IPC namespace hides it" "ENOENT" cordon run --expose "$T/bin" -- "$PROBE" shm-read "$key"
 as_user "$PROBE" shm-remove "$key" >/dev/null 2>&1
 
+# -- POSIX shared memory and named semaphores: /dev/shm is the host's here
+shm=/dev/shm/cordon-test-$$
+as_user sh -c "echo host shm >'$shm'"
+check_out "control: a host process's /dev/shm object is readable unsandboxed" "host shm" as_user cat "$shm"
+check_contains "landlock: it is not readable" "Permission denied" cordon $LL -- cat "$shm"
+check_contains "landlock: nor writable" "Permission denied" cordon $LL -- sh -c "echo x >'$shm'"
+check_out "... and it is intact" "host shm" cat "$shm"
+rm -f "$shm"
+sem='import multiprocessing as m; l = m.Lock(); l.acquire(); l.release(); print("semaphore OK")'
+check_out "control: a named semaphore (Python multiprocessing's Lock) unsandboxed" "semaphore OK" as_user python3 -c "$sem"
+check_contains "landlock: refused by default (EACCES)" "PermissionError" cordon $LL -- python3 -c "$sem"
+check_out "landlock: ... works with --expose-rw /dev/shm" "semaphore OK" cordon $LL --quiet --expose-rw /dev/shm -- python3 -c "$sem"
+check_out "linux: the sandbox's own /dev/shm" "semaphore OK" cordon run --quiet -- python3 -c "$sem"
+
+# -- PATH: a host directory the sandbox does not show is left out of the
+# command's PATH (it exists here, only refused: a lookup would stop at it)
+mkdir -p "$T/hidden-bin" && ln -sf /usr/bin/python3 "$T/hidden-bin/python3" && chmod -R a+rX "$T/hidden-bin"
+exe='import sys; print(sys.executable)'
+check_out "control: unsandboxed, python3 is found in the first PATH entry" "$T/hidden-bin/python3" \
+    as_user env PATH="$T/hidden-bin:/usr/bin:/bin" python3 -c "$exe"
+PATH_BEFORE=$PATH
+export PATH="$T/hidden-bin:/usr/bin:/bin"
+check_out "landlock: the hidden entry is not in the command's PATH" "/usr/bin:/bin" cordon $LL --quiet -- sh -c 'echo $PATH'
+check_out "landlock: ... so a PATH lookup finds the program it may run" "/usr/bin/python3" cordon $LL --quiet -- python3 -c "$exe"
+check_contains "landlock: the note says so" "PATH entries not visible inside (left out of its PATH): $T/hidden-bin" \
+    cordon $LL -- true
+check_out "landlock: an exposed directory stays in PATH" "$T/hidden-bin:/usr/bin:/bin" \
+    cordon $LL --quiet --expose "$T/hidden-bin" -- sh -c 'echo $PATH'
+export PATH=$PATH_BEFORE
+
 # -- terminals: another terminal of the same user (its typed input, and
 # escape sequences written into it)
 : >"$T/pty-name"; chmod 666 "$T/pty-name"
@@ -77,5 +107,10 @@ check_out "landlock: chmod +x and run a script, touch, mkdir -m 700, tar x in th
 check "landlock: ... and the work is there" test -x "$ws/s.sh" -a -d "$ws/d"
 check "landlock: check says what only the linux backend gives" sh -c \
     "'$CORDON' check --backend landlock | grep -q 'only the linux backend gives' && '$CORDON' check --backend landlock | grep -q 'no System V IPC'"
+"$CORDON" check --backend landlock | sed -n '/only the linux backend gives/,/^[^ ]/p' >"$T/lacks"
+if grep -q '/dev/shm' "$T/lacks" && grep -q 'abstract unix sockets' "$T/lacks" &&
+    ! grep -qi 'metadata (mode\|pathname unix sockets' "$T/lacks"; then
+    ok "landlock: ... and not what the call supervisor now enforces (metadata, host unix sockets)"
+else not_ok "landlock: ... and not what the call supervisor now enforces (metadata, host unix sockets)"; diag <"$T/lacks"; fi
 
 done_testing
