@@ -251,6 +251,10 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 buf_printf(&b, "exe: %s\n", p->exe ? p->exe : "?");
                 buf_printf(&b, "cwd: %s\n", p->cwd ? p->cwd : "?");
         }
+        for (size_t i = 0; p->warnings && p->warnings[i]; i++) /* what cordon run says at the start */
+                buf_printf(&b, "warning: %s\n", p->warnings[i]);
+        for (size_t i = 0; p->hints && p->hints[i]; i++)
+                buf_printf(&b, "note: %s\n", p->hints[i]);
         if (p->backend == BACKEND_SEATBELT)
                 text_seatbelt(&b, p);
         if (p->backend == BACKEND_WINDOWS)
@@ -346,6 +350,10 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "uid", json_integer(p->uid));
         json_object_set_new(o, "gid", json_integer(p->gid));
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
+        if (p->warnings && p->warnings[0])
+                json_object_set_new(o, "warnings", json_strv(p->warnings));
+        if (p->hints && p->hints[0])
+                json_object_set_new(o, "notes", json_strv(p->hints));
         if (p->backend == BACKEND_SEATBELT)
                 json_object_set_new(o, "seatbelt", json_seatbelt(p));
         if (p->backend == BACKEND_WINDOWS)

@@ -258,4 +258,22 @@ CWD=/ check_out "... on the landlock backend too" "/" cordon run --backend landl
 check_fails_125 "another non-exposable cwd stays an error with its hint" \
     "cordon: the working directory /proc is a kernel interface (the sandbox has its own /proc, /sys and /dev), which cordon never exposes automatically: run from the workspace*" plan -C /proc -- true
 
+# -- the plan says what the run will warn of, and its notes
+mkdir -p "$T/unseen-bin"
+run_with_path() { local p=$1; shift; PATH=$p cordon "$@"; }
+check_contains "cordon plan: the run's warnings, one line each" \
+    "warning: on the landlock backend the proxy listens on the host's loopback" \
+    cordon plan --backend landlock --allow-net example.org -- true
+check_contains "cordon plan: its notes (a PATH entry not visible inside)" \
+    "note: PATH entries not visible inside: $T/unseen-bin (--expose $T/unseen-bin)" \
+    run_with_path "$T/unseen-bin:/usr/bin:/bin" plan -- true
+cordon plan --json --backend landlock --allow-net example.org -- true >"$T/warn.json" 2>&1
+check "cordon plan --json: warnings as an array" node -e '
+const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+process.exit(o.warnings.length === 1 && o.warnings[0].includes("host'"'"'s loopback") ? 0 : 1)' "$T/warn.json"
+cordon plan --json -- true >"$T/nowarn.json" 2>&1
+check "... and none when there is nothing to say" node -e '
+const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+process.exit(!("warnings" in o) ? 0 : 1)' "$T/nowarn.json"
+
 done_testing
