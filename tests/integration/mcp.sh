@@ -78,6 +78,25 @@ check_contains "a write into the workspace succeeds" "write \"$WS/new.txt\" ok" 
 check_out "... and is on the host" "written by the server" cat "$WS/new.txt"
 check "a write beside the workspace never reaches the host" test ! -e "$W/planted.txt"
 
+# -- the same session on the landlock backend (no namespaces: the paths
+# exist there, Landlock refuses them). The server is given the workspace
+# itself this time: it lists each directory from its allowed one down to a
+# file, and on this backend the directory above the workspace cannot be
+# listed (it would show the names beside it), where the linux backend shows
+# it empty. The host secret's directory stays allowed by the server.
+client --cwd "$WS" "${READS[@]}" --write "$WS/new-ll.txt=written on landlock" \
+    -- "$CORDON" run --backend landlock --expose "$WS:rw" --expose "$MODS" -- node "$SERVER" "$WS" "$T/hostsecrets" \
+    >"$T/ll.out" 2>"$T/ll.err"
+st=$?
+if [ $st -eq 0 ] && grep -q '^closed$' "$T/ll.out"; then ok "landlock: the MCP session runs to the end"; else
+    not_ok "landlock: the MCP session runs to the end (status $st)"; cat "$T/ll.out" "$T/ll.err" | diag; fi
+check_contains "landlock: a file in the workspace is read" "read \"$WS/hello.txt\" ok \"inside the workspace\\n\"" cat "$T/ll.out"
+check_contains "landlock: the secret beside the workspace is denied" "read \"$W/secret.txt\" error" cat "$T/ll.out"
+check_contains "landlock: the host secret is denied" "read \"$T/hostsecrets/secret.txt\" error" cat "$T/ll.out"
+if grep -qE 'project secret|host secret' "$T/ll.out"; then not_ok "landlock: no secret appears in the session"
+    diag <"$T/ll.out"; else ok "landlock: no secret appears in the session"; fi
+check_out "landlock: a write into the workspace reaches the host" "written on landlock" cat "$WS/new-ll.txt"
+
 # -- the same server from an MCP client config file (the README's entry)
 cat >"$T/mcp-config.json" <<EOF
 {
