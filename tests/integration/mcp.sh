@@ -57,12 +57,17 @@ check_contains "control: without cordon the server reads the host secret" \
     "read \"$T/hostsecrets/secret.txt\" ok \"host secret\\n\"" cat "$T/control.out"
 
 # -- under cordon
-client --cwd "$WS" "${READS[@]}" --write "$WS/new.txt=written by the server" --write "$W/planted.txt=x" \
-    -- "$CORDON" run --expose "$WS:rw" --expose "$MODS" -- node "$SERVER" "$W" "$T/hostsecrets" \
-    >"$T/mcp.out" 2>"$T/mcp.err"
-st=$?
-if [ $st -eq 0 ] && grep -q '^closed$' "$T/mcp.out"; then ok "the MCP session under cordon runs to the end"; else
-    not_ok "the MCP session under cordon runs to the end (status $st)"; cat "$T/mcp.out" "$T/mcp.err" | diag; fi
+session() { # NAME WHAT CLIENT-ARGS...: a session whose output is in $T/NAME.out and .err, run to its end
+    local name=$1 what=$2 st
+    shift 2
+    client "$@" >"$T/$name.out" 2>"$T/$name.err"
+    st=$?
+    if [ $st -eq 0 ] && grep -q '^closed$' "$T/$name.out"; then ok "$what"; else
+        not_ok "$what (status $st)"; cat "$T/$name.out" "$T/$name.err" | diag; fi
+}
+session mcp "the MCP session under cordon runs to the end" \
+    --cwd "$WS" "${READS[@]}" --write "$WS/new.txt=written by the server" --write "$W/planted.txt=x" \
+    -- "$CORDON" run --expose "$WS:rw" --expose "$MODS" -- node "$SERVER" "$W" "$T/hostsecrets"
 check_contains "initialize: the server answers" 'server "secure-filesystem-server"' cat "$T/mcp.out"
 check_contains "tools/list: read_text_file is offered" '"read_text_file"' cat "$T/mcp.out"
 check_contains "a file in the workspace is read" "read \"$WS/hello.txt\" ok \"inside the workspace\\n\"" cat "$T/mcp.out"
@@ -84,12 +89,9 @@ check "a write beside the workspace never reaches the host" test ! -e "$W/plante
 # file, and on this backend the directory above the workspace cannot be
 # listed (it would show the names beside it), where the linux backend shows
 # it empty. The host secret's directory stays allowed by the server.
-client --cwd "$WS" "${READS[@]}" --write "$WS/new-ll.txt=written on landlock" \
-    -- "$CORDON" run --backend landlock --expose "$WS:rw" --expose "$MODS" -- node "$SERVER" "$WS" "$T/hostsecrets" \
-    >"$T/ll.out" 2>"$T/ll.err"
-st=$?
-if [ $st -eq 0 ] && grep -q '^closed$' "$T/ll.out"; then ok "landlock: the MCP session runs to the end"; else
-    not_ok "landlock: the MCP session runs to the end (status $st)"; cat "$T/ll.out" "$T/ll.err" | diag; fi
+session ll "landlock: the MCP session runs to the end" \
+    --cwd "$WS" "${READS[@]}" --write "$WS/new-ll.txt=written on landlock" \
+    -- "$CORDON" run --backend landlock --expose "$WS:rw" --expose "$MODS" -- node "$SERVER" "$WS" "$T/hostsecrets"
 check_contains "landlock: a file in the workspace is read" "read \"$WS/hello.txt\" ok \"inside the workspace\\n\"" cat "$T/ll.out"
 check_contains "landlock: the secret beside the workspace is denied" "read \"$W/secret.txt\" error" cat "$T/ll.out"
 check_contains "landlock: the host secret is denied" "read \"$T/hostsecrets/secret.txt\" error" cat "$T/ll.out"
