@@ -90,4 +90,18 @@ check_out "inherit all + include_only: ANTHROPIC_API_KEY does not" "null" jget "
 check_out "inherit all + include_only: HOME is still the instance's" "$RUNTIME/home" jget "$T/i.json" .env.HOME
 provider "$T/d.json" --inherit all --include-only 'OPENAI_*' --include-only PATH --
 check_out "include_only alone does not undo the default *KEY* exclusion" "null" jget "$T/d.json" .env.OPENAI_API_KEY
+
+# -- the same CLI on the landlock backend (no namespaces: the real home is
+# there, Landlock refuses it)
+mkdir -p "$T/ll-home"; [ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$T/ll-home"
+LL_RUNTIME=$T/ll-home/runtime-user-env
+provider "$T/l1.json" --backend landlock --home "$T/ll-home" -- --peek "$REAL_CONFIG"
+check_out "landlock: OPENAI_API_KEY is absent" "null" jget "$T/l1.json" .env.OPENAI_API_KEY
+check_out "landlock: HOME is the instance's" "$LL_RUNTIME/home" jget "$T/l1.json" .env.HOME
+check_out "landlock: XDG_CONFIG_HOME is the instance's" "$LL_RUNTIME/config" jget "$T/l1.json" .env.XDG_CONFIG_HOME
+check_out "landlock: the CLI starts with a fresh config" "1" jget "$T/l1.json" .runs
+check_out "landlock: the real home's config cannot be read (EACCES)" "EACCES" jget "$T/l1.json" .peeks.0.result
+provider "$T/l2.json" --backend landlock --home "$T/ll-home" --
+check_out "landlock: the config persists across runs in the instance (run 2)" "2" jget "$T/l2.json" .runs
+check_out "landlock: the real home's config is untouched" '{"runs":2}' cat "$REAL_CONFIG"
 done_testing
