@@ -18,6 +18,30 @@ git init -q "$T/src" && git -C "$T/src" -c user.email=t@t -c user.name=t commit 
     echo "in git" >"$T/src/file" && git -C "$T/src" add file &&
     git -C "$T/src" -c user.email=t@t -c user.name=t commit -q -m file &&
     git clone -q --bare "$T/src" "$T/srv/repo.git" && git -C "$T/srv/repo.git" update-server-info
+# a package index (PEP 503) with one wheel, and an npm package tarball
+mkdir -p "$T/srv/simple/cordon-pip-test" "$T/srv/files"
+$PY - "$T/srv/files" <<'PY'
+import base64, hashlib, sys, zipfile
+name = "cordon_pip_test-1.0-py3-none-any.whl"
+files = {"cordon_pip_test/__init__.py": "X = 'from the index'\n",
+         "cordon_pip_test-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: cordon-pip-test\nVersion: 1.0\n",
+         "cordon_pip_test-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: cordon-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+record = ""
+for f, text in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+    record += f"{f},sha256={digest},{len(text.encode())}\n"
+record += "cordon_pip_test-1.0.dist-info/RECORD,,\n"
+with zipfile.ZipFile(sys.argv[1] + "/" + name, "w") as z:
+    for f, text in files.items():
+        z.writestr(f, text)
+    z.writestr("cordon_pip_test-1.0.dist-info/RECORD", record)
+PY
+echo '<a href="../../files/cordon_pip_test-1.0-py3-none-any.whl">cordon_pip_test-1.0-py3-none-any.whl</a>' \
+    >"$T/srv/simple/cordon-pip-test/index.html"
+mkdir -p "$T/npmsrc/package"
+printf '{"name": "cordon-npm-test", "version": "1.0.0", "main": "index.js"}\n' >"$T/npmsrc/package/package.json"
+echo 'module.exports = "from the tarball";' >"$T/npmsrc/package/index.js"
+tar czf "$T/srv/files/cordon-npm-test-1.0.0.tgz" -C "$T/npmsrc" package
 chmod -R a+rX "$T/srv"
 free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.2",0));print(s.getsockname()[1])'; }
 P=$(free_port)
@@ -87,6 +111,17 @@ check_out "python urllib through the proxy" "hello" run -- $PY -c \
     "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())" "$URL"
 check_out "git clone over http through the proxy" "in git" run -- sh -c \
     'git clone -q "$1" /tmp/c && cat /tmp/c/file' sh "http://allowed.test:$P/repo.git"
+check_out "pip install from an index through the proxy (PIP_PROXY, HTTP_PROXY)" "from the index" run -- sh -c \
+    'python3 -m pip install -q --no-cache-dir --disable-pip-version-check --trusted-host allowed.test --index-url "$1" --target /tmp/pt \
+        cordon-pip-test && PYTHONPATH=/tmp/pt python3 -c "import cordon_pip_test as m; print(m.X)"' \
+    sh "http://allowed.test:$P/simple/"
+check_contains "control: the same pip install without the index's entry is refused by the proxy" \
+    "cordon: network: denied allowed.test:$P: not in the allowlist" \
+    in_hosts "$CORDON" run --allow-net "other.test:$P" -- python3 -m pip install --no-cache-dir \
+    --disable-pip-version-check --retries 0 --trusted-host allowed.test --index-url "http://allowed.test:$P/simple/" --target /tmp/pt cordon-pip-test
+check_out "npm install of a tarball through the proxy (npm_config_proxy)" "from the tarball" run -- sh -c \
+    'cd /tmp && npm install --no-audit --no-fund --no-update-notifier --loglevel=error "$1" >/dev/null &&
+        node -p "require(\"cordon-npm-test\")"' sh "http://allowed.test:$P/files/cordon-npm-test-1.0.0.tgz"
 want=$(sha256sum <"$T/srv/big.bin" | cut -d' ' -f1)
 check_out "a larger download arrives whole" "$want" run -- sh -c \
     'curl -sS "$1" | sha256sum | cut -d" " -f1' sh "http://allowed.test:$P/big.bin"
