@@ -186,6 +186,23 @@ static bool is_section(const walker *w, const char *key)
         return false;
 }
 
+/* After a member or an element: true when a ',' says another follows;
+ * otherwise |close| ends the container, or the input is malformed. */
+static bool next_member(walker *w, char close)
+{
+        pop(w);
+        skip_ws(w);
+        if (peek(w) == ',') {
+                adv(w);
+                return true;
+        }
+        if (peek(w) == close)
+                adv(w);
+        else
+                w->failed = true;
+        return false;
+}
+
 static void walk_object(walker *w)
 {
         _cleanup_strv_ char **seen = NULL;
@@ -229,19 +246,8 @@ static void walk_object(walker *w)
                 }
                 adv(w);
                 walk_value(w);
-                if (w->stop || w->failed)
+                if (w->stop || w->failed || !next_member(w, '}'))
                         return;
-                pop(w);
-                skip_ws(w);
-                if (peek(w) == ',') {
-                        adv(w);
-                        continue;
-                }
-                if (peek(w) == '}')
-                        adv(w);
-                else
-                        w->failed = true;
-                return;
         }
 }
 
@@ -257,19 +263,8 @@ static void walk_array(walker *w)
                 if (!push(w, xasprintf("[%zu]", idx)))
                         return;
                 walk_value(w);
-                if (w->stop || w->failed)
+                if (w->stop || w->failed || !next_member(w, ']'))
                         return;
-                pop(w);
-                skip_ws(w);
-                if (peek(w) == ',') {
-                        adv(w);
-                        continue;
-                }
-                if (peek(w) == ']')
-                        adv(w);
-                else
-                        w->failed = true;
-                return;
         }
 }
 
