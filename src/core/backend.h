@@ -54,6 +54,8 @@ static inline const process_head *process_head_const(const cordon_process *p)
 
 /* Sets |h| to "no process yet" with |ops|. */
 void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;
+/* Closes the descriptors |h| holds (pidfd, stdio, pty). */
+void process_head_close(process_head *h) HIDDEN;
 /* The end of the command into |res| (its usage already there): |sig| is
  * the signal that killed it (0: it exited with |exit_code|); then the
  * status cordon reports, 124 after a timeout, and whether |cpu_limit| (0:

@@ -45,6 +45,16 @@ void process_head_init(process_head *h, const backend_ops *ops)
         *h = (process_head){.ops = ops, .pid = -1, .pidfd = -1, .pty = -1, .stdio = {-1, -1, -1}};
 }
 
+void process_head_close(process_head *h)
+{
+        int *fds[] = {&h->pidfd, &h->stdio[0], &h->stdio[1], &h->stdio[2], &h->pty};
+        for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
+                if (*fds[i] >= 0) {
+                        close(*fds[i]);
+                        *fds[i] = -1;
+                }
+}
+
 double monotonic_s(void)
 {
         struct timespec ts;

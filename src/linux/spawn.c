@@ -1330,15 +1330,9 @@ static void free_sandbox(cordon_process *p)
         p->calls = supervise_free(p->calls);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
-        if (p->head.pidfd >= 0)
-                close(p->head.pidfd);
         if (p->status_fd >= 0)
                 close(p->status_fd);
-        for (int i = 0; i < 3; i++)
-                if (p->head.stdio[i] >= 0)
-                        close(p->head.stdio[i]);
-        if (p->head.pty >= 0)
-                close(p->head.pty);
+        process_head_close(&p->head);
         free(p);
 }
 

@@ -198,9 +198,7 @@ static void free_process(cordon_process *p)
                 while (waitpid(p->head.pid, NULL, 0) < 0 && errno == EINTR)
                         ;
         }
-        for (int i = 0; i < 3; i++)
-                if (p->head.stdio[i] >= 0)
-                        close(p->head.stdio[i]);
+        process_head_close(&p->head);
         proxy_free(p->proxy);
         free(p);
 }
