@@ -8,18 +8,24 @@
 . "$(dirname "$0")/lib.sh"
 
 # restricted SYSCTL_VALUE CMD...: CMD where creating user namespaces fails and
-# the AppArmor sysctl reads SYSCTL_VALUE (none: the file is absent)
+# the AppArmor sysctl reads SYSCTL_VALUE (none: the file is absent); the
+# stand-in sysctl directories are made in $T (removed with it)
 cat >"$T/restricted.sh" <<'SH'
 set -e
-v=$1; shift
+d=$1; v=$2; shift 2
 echo 0 >/proc/sys/user/max_user_namespaces
-d=$(mktemp -d); mkdir "$d/kernel" "$d/user"
+mkdir "$d/kernel" "$d/user"
 [ "$v" = none ] || echo "$v" >"$d/kernel/apparmor_restrict_unprivileged_userns"
 mount --bind "$d/kernel" /proc/sys/kernel
 mount --bind "$d/user" /proc/sys/user
 exec "$@"
 SH
-restricted() { (cd "$W" && as_user unshare -U -r -m sh "$T/restricted.sh" "$@"); }
+restricted() {
+    local d
+    d=$(mktemp -d "$T/restricted.XXXXXX") && chmod 755 "$d" || return 125
+    [ "$TEST_AS" = user ] && chown "$TEST_UID:$TEST_GID" "$d"
+    (cd "$W" && as_user unshare -U -r -m sh "$T/restricted.sh" "$d" "$@")
+}
 
 # -- cordon check
 # (check_* write $T/.out: what is looked at later is copied first)
