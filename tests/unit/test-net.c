@@ -304,7 +304,7 @@ static void test_proxy_stops_clean(void)
         CHECK(write(clients[1], "ping", 4) == 4);
         char b[8] = "";
         CHECK(recv(upstreams[0], b, sizeof(b), 0) == 4 || recv(upstreams[1], b, sizeof(b), 0) == 4);
-        CHECK_INTEQ(count_entries("task"), tasks + 1);   /* control: the proxy's thread */
+        CHECK(count_entries("task") >= tasks + 1); /* control: the proxy's thread (and a resolver ending) */
         CHECK(count_entries("fd") >= fds + 2 + 4 + 3 + 8); /* control: its sockets and pipes */
         px = proxy_free(px);
         for (int i = 0; i < 4; i++) {
