@@ -14,6 +14,7 @@
  *   probe shm-create KEY TEXT (0600) | shm-read KEY | shm-write KEY TEXT | shm-remove KEY
  *   probe meta KIND PATH: a metadata change by one route (see do_meta)
  *   probe unix-connect PATH | unix-dgram | unix-dgram-pair
+ *   probe dev-read PATH (open, read one byte) | dev-mknod PATH (a char device, 1:3)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -37,6 +38,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -242,11 +244,11 @@ static long try_syscall(const char *name)
                 {"fsmount", SYS_fsmount, {-1, 0, 0}},
                 {"setns", SYS_setns, {-1, 0}},
                 {"unshare", SYS_unshare, {0x80000000L /* invalid flag */}},
-                {"clone-newns", SYS_clone, {0x00020000L | 0x00040000L /* NEWNS | bad combo */, 1, 0, 0, 0}},
+                {"clone-newns", SYS_clone, {0x00020000L | 0x00000200L /* NEWNS | FS: EINVAL first */, 1, 0, 0, 0}},
                 {"clone3", SYS_clone3, {0, 0}},
                 {"open_by_handle_at", SYS_open_by_handle_at, {-1, 0, 0}},
                 {"syslog", SYS_syslog, {3 /* READ_ALL */, (long)buf, 0}},
-                {"settimeofday", SYS_settimeofday, {0, 0}},
+                {"settimeofday", SYS_settimeofday, {1 /* EFAULT before the capability check */, 0}},
                 {"clock_settime", SYS_clock_settime, {-1, 0}},
                 {"adjtimex", SYS_adjtimex, {0}},
                 {"personality", SYS_personality, {0x0040000 /* ADDR_NO_RANDOMIZE */}},
@@ -440,6 +442,21 @@ static int do_unix(const char *kind, const char *path)
         return result(connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
 }
 
+/* Devices: "dev-read" opens |path| and reads one byte (a disk is not read
+ * whole); "dev-mknod" makes a character device with /dev/null's numbers. */
+static int do_dev(const char *kind, const char *path)
+{
+        if (!strcmp(kind, "dev-mknod"))
+                return result(mknod(path, S_IFCHR | 0666, makedev(1, 3)));
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return result(fd);
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        close(fd);
+        return result(n < 0 ? -1 : 0);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 2) {
@@ -484,6 +501,7 @@ int main(int argc, char **argv)
         if (!strncmp(a, "shm-", 4)) return do_shm(a, x, y);
         if (!strcmp(a, "meta")) return result(do_meta(x, y));
         if (!strncmp(a, "unix-", 5)) return do_unix(a, x);
+        if (!strcmp(a, "dev-read") || !strcmp(a, "dev-mknod")) return do_dev(a, x);
         if (!strcmp(a, "pid")) { printf("%d\n", getpid()); return 0; }
         if (!strcmp(a, "exec-ignoring")) {
                 /* ignore SIGPIPE and glibc's internal 32 and 33 (which glibc's

@@ -21,6 +21,18 @@ for backend in linux landlock; do
     [ "$got" = ENOSYS ] || bad="$bad clone3=$got"
     [ -z "$bad" ] && ok "$backend: every denied syscall returns EPERM (clone3: ENOSYS)" || not_ok "$backend: denied syscalls:$bad"
 done
+# controls: unsandboxed as root, no probe gets EPERM (each reaches the
+# kernel's own checks: a bad argument, a missing file). As the user, those
+# that check a capability first are EPERM unsandboxed too, and inside, where
+# no capability is left, EPERM is theirs as well as the filter's: the
+# filter alone, call by call, is test-seccomp's.
+bad=""
+for c in $calls; do
+    got=$("$PROBE" syscall $c 2>&1)
+    case $got in EPERM|E\?|"") bad="$bad $c=$got";; esac
+done
+got=$("$PROBE" syscall clone3 2>&1); [ "$got" = ENOSYS ] && bad="$bad clone3=$got"
+[ -z "$bad" ] && ok "control: as root unsandboxed no probe is refused" || not_ok "control: as root unsandboxed, refused:$bad"
 ctl=$(as_user "$PROBE" syscall keyctl)
 [ "$ctl" = OK ] && ok "control: keyctl works unsandboxed" || not_ok "control: keyctl works unsandboxed ($ctl)"
 
@@ -34,11 +46,17 @@ done
 check "... and the file is not setuid on the host" test ! -u "$T/rw/f"
 
 # -- TIOCSTI under a pty (script's EOF for its stdin may reach the command's
-# own terminal as a NUL, echoed "^@": removed)
+# own terminal as a NUL, echoed "^@": removed). The control must succeed:
+# Linux's own refusal (dev.tty.legacy_tiocsti=0) would be EIO, not EPERM.
+on_pty() {
+    local u=$( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0) g=$( [ "$TEST_AS" = user ] && echo $TEST_GID || echo 0)
+    (cd "$W" && script -qec "$(printf '%q ' setpriv --reuid=$u --regid=$g --clear-groups env HOME="$H" "$@")" /dev/null </dev/null) | tr -d '\r#' | sed 's/\^@//g' | grep . | tail -1
+}
 if command -v script >/dev/null; then
-    ctl=$(cd "$W" && script -qec "$(printf '%q ' setpriv --reuid=$( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0) --regid=$( [ "$TEST_AS" = user ] && echo $TEST_GID || echo 0) --clear-groups "$PROBE" tiocsti)" /dev/null </dev/null | tr -d '\r#' | tail -1)
-    got=$(cd "$W" && script -qec "$(printf '%q ' setpriv --reuid=$( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0) --regid=$( [ "$TEST_AS" = user ] && echo $TEST_GID || echo 0) --clear-groups env HOME="$H" "$CORDON" run -- "$PROBE" tiocsti)" /dev/null </dev/null | tr -d '\r#' | sed 's/\^@//g' | grep . | tail -1)
-    echo "# TIOCSTI unsandboxed on a pty: $ctl (dev.tty.legacy_tiocsti=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null))"
+    ctl=$(on_pty "$PROBE" tiocsti)
+    [ "$ctl" = OK ] && ok "control: TIOCSTI works on a pty unsandboxed" ||
+        not_ok "control: TIOCSTI works on a pty unsandboxed ($ctl, dev.tty.legacy_tiocsti=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null))"
+    got=$(on_pty "$CORDON" run -- "$PROBE" tiocsti)
     [ "$got" = EPERM ] && ok "TIOCSTI injection under a pty fails ($got)" || not_ok "TIOCSTI injection under a pty fails ($got)"
 else
     skip "TIOCSTI under a pty" "script(1) missing"
@@ -78,6 +96,7 @@ check "... and its placeholder is gone afterwards" test ! -e "$repo/.git/hooks"
 out=$(cordon run --expose "$repo:rw" --expose "$T/bin" --protect "$repo/.env" -- sh -c "\"$PROBE\" create \"$repo/.env\"; \"$PROBE\" write \"$repo/.env\" x" 2>&1 | tr '\n' ' ')
 case "$out" in "EEXIST EROFS ") ok "a missing --protect path cannot be created ($out)";; *) not_ok "a missing --protect path cannot be created ($out)";; esac
 check "... and nothing is left on the host" test ! -e "$repo/.env"
+check_out "control: without --protect the file is writable" "OK" cordon run --expose "$repo:rw" -- "$PROBE" append "$repo/file"
 check_out "an existing --protect path is read-only" "EROFS" cordon run --expose "$repo:rw" --protect "$repo/file" -- "$PROBE" append "$repo/file"
 check_contains "the landlock backend says it cannot protect paths" "cannot keep" cordon run --backend landlock --expose "$repo:rw" -- true
 
@@ -96,6 +115,8 @@ check_out "landlock: a host file outside the allowed paths is denied" "EACCES" c
 check_out "landlock: an exposed file is readable" "secret" cordon run --backend landlock --expose "$T/data" -- "$PROBE" read "$T/data/file"
 check_out "landlock: a ro expose is not writable" "EACCES" cordon run --backend landlock --expose "$T/data" -- "$PROBE" create "$T/data/x"
 check_out "landlock: the workspace is writable" "OK" cordon run --backend landlock -- "$PROBE" create "$H/.cordon/workspace/ll"
+check_out "control: the host /tmp is writable unsandboxed" "OK" as_user "$PROBE" create "/tmp/cordon-ll-ctl-$$"
+rm -f "/tmp/cordon-ll-ctl-$$"
 check_out "landlock: the host /tmp is not writable" "EACCES" cordon run --backend landlock -- "$PROBE" create "/tmp/cordon-ll-$$"
 check_out "landlock: socket(AF_INET) fails with network none" "EPERM" cordon run --backend landlock -- "$PROBE" socket inet
 check_out "landlock: socket(AF_UNIX) works" "OK" cordon run --backend landlock -- "$PROBE" socket unix
@@ -103,9 +124,12 @@ check_out "landlock: socket(AF_INET) works with network full" "OK" cordon run --
 check_out "landlock: the markers are set" "landlock 1" cordon run --backend landlock -- sh -c 'echo $CORDON_SANDBOX $CORDON_SANDBOX_NETWORK_DISABLED'
 check_out "linux: the markers are set" "linux 1" cordon run -- sh -c 'echo $CORDON_SANDBOX $CORDON_SANDBOX_NETWORK_DISABLED'
 bg_as_user sleep 300 >/dev/null 2>&1
+check_out "control: a host process can be signalled unsandboxed" "OK" as_user "$PROBE" kill "$BG_PID" 0
 check_out "landlock: a host process cannot be signalled" "EPERM" cordon run --backend landlock -- "$PROBE" kill "$BG_PID" 0
+check_out "control: the parent's /proc/PID/environ is readable unsandboxed" "OK" as_user sh -c "\"$PROBE\" read /proc/\$\$/environ >/dev/null && echo OK"
 check_out "landlock: the launcher's /proc/PID/environ is denied" "EACCES" cordon run --backend landlock --expose "$T/bin" -- sh -c "\"$PROBE\" read /proc/\$PPID/environ"
 check_out "landlock: remapping is refused" "125" sh -c "cd '$W' && $(declare -f as_user); TEST_AS=$TEST_AS TEST_UID=$TEST_UID TEST_GID=$TEST_GID H='$H' as_user '$CORDON' run --backend landlock --expose '$T/data:/elsewhere' -- true >/dev/null 2>&1; echo \$?"
+is_root_run && check_fails "control: root has capabilities unsandboxed" grep -q 'CapEff:.0000000000000000' /proc/self/status
 check_out "landlock: capabilities are cleared" "0000000000000000" cordon run --backend landlock -- sh -c 'grep CapEff /proc/self/status | cut -f2'
 check_out "control: core dumps are allowed unsandboxed" "unlimited" as_user sh -c 'ulimit -c unlimited 2>/dev/null; ulimit -c'
 for backend in linux landlock; do

@@ -113,7 +113,11 @@ ex "$EXEC" 'printf "\377\376 bytes \001\n"' >"$T/e5.json"
 check_out "exec-tool: output that is not UTF-8 still gives valid JSON (U+FFFD)" "$(printf '\357\277\275\357\277\275 bytes \001')" jget "$T/e5.json" .stdout
 marker=$((800000 + RANDOM))
 t0=$(date +%s.%N)
-ex "$EXEC" --timeout 1 "sleep $marker & sleep $((marker + 1))" >"$T/e6.json"
+ex "$EXEC" --timeout 1 "sleep $marker & sleep $((marker + 1))" >"$T/e6.json" &
+expid=$!
+for _ in $(seq 50); do pgrep -f "^sleep $marker" >/dev/null && break; sleep 0.1; done
+check "exec-tool: control: the background job runs meanwhile" pgrep -f "^sleep $marker"
+wait $expid
 t1=$(date +%s.%N)
 check_out "exec-tool: --timeout sets timed_out" "true" jget "$T/e6.json" .timed_out
 check_out "exec-tool: ... and status 124" "124" jget "$T/e6.json" .status

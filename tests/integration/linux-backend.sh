@@ -10,7 +10,8 @@ mkdir -p "$T/data"; echo "data file" >"$T/data/file"
 # -- the filesystem view
 check_out "control: a host file is readable unsandboxed" "host secret" as_user "$PROBE" read "$T/secret"
 check_out "a host file outside the view is absent" "ENOENT" cordon run -- "$PROBE" read "$T/secret"
-check_out "control: /home exists on the host" "OK" as_user "$PROBE" stat /
+check_out "control: /root exists on the host" "OK" as_user "$PROBE" stat /root
+check_out "control: /home exists on the host" "OK" as_user "$PROBE" stat /home
 check_out "/root is absent" "ENOENT" cordon run -- "$PROBE" stat /root
 check_out "/home is absent" "ENOENT" cordon run -- "$PROBE" stat /home
 check_out "control: the data dir is writable unsandboxed" "OK" as_user "$PROBE" create "$T/data/control"
@@ -29,7 +30,10 @@ check_contains "/etc/passwd names the caller's uid" ":$( [ "$TEST_AS" = user ] &
 check_out "hostname is cordon" "cordon" cordon run -- cat /proc/sys/kernel/hostname
 check_out "the caller's uid is kept" "$( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0)" cordon run -- id -u
 check_out "the workspace is writable" "OK" cordon run -- "$PROBE" create "$H/.cordon/workspace/w"
-check_out "logs/ is hidden" "ENOENT" cordon run -- "$PROBE" read "$H/.cordon/logs/cordon.log"
+as_user "$PROBE" create "$H/.cordon/logs/planted" >/dev/null
+check_out "control: a file in logs/ is readable unsandboxed" "cordon" as_user "$PROBE" read "$H/.cordon/logs/planted"
+check_out "logs/ is hidden" "ENOENT" cordon run -- "$PROBE" read "$H/.cordon/logs/planted"
+rm -f "$H/.cordon/logs/planted"
 
 # -- processes
 host_procs=$(ls /proc | grep -c '^[0-9]')
@@ -70,7 +74,7 @@ wait $bg 2>/dev/null
 # -- descriptors and data
 exec 7<"$T/secret"
 check_contains "control: an inherited fd is visible unsandboxed" "7" as_user "$PROBE" fds
-check_out "an fd opened in the launcher is not usable inside" "" cordon run -- "$PROBE" fds
+check_out "an fd opened in the launcher is not usable inside" "end" cordon run --expose "$T/bin" -- sh -c '"$1" fds; echo end' sh "$PROBE"
 exec 7<&-
 head -c 10485760 /dev/urandom >"$T/in.bin"; chmod 644 "$T/in.bin"
 cordon run -- cat <"$T/in.bin" >"$T/out.bin" 2>"$T/.err"
@@ -96,9 +100,18 @@ if is_root_run; then
     check_out "control: core_pattern is writable by root on the host" "OK" "$PROBE" openw /proc/sys/kernel/core_pattern
     check_out "core_pattern is not writable when started as root" "EROFS" cordon run -- "$PROBE" openw /proc/sys/kernel/core_pattern
 fi
-if [ -e /proc/sysrq-trigger ]; then
-    check_out "/proc/sysrq-trigger is read-only" "EROFS" cordon run -- "$PROBE" openw /proc/sysrq-trigger
-fi
+# host-wide knobs of /proc beside /proc/sys (a write-open only: nothing is
+# written); some kernels have no sysrq-trigger. Root only: a user's open is
+# refused by the file's mode (EACCES) before any mount is consulted, inside
+# as outside, so there is nothing to observe.
+knobs=0
+for f in /proc/sysrq-trigger /proc/irq/default_smp_affinity; do
+    is_root_run && [ -e "$f" ] || continue
+    knobs=$((knobs + 1))
+    check_out "control: $f opens for writing as root" "OK" "$PROBE" openw "$f"
+    check_out "$f is read-only" "EROFS" cordon run -- "$PROBE" openw "$f"
+done
+is_root_run && [ $knobs -eq 0 ] && not_ok "a /proc knob to probe (neither /proc/sysrq-trigger nor /proc/irq)"
 out=$(cd "$W" && as_user env CORDON_MARKER_SECRET=sk-marker-123 "$CORDON" run --set VISIBLE=1 -- sh -c 'cat /proc/1/environ 2>/dev/null | tr "\0" "\n"; cat /proc/1/cmdline | tr "\0" " "' 2>&1)
 case "$out" in *sk-marker-123*|*--set*) not_ok "/proc/1 holds none of the launcher's environment or arguments"; echo "$out" | diag ;; *) ok "/proc/1 holds none of the launcher's environment or arguments";; esac
 check_out "control: /proc/1 is visible unsandboxed" "OK" as_user "$PROBE" stat /proc/1

@@ -48,7 +48,7 @@ chmod 644 "$W/secret.txt" "$T/hostsecrets/secret.txt" "$T/outside.txt"
 READS=(--read "$WS/hello.txt" --read "$W/secret.txt" --read "$T/hostsecrets/secret.txt" --read "$T/outside.txt")
 
 # -- the negative control: the same server and client, no cordon
-client --cwd "$WS" "${READS[@]}" -- node "$SERVER" "$W" "$T/hostsecrets" >"$T/control.out" 2>"$T/control.err"
+client --cwd "$WS" "${READS[@]}" --write "$W/planted-control.txt=x" -- node "$SERVER" "$W" "$T/hostsecrets" >"$T/control.out" 2>"$T/control.err"
 check_contains "control: without cordon the server reads the workspace file" \
     "read \"$WS/hello.txt\" ok \"inside the workspace\\n\"" cat "$T/control.out"
 check_contains "control: without cordon the server reads the secret beside the workspace" \
@@ -81,6 +81,7 @@ if grep -qE 'project secret|host secret' "$T/mcp.out"; then not_ok "no secret ap
 else ok "no secret appears in the session"; fi
 check_contains "a write into the workspace succeeds" "write \"$WS/new.txt\" ok" cat "$T/mcp.out"
 check_out "... and is on the host" "written by the server" cat "$WS/new.txt"
+check "control: without cordon the server writes beside the workspace" test -e "$W/planted-control.txt"
 check "a write beside the workspace never reaches the host" test ! -e "$W/planted.txt"
 
 # -- the same session on the landlock backend (no namespaces: the paths
