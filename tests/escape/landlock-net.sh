@@ -92,6 +92,12 @@ bg_as_user "$PROBE" llnet-abstract-serve "cordon-llnet-host-$$" 120
 cordon $LL -- true # makes the workspace
 bg_as_user "$PROBE" llnet-unix-serve "$ws/sock" 120
 wait_for "$T/host-ipc/sock"; wait_for "$T/exposed/sock"; wait_for "$ws/sock"
+check_out "control: an AF_UNIX datagram socket and pair unsandboxed" "OK OK" \
+    as_user sh -c "echo \$('$PROBE' unix-dgram) \$('$PROBE' unix-dgram-pair)"
+for net in $NETS; do
+    check_out "$net: no AF_UNIX datagram socket nor pair (sendto names any path)" "EPERM EPERM" \
+        cordon $LL $(net_flags $net) -- sh -c "echo \$('$PROBE' unix-dgram) \$('$PROBE' unix-dgram-pair)"
+done
 check_out "control: the host's unix socket connects unsandboxed" "OK" as_user "$PROBE" unix-connect "$T/host-ipc/sock"
 check_out "control: the host's abstract socket connects unsandboxed" "OK" \
     as_user "$PROBE" abstract-connect "cordon-llnet-host-$$"
