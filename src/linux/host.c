@@ -212,13 +212,13 @@ static const char *const LANDLOCK_LACKS[] = {
 static void landlock_backend_text(buf *b, int abi)
 {
         buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
-                      "sockets unless the network is full (the proxy adds TCP: connect to it only, no listen, no "
-                      "TCP Fast Open), abstract unix sockets and signals %s, the seccomp filter, no System V IPC, "
+                      "sockets unless the network is full (the host's network, its loopback services included; the "
+                      "proxy adds TCP: connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the seccomp filter, no System V IPC, "
                       "only the command's own terminal, the whole process tree killed with the command and with "
                       "the launcher (a subreaper), and through a call supervisor in the launcher: no "
                       "mode/owner/times/xattr change outside the writable paths, on every network no connect to "
-                      "a unix socket outside the writable and exposed paths nor to an abstract one, no listen on "
-                      "an abstract one\n",
+                      "a unix socket outside the writable and explicitly exposed paths nor to an abstract one, no "
+                      "listen on an abstract one\n",
                    abi >= 4 ? "" : " (not here: ABI < 4)",
                    abi >= 6 ? "scoped to the sandbox" : "NOT scoped here (ABI < 6: the command can signal "
                                                         "host processes of its user, its supervisor too)");
