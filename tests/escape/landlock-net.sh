@@ -111,6 +111,21 @@ for net in $NETS; do
     check_out "$net: ... and one beneath an explicit read-only exposure" "OK" \
         cordon $LL $(net_flags $net) --expose "$T/exposed" -- "$PROBE" unix-connect "$T/exposed/sock"
 done
+# other routes to the same socket: an O_PATH descriptor (/proc/self/fd/N),
+# a hard link into the workspace (a symlink there: landlock-metadata.sh)
+by_fd='import os, socket
+fd = os.open("'"$T/host-ipc/sock"'", os.O_PATH)
+s = socket.socket(socket.AF_UNIX)
+try: s.connect("/proc/self/fd/%d" % fd); print("OK")
+except OSError as e: print(e.strerror)'
+check_out "control: connect through an O_PATH descriptor of it unsandboxed" "OK" as_user python3 -c "$by_fd"
+check_out "full: ... refused" "Permission denied" cordon $LL --network full -- python3 -c "$by_fd"
+hard_link='import os, sys
+try: os.link("'"$T/host-ipc/sock"'", sys.argv[1]); print("OK")
+except OSError as e: print(e.strerror)'
+check_out "control: a hard link to it unsandboxed" "OK" as_user python3 -c "$hard_link" "$T/host-ipc/link"
+check_out "full: ... none into the workspace (Landlock)" "Invalid cross-device link" \
+    cordon $LL --network full -- python3 -c "$hard_link" "$ws/host-link"
 if [ "$(uname -m)" = x86_64 ]; then
     check_out "control: i386 connect to the host's unix socket unsandboxed" "OK" \
         as_user "$PROBE" llnet-i386-connect "$T/host-ipc/sock"
