@@ -904,22 +904,26 @@ static int serve_connect(const call *c)
         return r;
 }
 
-/* Whether the unix socket |sock| is bound to an abstract name, one that
- * any process of the host may connect to (there is no namespace here). */
-static bool abstract_bound(int sock)
+/* What listen() on the unix socket |sock| comes to before it is tried: 0
+ * when it is bound to a path (Landlock let it make the file), EPERM for
+ * an abstract name, one any process of the host may connect to (there is
+ * no namespace here), EINVAL when unbound, as the kernel says. A bound
+ * socket stays bound to its name: the check holds until listen. */
+static int unix_listen_check(int sock)
 {
         struct sockaddr_un a = {0};
         socklen_t len = sizeof(a);
-        return getsockname(sock, (struct sockaddr *)&a, &len) == 0 &&
-               len > offsetof(struct sockaddr_un, sun_path) && a.sun_path[0] == '\0';
+        if (getsockname(sock, (struct sockaddr *)&a, &len) < 0)
+                return -errno;
+        if (len <= offsetof(struct sockaddr_un, sun_path))
+                return -EINVAL;
+        return a.sun_path[0] == '\0' ? -EPERM : 0;
 }
 
-/* listen(): on a unix socket bound to a path (Landlock let it make the
- * file), and with the network "full" on any other; EPERM for the rest.
- * An abstract name is the host's to connect to (and the command's own
- * connects to one are refused anyway); a TCP socket takes a port the host
- * and its network reach: listen() binds an unbound one to 0.0.0.0 itself,
- * past Landlock's bind rule. */
+/* listen(): on a unix socket bound to a path, and with the network
+ * "full" on any other socket; EPERM for the rest. A TCP socket takes a
+ * port the host and its network reach: listen() binds an unbound one to
+ * 0.0.0.0 itself, past Landlock's bind rule. */
 static int serve_listen(const call *c)
 {
         const __u64 *a = c->req->data.args;
@@ -928,8 +932,8 @@ static int serve_listen(const call *c)
                 return sock;
         socklen_t n = sizeof(domain);
         int r = getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &n) < 0 ? -errno : 0;
-        if (r == 0 && (domain == AF_UNIX ? abstract_bound(sock) : !c->s->opt.full_network))
-                r = -EPERM;
+        if (r == 0)
+                r = domain == AF_UNIX ? unix_listen_check(sock) : c->s->opt.full_network ? 0 : -EPERM;
         if (r == 0)
                 r = listen(sock, (int)a[1]) < 0 ? -errno : 0;
         close(sock);

@@ -73,6 +73,13 @@ for net in $NETS; do
     check_out "$net: no abstract unix listener (the host could connect to it)" "Operation not permitted" \
         cordon $LL $(net_flags $net) -- python3 -c "$abstract_listen"
 done
+unbound_listen='import socket
+try: socket.socket(socket.AF_UNIX).listen(); print("OK")
+except OSError as e: print(e.strerror)'
+for net in proxy full; do
+    check_out "$net: listen() on an unbound unix socket fails as unsandboxed" "$(as_user python3 -c "$unbound_listen")" \
+        cordon $LL $(net_flags $net) -- python3 -c "$unbound_listen"
+done
 ws=$H/.cordon/workspace
 own_listener='import os, socket
 p = "'"$ws"'/own.sock"
