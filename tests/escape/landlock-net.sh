@@ -25,8 +25,8 @@ bg_as_user "$PROBE" llnet-serve "$T/port-dir/port" 120
 wait_for "$T/port-dir/port"
 port=$(cat "$T/port-dir/port")
 
-# -- implicit connects, UDP, io_uring: denied but with the network "full"
-# (the host network: nothing to keep from it)
+# -- implicit connects and UDP: denied but with the network "full" (the
+# host's network: nothing to keep from it); io_uring on every network
 for k in tfo-sendto tfo-sendmsg tfo-sendmmsg tfo-connect; do
     check_out "control: llnet-$k reaches 127.0.0.1:$port unsandboxed" "OK" as_user "$PROBE" llnet-$k 127.0.0.1 $port
 done
@@ -36,6 +36,9 @@ for k in tfo-sendto tfo-sendmsg tfo-sendmmsg; do
 done
 check_out "proxy: TCP_FASTOPEN_CONNECT's deferred connect is checked as connect is" "EACCES" \
     cordon $LL $(net_flags proxy) -- "$PROBE" llnet-tfo-connect 127.0.0.1 $port
+to_proxy='p=${http_proxy##*:}; p=${p%/}; echo $("$0" connect 127.0.0.1 $p) $("$0" llnet-tfo-sendto 127.0.0.1 $p)'
+check_out "proxy: ... while connect to the proxy works (TCP Fast Open to it does not)" "OK EOPNOTSUPP" \
+    cordon $LL $(net_flags proxy) -- sh -c "$to_proxy" "$PROBE"
 for net in none loopback; do
     for k in tfo-sendto tfo-sendmsg tfo-sendmmsg tfo-connect; do
         check_out "$net: $k has no TCP socket" "EPERM" cordon $LL $(net_flags $net) -- "$PROBE" llnet-$k 127.0.0.1 $port
