@@ -205,7 +205,8 @@ static const char *const LANDLOCK_LACKS[] = {
         "paths cannot be remapped, nor protected inside writable paths",
         "--pids without cgroups",
         "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets, TCP Fast Open "
-        "(but with the network full) and 32-bit metadata and socket calls (refused here)",
+        "(but with the network full), 32-bit metadata calls and socket calls (with the network full their "
+        "connect and listen) (refused here)",
         NULL,
 };
 
