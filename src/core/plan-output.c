@@ -230,11 +230,13 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 if (p->network == CORDON_NETWORK_PROXY)
                         text_network_allow(&b, p);
                 if (p->backend == BACKEND_LANDLOCK) /* src/linux/supervise.c */
-                        buf_printf(&b, "supervised: mode, owner, times, xattrs only beneath the rw rules%s\n",
-                                   p->network == CORDON_NETWORK_FULL ? ""
-                                   : p->network == CORDON_NETWORK_PROXY ? "; connect: unix sockets beneath them, TCP "
-                                                                         "to the proxy only"
-                                                                       : "; connect: unix sockets beneath them");
+                        buf_printf(&b,
+                                   "supervised: mode, owner, times, xattrs only beneath the rw rules; connect: unix "
+                                   "sockets beneath them or explicit exposures%s; listen: unix sockets with a path%s\n",
+                                   p->network == CORDON_NETWORK_FULL    ? ", any other address"
+                                   : p->network == CORDON_NETWORK_PROXY ? ", TCP to the proxy only (no TCP Fast Open)"
+                                                                        : "",
+                                   p->network == CORDON_NETWORK_FULL ? ", any other socket" : "");
                 text_limits(&b, p);
         }
         buf_printf(&b, "env:\n");

@@ -197,25 +197,29 @@ static int probe_seccomp(void)
 static const char *const LANDLOCK_LACKS[] = {
         "a private /tmp (TMPDIR points into the instance) and /dev/shm (the host's is not granted: "
         "--expose-rw /dev/shm shares it)",
-        "an own /proc: other processes' command lines can be read",
+        "an own /proc: other processes' command lines can be read, and /proc/sysvipc lists the host's System V "
+        "IPC objects (keys, owners, sizes; the objects themselves are refused)",
         "no network interfaces: TCP is denied by Landlock, other families by seccomp; the proxy of "
         "--allow-net listens on the host's loopback",
         /* one literal per line (bugprone-suspicious-missing-comma) */
         "paths cannot be remapped, nor protected inside writable paths",
         "--pids without cgroups",
-        "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets and 32-bit "
-        "metadata and socket calls (refused here)",
+        "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets, TCP Fast Open "
+        "(but with the network full), 32-bit metadata calls and socket calls (with the network full their "
+        "connect and listen) (refused here)",
         NULL,
 };
 
 static void landlock_backend_text(buf *b, int abi)
 {
         buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
-                      "sockets unless the network is full, abstract unix sockets and signals %s, the seccomp "
-                      "filter, no System V IPC, only the command's own terminal, the whole process tree killed "
-                      "with the command and with the launcher (a subreaper), no mode/owner/times/xattr change "
-                      "outside the writable paths and no connect to a unix socket outside them (a call supervisor "
-                      "in the launcher)\n",
+                      "sockets unless the network is full (the host's network, its loopback services included; the "
+                      "proxy adds TCP: connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the seccomp filter, no System V IPC, "
+                      "only the command's own terminal, the whole process tree killed with the command and with "
+                      "the launcher (a subreaper), and through a call supervisor in the launcher: no "
+                      "mode/owner/times/xattr change outside the writable paths, on every network no connect to "
+                      "a unix socket outside the writable and explicitly exposed paths nor to an abstract one, no "
+                      "listen on an abstract one\n",
                    abi >= 4 ? "" : " (not here: ABI < 4)",
                    abi >= 6 ? "scoped to the sandbox" : "NOT scoped here (ABI < 6: the command can signal "
                                                         "host processes of its user, its supervisor too)");

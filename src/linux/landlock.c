@@ -153,9 +153,16 @@ int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landl
                 }
                 bool is_dir = S_ISDIR(st.st_mode);
                 uint64_t access = m->writable ? landlock_fs_write(ll->fs) : landlock_fs_read(ll->fs);
+                bool exposed = !m->writable && m->origin == ORIGIN_EXPOSE;
+                if (exposed)
+                        access |= ll->fs & LL_FS_RESOLVE_UNIX; /* ABI 9: its sockets, as below */
                 /* devices (/dev/null) are writable, but their metadata is the host's */
                 if (m->writable && (is_dir || S_ISREG(st.st_mode)))
-                        roots[(*n_roots)++] = (supervise_root){st.st_dev, st.st_ino, is_dir};
+                        roots[(*n_roots)++] = (supervise_root){st.st_dev, st.st_ino, is_dir, false};
+                /* an explicit read-only exposure: its unix sockets, as the
+                 * linux backend's bind mount shows them */
+                else if (exposed && (is_dir || S_ISSOCK(st.st_mode)))
+                        roots[(*n_roots)++] = (supervise_root){st.st_dev, st.st_ino, is_dir, true};
                 int r = landlock_allow_fd(ruleset, fd, access, is_dir);
                 close(fd);
                 if (r < 0)

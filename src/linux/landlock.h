@@ -64,7 +64,8 @@ struct cordon_plan;
 struct supervise_root;
 /* The landlock backend: add the plan's rules (host paths) to |ruleset|,
  * and note in |roots| (p->n_mounts entries) the writable directories and
- * files, as the inodes the rules were made on. */
+ * files, and the explicitly exposed read-only directories and sockets
+ * (connect only), as the inodes the rules were made on. */
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
                            struct supervise_root *roots, size_t *n_roots, cordon_error **ret_error) HIDDEN;
 /* The landlock backend: read-write rules for the terminals among |stdio|

@@ -492,10 +492,10 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
         }
         *ll = landlock_rights_for_abi(abi);
         /* ABI 9 handles connect() to pathname unix sockets: on the landlock
-         * backend (but with the network "full") a wall of Landlock's own
-         * behind the call supervisor; the linux backend's mount namespace
-         * shows only exposed sockets anyway */
-        if (p->backend != BACKEND_LANDLOCK || p->network == CORDON_NETWORK_FULL)
+         * backend (every network: "full" is the internet, not the host's
+         * IPC) a wall of Landlock's own behind the call supervisor; the
+         * linux backend's mount namespace shows only exposed sockets anyway */
+        if (p->backend != BACKEND_LANDLOCK)
                 ll->fs &= ~LL_FS_RESOLVE_UNIX;
         if (proxy_needs_net && !ll->net)
                 return error_set(ret_error, EOPNOTSUPP,
@@ -526,8 +526,8 @@ static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
         return 0;
 }
 
-/* The landlock backend: the filter that hands the command's metadata
- * (and, but with the network "full", connect) calls to the launcher. */
+/* The landlock backend: the filter that hands the command's metadata,
+ * connect and listen calls to the launcher. */
 static int prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
         int r = supervise_available();
@@ -537,7 +537,7 @@ static int prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  "5.9) to keep the command from changing files outside its writable paths: %s",
                                  strerror(-r));
         supervise_options *o = &s->supervise_opt;
-        *o = (supervise_options){.connect = p->network != CORDON_NETWORK_FULL,
+        *o = (supervise_options){.full_network = p->network == CORDON_NETWORK_FULL,
                                  .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0,
                                  .log_fn = p->log_fn,
                                  .log_userdata = p->log_userdata};

@@ -67,8 +67,13 @@ static const uint32_t FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IO
  * Numbers from arch/x86/entry/syscalls/syscall_32.tbl. */
 static const int I386_DENIED[] = {15,  16,  30,  94,  95,  182, 198, 207, 212, 226, 227, 228, 235, 236,
                                   237, 271, 298, 299, 306, 320, 412, 452, 463, 466};
-static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */, 360 /* socketpair */,
-                                        362 /* connect */,  369 /* sendto */, 370 /* sendmsg */};
+static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  360 /* socketpair */,
+                                        362 /* connect */,  363 /* listen */,  369 /* sendto */,
+                                        370 /* sendmsg */};
+#define I386_SOCKET 359
+#define I386_SOCKETPAIR 360
+#define I386_CONNECT 362
+#define I386_LISTEN 363
 #define X32_BIT 0x40000000U
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
@@ -118,14 +123,15 @@ static void flag_ioctls(bpf *b, uint32_t nr)
         emit_ret(b, DENY(EPERM));
 }
 
-/* socket and socketpair of AF_UNIX datagrams: EPERM. A datagram can be
- * sent to any pathname socket by sendto/sendmsg, whose address (in a
- * msghdr for sendmsg) no filter can check; stream and seqpacket sockets
- * reach a path only through connect, which is supervised. */
-static void unix_datagrams(bpf *b)
+/* socket and socketpair (|nr_socket|, |nr_pair|) of AF_UNIX datagrams:
+ * EPERM, on every network. A datagram can be sent to any pathname socket
+ * by sendto/sendmsg, whose address (in a msghdr for sendmsg) no filter can
+ * check; stream and seqpacket sockets reach a path only through connect,
+ * which is supervised. */
+static void unix_datagrams(bpf *b, uint32_t nr_socket, uint32_t nr_pair)
 {
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SYS_socket);
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, SYS_socketpair);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, nr_socket);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, nr_pair);
         ld(b, ARG_LO(0));
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, AF_UNIX);
         ld(b, ARG_LO(1));
@@ -133,6 +139,19 @@ static void unix_datagrams(bpf *b)
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SOCK_DGRAM);
         emit_ret(b, SECCOMP_RET_ALLOW);
         emit_ret(b, DENY(EPERM));
+}
+
+/* |nr| with MSG_FASTOPEN in its flags argument |arg|: EOPNOTSUPP (as
+ * where TCP Fast Open is off: clients fall back to connect). Its SYN is
+ * an implicit connect to the address in the call, which neither the
+ * supervisor nor Landlock's connect rule sees. */
+static void no_fast_open(bpf *b, uint32_t nr, unsigned arg)
+{
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 4, nr);
+        ld(b, ARG_LO(arg));
+        op(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, MSG_FASTOPEN);
+        emit_ret(b, DENY(EOPNOTSUPP));
+        emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
 static void native_section(bpf *b, const supervise_options *o)
@@ -147,11 +166,15 @@ static void native_section(bpf *b, const supervise_options *o)
                 on_nr(b, (uint32_t)META_CALLS[i], SECCOMP_RET_USER_NOTIF);
         for (size_t i = 0; i < ARRAY_SIZE(ENOSYS_CALLS); i++)
                 on_nr(b, (uint32_t)ENOSYS_CALLS[i], DENY(ENOSYS));
-        if (o->connect)
-                on_nr(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
+        on_nr(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
+        on_nr(b, SYS_listen, SECCOMP_RET_USER_NOTIF);
+        if (!o->full_network) {
+                no_fast_open(b, SYS_sendto, 3);
+                no_fast_open(b, SYS_sendmsg, 2);
+                no_fast_open(b, SYS_sendmmsg, 3);
+        }
         flag_ioctls(b, SYS_ioctl);
-        if (o->connect)
-                unix_datagrams(b);
+        unix_datagrams(b, SYS_socket, SYS_socketpair);
         emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
@@ -161,8 +184,14 @@ static void i386_section(bpf *b, const supervise_options *o)
         ld(b, offsetof(struct seccomp_data, nr));
         for (size_t i = 0; i < ARRAY_SIZE(I386_DENIED); i++)
                 on_nr(b, (uint32_t)I386_DENIED[i], DENY(EPERM));
-        for (size_t i = 0; o->connect && i < ARRAY_SIZE(I386_SOCKET_CALLS); i++)
+        /* their connect and listen are not supervised: refused on every network */
+        for (size_t i = 0; !o->full_network && i < ARRAY_SIZE(I386_SOCKET_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SOCKET_CALLS[i], DENY(EPERM));
+        if (o->full_network) {
+                on_nr(b, I386_CONNECT, DENY(EPERM));
+                on_nr(b, I386_LISTEN, DENY(EPERM));
+                unix_datagrams(b, I386_SOCKET, I386_SOCKETPAIR);
+        }
         flag_ioctls(b, 54 /* ioctl */);
         emit_ret(b, SECCOMP_RET_ALLOW);
 }
@@ -339,10 +368,12 @@ static int command_fd(const call *c, int fd)
         return r < 0 ? (errno == ENOENT ? -EBADF : -errno) : r;
 }
 
-static bool is_root(const call_supervisor *s, const struct stat *st, bool dir)
+/* |connect|: a connect-only root (an explicit read-only exposure) counts. */
+static bool is_root(const call_supervisor *s, const struct stat *st, bool dir, bool connect)
 {
         for (size_t i = 0; i < s->n_roots; i++)
-                if (s->roots[i].dev == st->st_dev && s->roots[i].ino == st->st_ino && s->roots[i].is_dir == dir)
+                if (s->roots[i].dev == st->st_dev && s->roots[i].ino == st->st_ino && s->roots[i].is_dir == dir &&
+                    (connect || !s->roots[i].connect_only))
                         return true;
         return false;
 }
@@ -350,14 +381,15 @@ static bool is_root(const call_supervisor *s, const struct stat *st, bool dir)
 /* Whether the directory |dir| is a writable root or lies beneath one,
  * walking "..". The command cannot move a directory from outside the
  * writable paths to beneath them (Landlock: that needs rights on both
- * sides), so the answer cannot be forged by a rename during the walk. */
-static bool dir_beneath_root(const call_supervisor *s, int dir)
+ * sides), so the answer cannot be forged by a rename during the walk;
+ * nor into a read-only exposure, where it has no rights at all. */
+static bool dir_beneath_root(const call_supervisor *s, int dir, bool connect)
 {
         int fd = dup(dir);
         struct stat st;
         bool found = false;
         for (int depth = 0; fd >= 0 && depth < 4096 && fstat(fd, &st) == 0; depth++) {
-                if (is_root(s, &st, true)) {
+                if (is_root(s, &st, true, connect)) {
                         found = true;
                         break;
                 }
@@ -374,14 +406,14 @@ static bool dir_beneath_root(const call_supervisor *s, int dir)
         return found;
 }
 
-static bool target_beneath_root(const call_supervisor *s, const target *t)
+static bool target_beneath_root(const call_supervisor *s, const target *t, bool connect)
 {
         if (S_ISDIR(t->st.st_mode))
-                return dir_beneath_root(s, t->obj);
+                return dir_beneath_root(s, t->obj, connect);
         if (!S_ISREG(t->st.st_mode) && !S_ISLNK(t->st.st_mode) && !S_ISSOCK(t->st.st_mode) &&
             !S_ISFIFO(t->st.st_mode))
                 return false; /* devices: never, even in a writable directory */
-        return is_root(s, &t->st, false) || (t->parent >= 0 && dir_beneath_root(s, t->parent));
+        return is_root(s, &t->st, false, connect) || (t->parent >= 0 && dir_beneath_root(s, t->parent, connect));
 }
 
 /* Split |path| (changed in place) into its directory part and last name. */
@@ -555,9 +587,10 @@ static void report_refusal(call_supervisor *s, const char *what, const target *t
         if (!key || s->n_refused == REFUSALS_MAX)
                 return;
         s->refused[s->n_refused++] = strdup(key);
-        _cleanup_free_ char *m = xasprintf("refused %s: outside the writable paths (to allow it, expose the path "
-                                           "read-write: --expose-rw)",
-                                           key);
+        bool connect = strncmp(what, "connect", 7) == 0;
+        _cleanup_free_ char *m = xasprintf("refused %s: outside the writable paths%s (to allow it, expose the path%s)",
+                                           key, connect ? " and the exposed ones" : "",
+                                           connect ? ": --expose" : " read-write: --expose-rw");
         if (m)
                 s->opt.log_fn(CORDON_LOG_DENIED, m, s->opt.log_userdata);
 }
@@ -733,7 +766,7 @@ static int serve_meta(const call *c)
                 r = -ESRCH;
         static const char *const NAME[] = {[META_CHMOD] = "chmod", [META_CHOWN] = "chown", [META_TIMES] = "utimes",
                                            [META_SETXATTR] = "setxattr", [META_REMOVEXATTR] = "removexattr"};
-        if (r == 0 && !target_beneath_root(c->s, &t)) {
+        if (r == 0 && !target_beneath_root(c->s, &t, false)) {
                 report_refusal(c->s, NAME[m.op], &t);
                 r = -EPERM;
         }
@@ -744,7 +777,9 @@ static int serve_meta(const call *c)
         return r;
 }
 
-/* The command's socket itself (the same open file), to connect. */
+/* The command's socket itself (the same open file), to connect. The call
+ * still waiting after the pidfd was opened means that the thread it names
+ * is the caller, and that what was read of its memory before was its. */
 static int command_socket(const call *c, int fd)
 {
         int pidfd = (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
@@ -752,6 +787,10 @@ static int command_socket(const call *c, int fd)
                 pidfd = (int)syscall(SYS_pidfd_open, c->req->pid, 0);
         if (pidfd < 0)
                 return -errno;
+        if (!still_valid(c)) {
+                close(pidfd);
+                return -ESRCH;
+        }
         int sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
         int e = errno;
         close(pidfd);
@@ -825,7 +864,7 @@ static int connect_unix(const call *c, int *sock, const struct sockaddr_un *a, s
                 r = -ECONNREFUSED;
         if (r == 0 && !still_valid(c))
                 r = -ESRCH;
-        if (r == 0 && !target_beneath_root(c->s, &t)) {
+        if (r == 0 && !target_beneath_root(c->s, &t, true)) {
                 report_refusal(c->s, "connect to", &t);
                 r = -EACCES;
         }
@@ -854,13 +893,50 @@ static int serve_connect(const call *c)
                 r = connect_unix(c, &sock, (const struct sockaddr_un *)&ss, len);
         else if (ss.ss_family == AF_UNSPEC) /* dissolves an association */
                 r = connect(sock, (const struct sockaddr *)&ss, len) < 0 ? -errno : 0;
-        else if (ss.ss_family == AF_INET && len >= sizeof(*in) && c->s->opt.proxy_port &&
-                 in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) && ntohs(in->sin_port) == c->s->opt.proxy_port)
+        else if (c->s->opt.full_network || (ss.ss_family == AF_INET && len >= sizeof(*in) && c->s->opt.proxy_port &&
+                                            in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
+                                            ntohs(in->sin_port) == c->s->opt.proxy_port))
                 r = connect_or_queue(c, &sock, &none, (const struct sockaddr *)&ss, len);
         else
                 r = -EACCES; /* the proxy is the only TCP peer */
         if (sock >= 0)
                 close(sock);
+        return r;
+}
+
+/* What listen() on the unix socket |sock| comes to before it is tried: 0
+ * when it is bound to a path (Landlock let it make the file), EPERM for
+ * an abstract name, one any process of the host may connect to (there is
+ * no namespace here), EINVAL when unbound, as the kernel says. A bound
+ * socket stays bound to its name: the check holds until listen. */
+static int unix_listen_check(int sock)
+{
+        struct sockaddr_un a = {0};
+        socklen_t len = sizeof(a);
+        if (getsockname(sock, (struct sockaddr *)&a, &len) < 0)
+                return -errno;
+        if (len <= offsetof(struct sockaddr_un, sun_path))
+                return -EINVAL;
+        return a.sun_path[0] == '\0' ? -EPERM : 0;
+}
+
+/* listen(): on a unix socket bound to a path, and with the network
+ * "full" on any other socket; EPERM for the rest. A TCP socket takes a
+ * port the host and its network reach: listen() binds an unbound one to
+ * 0.0.0.0 itself, past Landlock's bind rule. */
+static int serve_listen(const call *c)
+{
+        const __u64 *a = c->req->data.args;
+        int sock = command_socket(c, (int)a[0]), domain = 0;
+        if (sock < 0)
+                return sock;
+        socklen_t n = sizeof(domain);
+        int r = getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &n) < 0 ? -errno : 0;
+        if (r == 0)
+                r = domain == AF_UNIX ? unix_listen_check(sock) : c->s->opt.full_network ? 0 : -EPERM;
+        if (r == 0)
+                r = listen(sock, (int)a[1]) < 0 ? -errno : 0;
+        close(sock);
         return r;
 }
 
@@ -875,7 +951,9 @@ static void respond(call_supervisor *s, uint64_t id, int r)
 static void serve(call_supervisor *s, const struct seccomp_notif *req)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
-        int r = req->data.nr == SYS_connect ? serve_connect(&c) : serve_meta(&c);
+        int r = req->data.nr == SYS_connect ? serve_connect(&c)
+                : req->data.nr == SYS_listen ? serve_listen(&c)
+                                             : serve_meta(&c);
         if (r != CALL_PENDING)
                 respond(s, req->id, r);
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The landlock backend's call supervisor, for the calls Landlock has no right for:
- * metadata (mode, owner, times, extended attributes) and connect(). A
- * seccomp filter hands them to a thread of the launcher (seccomp user
- * notification), which performs each call itself when its target lies
- * beneath a writable path of the plan (connect: a unix socket there, or
- * cordon's network proxy) and refuses the rest. It acts on what it resolved
+ * metadata (mode, owner, times, extended attributes), connect() and
+ * listen(). A seccomp filter hands them to a thread of the launcher
+ * (seccomp user notification), which performs each call itself when its
+ * target lies beneath a writable path of the plan (connect: a unix socket
+ * there or beneath an explicit exposure, cordon's network proxy, or with
+ * the network "full" any address but a unix socket; listen: a unix socket
+ * bound to a path, and with the network "full" any but an abstract one)
+ * and refuses the rest. It acts on what it resolved
  * and pinned itself, never on what the command could change after the
  * check: the path string is copied out of the command's memory once, the
  * file is opened (O_PATH) and acted on through that descriptor, and a
@@ -17,16 +20,22 @@
 
 #include "seccomp-filter.h"
 
-/* A writable path of the plan, as the inode Landlock grants writes to. */
+/* A writable path of the plan, as the inode Landlock grants writes to;
+ * or, |connect_only|, an explicitly exposed read-only one, whose unix
+ * sockets may be connected to (as on the linux backend) but nothing
+ * changed. */
 typedef struct supervise_root {
         dev_t dev;
         ino_t ino;
         bool is_dir;
+        bool connect_only;
 } supervise_root;
 
 typedef struct supervise_options {
-        bool connect;        /* supervise connect() (every network but "full") */
-        unsigned proxy_port; /* connect: TCP to 127.0.0.1:proxy_port only (0: none) */
+        /* the network "full": connect() and listen() on any address but
+         * unix sockets outside the paths and abstract ones; TCP Fast Open */
+        bool full_network;
+        unsigned proxy_port; /* else: TCP to 127.0.0.1:proxy_port only (0: none) */
         /* each refusal of a path outside the writable paths, once (from
          * the supervisor's thread; NULL: none) */
         cordon_log_fn log_fn;

@@ -98,12 +98,14 @@ while True:
 for _ in $(seq 50); do [ -S "$OUT/sock" ] && break; sleep 0.1; done
 check_out "control: the host's socket accepts unsandboxed" "OK" as_user "$PROBE" unix-connect "$OUT/sock"
 check_out "landlock: connect to the host's socket is refused" "EACCES" cordon $LL -- "$PROBE" unix-connect "$OUT/sock"
-check_out "landlock: ... also where its directory is exposed read-only" "EACCES" cordon $LLR -- "$PROBE" unix-connect "$OUT/sock"
+check_out "landlock: ... but connects where its directory is exposed (--expose-ro), as on the linux backend" "OK" \
+    cordon $LLR -- "$PROBE" unix-connect "$OUT/sock"
 check_out "landlock: ... and with the network loopback" "EACCES" cordon $LL --network loopback -- "$PROBE" unix-connect "$OUT/sock"
-check_out "landlock: ... and by a relative path" "EACCES" cordon $LLR -- sh -c "cd '$OUT' && '$PROBE' unix-connect sock"
+check_out "landlock: ... and by a relative path" "EACCES" cordon $LL -- sh -c "cd '$OUT' && '$PROBE' unix-connect sock"
 cordon $LL -- ln -sfn "$OUT/sock" "$ws/sock-link"
 check_out "landlock: ... and through a link planted in the workspace" "EACCES" cordon $LL -- "$PROBE" unix-connect "$ws/sock-link"
-check_out "landlock: the network full connects (nothing restricted)" "OK" cordon $LL --network full -- "$PROBE" unix-connect "$OUT/sock"
+check_out "landlock: ... and with the network full (the internet, not the host's IPC)" "EACCES" \
+    cordon $LL --network full -- "$PROBE" unix-connect "$OUT/sock"
 check_out "landlock: the command's own socket in the workspace works" "own" cordon $LL -- python3 -c 'import os, socket
 p = "'"$ws"'/own.sock"
 os.path.exists(p) and os.unlink(p)
@@ -157,6 +159,6 @@ check_out "landlock: a refusal is reported once on stderr, naming the call and t
     refusals $LLR -- sh -c "'$PROBE' meta chmod '$OUT/f'; '$PROBE' meta chmod '$OUT/f'"
 check_out "landlock: ... and not with --quiet" "" refusals $LLR --quiet -- "$PROBE" meta chmod "$OUT/f"
 check_contains "cordon plan --backend landlock says what is supervised" \
-    "supervised: mode, owner, times, xattrs only beneath the rw rules; connect: unix sockets beneath them" \
+    "supervised: mode, owner, times, xattrs only beneath the rw rules; connect: unix sockets beneath them or explicit exposures; listen: unix sockets with a path" \
     cordon plan --backend landlock -- true
 done_testing

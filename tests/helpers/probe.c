@@ -15,6 +15,10 @@
  *   probe meta KIND PATH: a metadata change by one route (see do_meta)
  *   probe unix-connect PATH | unix-dgram | unix-dgram-pair
  *   probe dev-read PATH (open, read one byte) | dev-mknod PATH (a char device, 1:3)
+ *   probe llnet-serve PORTFILE SECONDS | llnet-unix-serve PATH SECONDS | llnet-abstract-serve NAME SECONDS
+ *   probe llnet-tfo-sendto|llnet-tfo-sendmsg|llnet-tfo-sendmmsg|llnet-tfo-connect HOST PORT
+ *   probe llnet-listen-unbound | llnet-udp-sendto HOST PORT (see do_llnet)
+ *   probe llnet-i386-connect PATH | llnet-i386-listen NAME (x86-64 only)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -23,6 +27,7 @@
 #include <fcntl.h>
 #include <linux/keyctl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -457,6 +462,134 @@ static int do_dev(const char *kind, const char *path)
         return result(n < 0 ? -1 : 0);
 }
 
+/* ---- llnet: implicit connects and binds (tests/escape/landlock-net.sh) ---- */
+
+/* A bounded loopback listener for the tests: 127.0.0.1 on a port the
+ * kernel picks (written to PORTFILE), or a unix socket at PATH, or an
+ * abstract one; each connection gets "hello\n"; gone after SECONDS. */
+static int llnet_serve(const char *kind, const char *where, const char *seconds)
+{
+        alarm((unsigned)atoi(seconds));
+        signal(SIGPIPE, SIG_IGN); /* a client that does not wait for "hello" */
+        bool tcp = !strcmp(kind, "llnet-serve"), abstract = !strcmp(kind, "llnet-abstract-serve");
+        int s = socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_storage ss = {0};
+        socklen_t len = sizeof(struct sockaddr_in);
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+        struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+        if (tcp) {
+                in->sin_family = AF_INET;
+                in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        } else if (abstract) {
+                len = abstract_addr(where, un);
+        } else {
+                un->sun_family = AF_UNIX;
+                snprintf(un->sun_path, sizeof(un->sun_path), "%s", where);
+                len = sizeof(*un);
+        }
+        if (s < 0 || bind(s, (struct sockaddr *)&ss, len) < 0 || listen(s, 16) < 0)
+                return result(-1);
+        if (tcp) {
+                len = sizeof(*in);
+                getsockname(s, (struct sockaddr *)in, &len);
+                FILE *f = fopen(where, "w");
+                if (!f)
+                        return result(-1);
+                fprintf(f, "%d\n", ntohs(in->sin_port));
+                fclose(f);
+        }
+        for (;;) {
+                int c = accept(s, NULL, NULL);
+                if (c >= 0) {
+                        (void)!write(c, "hello\n", 6);
+                        close(c);
+                }
+        }
+}
+
+/* "OK" when the listener's greeting arrives on |s| within 3 s. */
+static int llnet_greeted(int s)
+{
+        struct timeval tv = {.tv_sec = 3};
+        setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        char got[7] = "";
+        ssize_t n = recv(s, got, 6, MSG_WAITALL);
+        if (n < 0)
+                return result(-1);
+        if (n != 6 || strcmp(got, "hello\n")) {
+                printf("no greeting\n");
+                return 1;
+        }
+        return result(0);
+}
+
+/* Reach 127.0.0.1:PORT without connect() (TCP Fast Open's implicit
+ * connect by sendto, sendmsg or sendmmsg), by TCP_FASTOPEN_CONNECT's
+ * deferred connect, or by UDP; or listen() on a TCP socket never bound
+ * (the kernel binds a port on 0.0.0.0). */
+static int do_llnet(const char *kind, const char *host, const char *port)
+{
+        struct sockaddr_in sa;
+        if (!strcmp(kind, "llnet-listen-unbound")) {
+                int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                return result(s < 0 ? -1 : listen(s, 4));
+        }
+        bool udp = !strcmp(kind, "llnet-udp-sendto");
+        int s = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+        if (s < 0 || tcp_addr(host, port, &sa) < 0)
+                return result(-1);
+        struct timeval tv = {.tv_sec = 3};
+        setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        char data[] = "x";
+        struct iovec iov = {data, 1};
+        struct msghdr mh = {.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1};
+        struct mmsghdr mm = {.msg_hdr = mh};
+        long r;
+        if (udp)
+                return result(sendto(s, data, 1, 0, (struct sockaddr *)&sa, sizeof(sa)));
+        if (!strcmp(kind, "llnet-tfo-sendto"))
+                r = sendto(s, data, 1, MSG_FASTOPEN, (struct sockaddr *)&sa, sizeof(sa));
+        else if (!strcmp(kind, "llnet-tfo-sendmsg"))
+                r = sendmsg(s, &mh, MSG_FASTOPEN);
+        else if (!strcmp(kind, "llnet-tfo-sendmmsg"))
+                r = sendmmsg(s, &mm, 1, MSG_FASTOPEN);
+        else if (!strcmp(kind, "llnet-tfo-connect")) {
+                int one = 1;
+                r = setsockopt(s, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one));
+                if (r == 0)
+                        r = connect(s, (struct sockaddr *)&sa, sizeof(sa));
+                if (r == 0)
+                        r = write(s, data, 1);
+        } else {
+                fprintf(stderr, "probe: unknown llnet kind %s\n", kind);
+                exit(2);
+        }
+        return r < 0 ? result(-1) : llnet_greeted(s);
+}
+
+#if defined(__x86_64__)
+/* The i386 forms of connect (362, to the unix socket PATH) and listen
+ * (363, on a unix socket bound to the abstract NAME), on a socket made by
+ * the 64-bit calls: the supervisor does not see them. */
+static int llnet_i386(const char *kind, const char *where)
+{
+        struct sockaddr_un *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+                                       -1, 0);
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (low == MAP_FAILED || s < 0)
+                return result(-1);
+        if (!strcmp(kind, "llnet-i386-connect")) {
+                low->sun_family = AF_UNIX;
+                snprintf(low->sun_path, sizeof(low->sun_path), "%s", where);
+                return result(i386_syscall(362, s, (long)low, sizeof(*low), 0, 0));
+        }
+        socklen_t len = abstract_addr(where, low);
+        if (bind(s, (struct sockaddr *)low, len) < 0)
+                return result(-1);
+        return result(i386_syscall(363, s, 4, 0, 0, 0));
+}
+#endif
+
 int main(int argc, char **argv)
 {
         if (argc < 2) {
@@ -502,6 +635,12 @@ int main(int argc, char **argv)
         if (!strcmp(a, "meta")) return result(do_meta(x, y));
         if (!strncmp(a, "unix-", 5)) return do_unix(a, x);
         if (!strcmp(a, "dev-read") || !strcmp(a, "dev-mknod")) return do_dev(a, x);
+        if (!strcmp(a, "llnet-serve") || !strcmp(a, "llnet-unix-serve") || !strcmp(a, "llnet-abstract-serve"))
+                return llnet_serve(a, x, y);
+#if defined(__x86_64__)
+        if (!strncmp(a, "llnet-i386-", 11)) return llnet_i386(a, x);
+#endif
+        if (!strncmp(a, "llnet-", 6)) return do_llnet(a, x, y);
         if (!strcmp(a, "pid")) { printf("%d\n", getpid()); return 0; }
         if (!strcmp(a, "exec-ignoring")) {
                 /* ignore SIGPIPE and glibc's internal 32 and 33 (which glibc's
