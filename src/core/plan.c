@@ -816,9 +816,17 @@ static char *shebang_interpreter(const host_info *h, const char *host)
         return strndup(s, len);
 }
 
+static int hidden_path_entries(builder *b, char **ret_list, char **ret_kept);
+
+/* Not found: with the PATH entries the sandbox hides, where one may hold it. */
 static int not_found(builder *b, const char *name)
 {
-        int r = name[0] ? error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH", name)
+        _cleanup_free_ char *list = NULL, *kept = NULL;
+        if (name[0] && !strchr(name, '/') && b->p->backend != BACKEND_NONE && hidden_path_entries(b, &list, &kept) < 0)
+                return error_set(b->err, ENOMEM, "out of memory");
+        int r = name[0] ? error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH%s%s%s", name,
+                                    list && list[0] ? " (PATH entries not visible inside: " : "",
+                                    list && list[0] ? list : "", list && list[0] ? ")" : "")
                         : error_set(b->err, ENOENT, "the command name is empty");
         if (b->err && *b->err)
                 (*b->err)->exit_status = 127;
@@ -1674,7 +1682,9 @@ static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m
         return 0;
 }
 
-static int plan_path_hint(builder *b)
+/* The PATH entries the sandbox hides, each with what would show it, in
+ * |*ret_list| ("" for none), and PATH without them in |*ret_kept|. */
+static int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
 {
         const char *path = env_get(b->p->env, "PATH");
         _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
@@ -1694,8 +1704,17 @@ static int plan_path_hint(builder *b)
         _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
         if (r < 0 || !list || !kept_path)
                 return r < 0 ? r : -ENOMEM;
-        if (!list[0])
-                return 0;
+        *ret_list = TAKE_PTR(list);
+        *ret_kept = TAKE_PTR(kept_path);
+        return 0;
+}
+
+static int plan_path_hint(builder *b)
+{
+        _cleanup_free_ char *list = NULL, *kept_path = NULL;
+        int r = hidden_path_entries(b, &list, &kept_path);
+        if (r < 0 || !list[0])
+                return r;
         bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
         if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
                 return -ENOMEM;
