@@ -49,6 +49,10 @@ static const char *const ETC_ENTRIES[] = {
         /* the shells' system rc files */
         "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc", NULL,
 };
+/* The package databases, read-only: what is installed is no secret, and
+ * `dpkg-query -W`, `apt list --installed`, `rpm -qa` and build scripts
+ * that probe for a package need it. The rest of /var stays out. */
+static const char *const PACKAGE_DBS[] = {"/var/lib/dpkg", "/var/lib/rpm", NULL};
 /* Never exposed automatically: kernel interfaces the sandbox gets its own of. */
 static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
 /* Directories never exposed whole for an executable in them (the file alone is). */
@@ -585,6 +589,14 @@ static int plan_system(builder *b)
                 if (host_stat(b->h, ETC_ENTRIES[i], &st) < 0)
                         continue; /* absent on this host, or a dangling link */
                 int r = add_bind(b, ETC_ENTRIES[i], ETC_ENTRIES[i], false, ORIGIN_SYSTEM, false);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; PACKAGE_DBS[i]; i++) {
+                struct stat st;
+                if (host_stat(b->h, PACKAGE_DBS[i], &st) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                int r = add_bind(b, PACKAGE_DBS[i], PACKAGE_DBS[i], false, ORIGIN_SYSTEM, false);
                 if (r < 0)
                         return r;
         }

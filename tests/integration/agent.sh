@@ -181,4 +181,21 @@ done
 cordon plan --json -- echo "bücher" "$(printf 'a\xffb')" >"$T/plan.json" 2>/dev/null
 check "plan --json keeps UTF-8 arguments and escapes invalid bytes" jtest "$T/plan.json" \
     "o['argv'][1:] == ['bücher', 'a\\\\xFFb']"
+# ---- the package database: read-only, and nothing else of /var
+lines() { cordon "$@" 2>/dev/null | wc -l; }
+pkgs() { cordon "$@" 2>/dev/null | grep -c /; }
+if [ -d /var/lib/dpkg ]; then
+    n=$(as_user dpkg-query -W | wc -l)
+    [ "$n" -gt 10 ] && ok "control: dpkg-query -W lists $n packages unsandboxed" || not_ok "control: dpkg-query -W ($n)"
+    check "control: /var/log is listable unsandboxed" as_user ls /var/log
+    for backend in linux landlock; do
+        check_out "$backend: dpkg-query -W lists the same packages" "$n" lines run --backend $backend -- dpkg-query -W
+        check_fails "$backend: /var/lib/dpkg is read-only inside" cordon run --backend $backend -- touch /var/lib/dpkg/cordon-test
+        check_fails "$backend: the rest of /var is not readable" cordon run --backend $backend -- ls /var/log
+    done
+    [ "$TEST_AS" = root ] && check "control: as root, /var/lib/dpkg is writable unsandboxed" test -w /var/lib/dpkg
+    check "... and nothing was written there" test ! -e /var/lib/dpkg/cordon-test
+    apt_n=$(as_user apt list --installed 2>/dev/null | grep -c /)
+    check_out "linux: apt list --installed works in the default view" "$apt_n" pkgs run -- apt list --installed
+fi
 done_testing
