@@ -276,12 +276,18 @@ static int close_stats(const cli_args *a, int status)
         return status;
 }
 
-/* The plan's notes for people ("PATH entries not visible inside: ..."),
- * each after |lead|. */
-static void print_notes(const cordon_plan *plan, const char *lead)
+/* The plan's notes for people ("PATH entries not visible inside: ..."):
+ * every one (|status| < 0), or those that explain the command's exit
+ * status |status|, after "exit status N". */
+static void print_notes(const cordon_plan *plan, int status)
 {
-        for (const char *const *h = cordon_plan_hints(plan); h && *h; h++)
-                fprintf(stderr, "cordon: note: %s%s\n", lead, *h);
+        const char *const *h = cordon_plan_hints(plan);
+        for (size_t i = 0; h && h[i]; i++)
+                if (status < 0)
+                        fprintf(stderr, "cordon: note: %s\n", h[i]);
+                else if (cordon_plan_hint_exit_status(plan, i) == status)
+                        fprintf(stderr, "cordon: note: exit status %d%s: %s\n", status,
+                                status == 127 ? " (a command not found)" : "", h[i]);
 }
 
 /* 536870912 -> "512M": exact binary multiples, else bytes. */
@@ -335,7 +341,7 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                 return refuse(a, err, NULL);
         bool noted = !a->quiet && (a->verbose || isatty(2));
         if (noted)
-                print_notes(plan, "");
+                print_notes(plan, -1);
         if (pending_signal) { /* nothing was made yet */
                 cordon_plan_free(plan);
                 return 128 + pending_signal;
@@ -370,8 +376,8 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         write_stats(a, p, &res);
         if (!a->quiet)
                 explain_limit(&res, limits);
-        if (!a->quiet && !noted && res.status == 127)
-                print_notes(plan, "exit status 127 (a command not found): ");
+        if (!a->quiet && !noted && res.status != 0)
+                print_notes(plan, res.status);
         cordon_plan_free(plan);
         /* Everything in the sandbox is dead; only its init may still be
          * tearing down the namespaces. The CLI exits without waiting for

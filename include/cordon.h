@@ -329,6 +329,11 @@ CORDON_API char *cordon_plan_to_text(const cordon_plan *plan);
  * profile that would bring each), NULL-terminated or NULL; owned by the
  * plan. The library never prints them. */
 CORDON_API const char *const *cordon_plan_hints(const cordon_plan *plan);
+/* The command's exit status whose failure hint |i| explains (127: a
+ * command not found, for the PATH entries the sandbox hides; 128: git's
+ * fatal error, for an identity the sandbox does not show), so that a
+ * caller can say it then rather than on every run; -1 for no such hint. */
+CORDON_API int cordon_plan_hint_exit_status(const cordon_plan *plan, size_t i);
 /* The child environment ("NAME=VALUE", sorted by name, NULL-terminated);
  * owned by the plan. */
 CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);

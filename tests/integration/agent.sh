@@ -198,4 +198,35 @@ if [ -d /var/lib/dpkg ]; then
     apt_n=$(as_user apt list --installed 2>/dev/null | grep -c /)
     check_out "linux: apt list --installed works in the default view" "$apt_n" pkgs run -- apt list --installed
 fi
+# ---- git: the identity of ~/.gitconfig, or a note on the failure that says how
+GH=$T/git-home
+mkdir -p "$GH"
+printf '[user]\n\tname = Ada Fixture\n\temail = ada@example.org\n' >"$GH/.gitconfig"
+[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$GH"
+gh() { (cd "$W" && as_user env HOME="$GH" CORDON_PROFILE_PATH="$TOP/profiles" "$@"); }
+commit='d=$(mktemp -d) && cd "$d" && git init -q && git commit -q --allow-empty -m x && git log --format="%an <%ae>"'
+check_out "control: unsandboxed, a commit carries the identity of ~/.gitconfig" "Ada Fixture <ada@example.org>" \
+    gh sh -c "$commit"
+for backend in linux landlock; do
+    gh "$CORDON" run --backend $backend -- sh -c "$commit" >/dev/null 2>"$T/se"
+    rc=$?
+    [ $rc -eq 128 ] && ok "$backend: without --profile git the commit fails (128)" ||
+        not_ok "$backend: without --profile git the commit fails (128; got $rc)"
+    advice="--profile git"
+    [ $backend = landlock ] && advice="--expose-ro $GH/.gitconfig --set GIT_CONFIG_GLOBAL=$GH/.gitconfig"
+    check_contains "$backend: ... and cordon's note says how" \
+        "cordon: note: exit status 128: git: $GH/.gitconfig (your identity) is not visible inside: $advice shows it" cat "$T/se"
+    check_out "$backend: following it, the commit carries the identity" "Ada Fixture <ada@example.org>" \
+        gh "$CORDON" run --backend $backend $advice -- sh -c "$commit"
+    gh "$CORDON" run --backend $backend -- git --version >/dev/null 2>"$T/se"
+    check_out "$backend: a git command that succeeds gets no note" "" cat "$T/se"
+done
+gh env CORDON_PROFILE_PATH=/nonexistent "$CORDON" run -- sh -c "$commit" >/dev/null 2>"$T/se"
+check_contains "without the git profile installed (a build tree) the note names GIT_CONFIG_GLOBAL" \
+    "--expose-ro $GH/.gitconfig --set GIT_CONFIG_GLOBAL=$GH/.gitconfig shows it read-only" cat "$T/se"
+check_out "... which works" "Ada Fixture <ada@example.org>" \
+    gh env CORDON_PROFILE_PATH=/nonexistent "$CORDON" run --expose-ro "$GH/.gitconfig" --set GIT_CONFIG_GLOBAL="$GH/.gitconfig" -- sh -c "$commit"
+check_fails "... read-only: git config --global cannot write it" \
+    gh "$CORDON" run --expose-ro "$GH/.gitconfig" --set GIT_CONFIG_GLOBAL="$GH/.gitconfig" -- git config --global user.name Eve
+check_out "... the fixture's ~/.gitconfig is unchanged" "Ada Fixture" git config -f "$GH/.gitconfig" user.name
 done_testing
