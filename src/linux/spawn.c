@@ -912,8 +912,10 @@ static void log_plan(const cordon_plan *p, const launch_storage *s)
         if (!text)
                 return;
         say(p, CORDON_LOG_INFO, "%s", text);
-        _cleanup_free_ char *path = path_join(p->instance_root, "logs/cordon.log");
-        int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+        /* in cordon's own logs/ (checked), never through a link */
+        _cleanup_close_ int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
+        int fd = logs < 0 ? -1
+                          : openat(logs, "cordon.log", O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return;
         char stamp[64];
