@@ -420,8 +420,8 @@ int protect_lock_take(const cordon_plan *p, protect_lock *ret)
         return 0;
 }
 
-int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lock *lock, placeholders **ret,
-                                cordon_error **ret_error)
+int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes, const int *dirs,
+                                protect_lock *lock, placeholders **ret, cordon_error **ret_error)
 {
         *ret = NULL;
         if (p->backend != BACKEND_LINUX)
@@ -443,7 +443,7 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lo
                 for_each_journal(list, true, repair_journal, (void *)p); /* no other run alive */
         if (list->lock >= 0)
                 flock(list->lock, LOCK_SH);
-        for (size_t i = 0; i < p->n_mounts; i++) {
+        for (size_t i = 0, k = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 placeholder ph = {0};
                 if (!m->missing)
@@ -454,6 +454,14 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lo
                  * in between (with its undo helper) leaves that one
                  * placeholder behind. */
                 int r = create_one(m, &ph);
+                /* The undo note learns at once whether it was made (and its
+                 * inode): a pending note is undone by name, so it must not
+                 * outlive a path found taken (EEXIST). */
+                if (notes) {
+                        undo_made(undo, notes[k], r == 0, dirs[k]);
+                        notes[k] = -1;
+                }
+                k++;
                 if (r == -EEXIST)
                         continue; /* created meanwhile: the bind checks what it is */
                 if (r == 0)
@@ -469,14 +477,6 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lo
                 }
         }
         return 0;
-}
-
-bool protect_placeholder_made(const placeholders *list, const char *path)
-{
-        for (size_t i = 0; list && i < list->n; i++)
-                if (streq(list->v[i].path, path))
-                        return true;
-        return false;
 }
 
 placeholders *protect_placeholders_remove(placeholders *list)

@@ -1070,16 +1070,11 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect
                 undo_expect_size(proc->undo, notes[k], m->content ? (off_t)strlen(m->content) : 0);
                 k++;
         }
-        int r = protect_placeholders_create(p, proc->undo, lock, &proc->placeholders, ret_error);
-        for (size_t i = 0, k = 0; k < n; i++) {
-                const plan_mount *m = &p->mounts[i];
-                if (!m->missing)
-                        continue;
-                bool made = r == 0 && protect_placeholder_made(proc->placeholders, m->source);
-                undo_made(proc->undo, notes[k], made, dirs[k]);
+        int r = protect_placeholders_create(p, proc->undo, notes, dirs, lock, &proc->placeholders, ret_error);
+        for (size_t k = 0; k < n; k++) {
+                undo_made(proc->undo, notes[k], false, dirs[k]); /* not attempted (a failure before it) */
                 if (dirs[k] >= 0)
                         close(dirs[k]);
-                k++;
         }
         return r;
 }
