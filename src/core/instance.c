@@ -110,6 +110,7 @@ static int ensure_subdir(int rootfd, const char *root, const char *sub, cordon_e
 typedef struct own_dir {
         const char *name;
         mode_t forbidden; /* mode bits it may not have */
+        bool same_fs;     /* must be on the root's file system (skills/ may be a mount of yours) */
         uint64_t ino;
 } own_dir;
 
@@ -127,15 +128,17 @@ static int own_dir_open(int rootfd, const struct stat *root_st, const char *root
                                                             : "");
         }
         const char *open_to = d->forbidden == 077 ? "is open to other users" : "is writable by other users";
-        const char *problem = fstat(fd, &st) < 0                  ? "cannot be inspected"
+        bool inspected = fstat(fd, &st) == 0;
+        bool other_fs = inspected && d->same_fs && st.st_dev != root_st->st_dev;
+        const char *problem = !inspected                          ? "cannot be inspected"
                               : st.st_uid != geteuid()            ? "belongs to another user"
                               : (st.st_mode & d->forbidden) != 0 ? open_to
-                              : st.st_dev != root_st->st_dev      ? "is on another file system than the instance root"
+                              : other_fs                          ? "is on another file system than the instance root"
                                                                   : NULL;
         if (problem) {
                 close(fd);
                 return error_set(ret_error, EPERM,
-                                 "%s/%s %s: it is cordon's own directory, which no one else may write; "
+                                 "%s/%s %s: it is cordon's own directory, not to be shared; "
                                  "fix it (chown, chmod %s) or remove it",
                                  root, d->name, problem, d->forbidden == 077 ? "700" : "go-w");
         }
@@ -195,7 +198,7 @@ static int own_dirs_check(int rootfd, const char *root, int *ret_logs, cordon_er
         struct stat root_st;
         if (fstat(rootfd, &root_st) < 0)
                 return error_set(ret_error, errno, "cannot inspect the instance root %s: %s", root, strerror(errno));
-        own_dir logs = {"logs", 077, 0}, skills = {"skills", 022, 0};
+        own_dir logs = {"logs", 077, true, 0}, skills = {"skills", 022, false, 0};
         _cleanup_close_ int logs_fd = own_dir_open(rootfd, &root_st, root, &logs, ret_error);
         if (logs_fd < 0)
                 return logs_fd;
