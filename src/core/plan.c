@@ -88,6 +88,7 @@ typedef struct builder {
         char *exe_host;  /* the host file the executable is, canonical */
         bool exe_visible; /* ... already visible in the sandbox: nothing to expose */
         int scan_budget;  /* directory entries left to read looking for repositories */
+        const char *root_shown; /* the instance root as given (and resolved), for errors */
 } builder;
 
 static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
@@ -674,6 +675,14 @@ static int plan_instance(builder *b)
         _cleanup_free_ char *skills = path_join(p->instance_root, "skills");
         if (r == 0)
                 r = skills ? add_bind(b, skills, skills, false, ORIGIN_INSTANCE, true) : -ENOMEM;
+        /* the record of logs/ and skills/ (instance.c): read-only, a file
+         * (cordon_start writes it before mounting, when missing) */
+        _cleanup_free_ char *record = path_join(p->instance_root, INSTANCE_RECORD);
+        if (r == 0)
+                r = record ? add_bind(b, record, record, false, ORIGIN_INSTANCE, true) : -ENOMEM;
+        plan_mount *rm = r == 0 ? find_target(p, record) : NULL;
+        if (rm)
+                rm->is_dir = false;
         if (r == 0 && !path_startswith(p->workspace, p->instance_root))
                 r = add_bind(b, p->workspace, p->workspace, true, ORIGIN_WORKSPACE, true);
         return r;
@@ -1444,6 +1453,156 @@ static int check_mountpoints(builder *b)
         return 0;
 }
 
+static const char *env_value(char *const *env, const char *name);
+
+/* ---- the instance root and the writable mounts ------------------------------------------ */
+
+/* cordon's own state (logs/ with the journals it acts on, skills/ that the
+ * host agent trusts) never lies where the command can write (DESIGN.md,
+ * threat model). Refused, on every backend: an instance root that is, or
+ * lies inside, a writable mount (the command rewrites logs/ and skills/, or
+ * renames their parent and builds a fake instance); a writable mount inside
+ * the instance root other than in its own workspace/. Paths are compared
+ * by identity (device and inode), so that a bind mount or a symlink of the
+ * user's that names the same directory another way is no way around it. */
+
+/* The deepest existing ancestor of the canonical path |path| (itself
+ * included): its length in |path|, its stat. -errno on failure. */
+static int existing_base(const host_info *h, const char *path, size_t *ret_len, struct stat *ret_st)
+{
+        _cleanup_free_ char *cur = strdup(path);
+        while (cur) {
+                int r = host_lstat(h, cur, ret_st);
+                if (r == 0) {
+                        *ret_len = strlen(cur);
+                        return 0;
+                }
+                if (r != -ENOENT && r != -ENOTDIR)
+                        return r;
+                if (streq(cur, "/"))
+                        return -ENOENT;
+                char *up = path_dirname(cur);
+                free(cur);
+                cur = up;
+        }
+        return -ENOMEM;
+}
+
+/* Is the canonical host path |x| (missing components allowed) |y| or
+ * inside it? By identity: some existing ancestor of |x| is the directory
+ * |y|, or, |y| missing, both lead through the same directory to the same
+ * missing names. */
+static int path_within(const host_info *h, const char *x, const char *y, bool *ret)
+{
+        size_t xl = 0, yl = 0;
+        struct stat xs, ys;
+        *ret = path_startswith(x, y);
+        int r = *ret ? 0 : existing_base(h, y, &yl, &ys);
+        if (r == 0 && !*ret)
+                r = existing_base(h, x, &xl, &xs);
+        if (r < 0 || *ret)
+                return r == -ENOENT ? 0 : r;
+        if (y[yl] != '\0') { /* |y| missing: only below the same directory */
+                *ret = xs.st_dev == ys.st_dev && xs.st_ino == ys.st_ino && path_startswith(x + xl, y + yl);
+                return 0;
+        }
+        _cleanup_free_ char *cur = strndup(x, xl);
+        while (cur && !*ret) {
+                struct stat st;
+                r = host_lstat(h, cur, &st);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                *ret = r == 0 && st.st_dev == ys.st_dev && st.st_ino == ys.st_ino;
+                if (*ret || streq(cur, "/"))
+                        return 0;
+                char *up = path_dirname(cur);
+                free(cur);
+                cur = up;
+        }
+        return cur || *ret ? 0 : -ENOMEM;
+}
+
+/* The flag or key behind a writable mount of origin |o|. */
+static const char *writable_origin_keys(mount_origin o)
+{
+        switch (o) {
+        case ORIGIN_WORKSPACE: return "--workspace or isolation.workspace";
+        case ORIGIN_CWD: return "the working directory, exposed by auto_expose.cwd \"rw\"";
+        case ORIGIN_EXE: return "the executable's directory, exposed by auto_expose.exe \"rw\"";
+        case ORIGIN_ARG: return "an argument, exposed by auto_expose.args \"rw\"";
+        default: return "--expose, isolation.expose_paths or a profile";
+        }
+}
+
+static int instance_layout_error(builder *b, const char *root, const char *keys, const char *mount,
+                                 const char *mount_keys, bool root_inside)
+{
+        return error_set(b->err, EINVAL,
+                         root_inside ? "the instance root %s (%s) is or lies inside the writable path %s (%s): the "
+                                       "command could rewrite cordon's own logs/ and skills/ there; put the "
+                                       "instance root outside every writable path"
+                                     : "the instance root %s (%s) holds the writable path %s (%s) outside its "
+                                       "workspace/ directory: the command could rewrite cordon's own logs/ and "
+                                       "skills/; use a path outside the instance root, or its workspace/",
+                         root, keys, mount, mount_keys);
+}
+
+/* Checks |path| (canonical; the mount's source) against the instance. */
+static int instance_layout_one(builder *b, const char *root, const char *root_ws, const char *keys,
+                               const char *path, const char *path_shown, const char *path_keys)
+{
+        bool root_inside = false, inside = false, in_ws = false;
+        int r = path_within(b->h, root, path, &root_inside);
+        if (r == 0 && !root_inside)
+                r = path_within(b->h, path, root, &inside);
+        if (r == 0 && inside)
+                r = path_within(b->h, path, root_ws, &in_ws);
+        if (r < 0)
+                return error_set(b->err, -r, "cannot compare %s with the instance root %s: %s", path, root,
+                                 strerror(-r));
+        if (root_inside || (inside && !in_ws))
+                return instance_layout_error(b, b->root_shown, keys, path_shown, path_keys, root_inside);
+        return 0;
+}
+
+static int plan_instance_layout(builder *b)
+{
+        cordon_plan *p = b->p;
+        const char *keys = b->c->home && *b->c->home ? "--home or isolation.home"
+                           : env_value(b->h->environ, "CORDON_HOME") && *env_value(b->h->environ, "CORDON_HOME")
+                                   ? "$CORDON_HOME; or set --home or isolation.home"
+                                   : "the default, $HOME/.cordon; set --home or isolation.home";
+        _cleanup_free_ char *root = NULL, *ws = NULL, *root_ws = NULL;
+        int r = host_resolve(b->h, p->instance_root, true, &root);
+        if (r == 0)
+                r = host_resolve(b->h, p->workspace, true, &ws);
+        if (r == -ELOOP)
+                return link_error(b, "cannot use the instance root or workspace", p->instance_root,
+                                  "give the real path of the directory");
+        if (r < 0)
+                return error_set(b->err, -r, "cannot resolve %s: %s", p->instance_root, strerror(-r));
+        root_ws = path_join(root, "workspace");
+        /* the paths as given, and what they resolve to when that differs */
+        _cleanup_free_ char *shown = streq(root, p->instance_root)
+                                             ? strdup(root)
+                                             : xasprintf("%s (that is, %s)", p->instance_root, root);
+        _cleanup_free_ char *shown_ws =
+                streq(ws, p->workspace) ? strdup(ws) : xasprintf("%s (that is, %s)", p->workspace, ws);
+        if (!root_ws || !shown || !shown_ws)
+                return -ENOMEM;
+        b->root_shown = shown;
+        r = instance_layout_one(b, root, root_ws, keys, ws, shown_ws, "--workspace or isolation.workspace");
+        for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (m->type == MOUNT_BIND && m->writable && m->origin != ORIGIN_INSTANCE &&
+                    m->origin != ORIGIN_PROTECT)
+                        r = instance_layout_one(b, root, root_ws, keys, m->source, m->source,
+                                                writable_origin_keys(m->origin));
+        }
+        b->root_shown = NULL;
+        return r;
+}
+
 /* ---- the whole plan ---------------------------------------------------------------------- */
 
 /* The writable roots the config asks for (instance root, workspace, rw
@@ -1849,6 +2008,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
         }
         if (r == 0 && cmd)
                 r = plan_command(&b);
+        if (r == 0 && p->backend != BACKEND_NONE)
+                r = plan_instance_layout(&b);
         if (r == 0 && p->backend != BACKEND_NONE)
                 r = plan_protect(&b);
         if (r == 0)

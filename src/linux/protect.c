@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "instance.h"
 #include "sys.h"
 #include "undo.h"
 
@@ -52,9 +53,41 @@ struct placeholders {
         int journal;   /* this run's journal, flock'ed, or -1 */
         int lock;      /* logs/placeholders-lock, shared while we live, or -1 */
         char name[64]; /* its name in logs/ */
+        /* Where a killed run's journal may remove anything: inside this
+         * plan's writable mounts (placeholders are made nowhere else), not
+         * in cordon's own instance directories. An entry elsewhere (another
+         * workspace's) is left with its journal for a run there. */
+        char **scope;
+        char **not_scope;
 };
 
 static void placeholder_clear(placeholder *ph) { free(ph->path); }
+
+static bool in_scope(const placeholders *list, const char *path)
+{
+        bool in = false;
+        for (size_t i = 0; list->scope && list->scope[i]; i++)
+                in |= path_startswith(path, list->scope[i]);
+        for (size_t i = 0; list->not_scope && list->not_scope[i]; i++)
+                in &= !path_startswith(path, list->not_scope[i]);
+        return in;
+}
+
+/* The scope for |p|: its writable binds, less the instance's logs/,
+ * skills/ and identity record. */
+static int scope_set(placeholders *list, const cordon_plan *p)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].writable &&
+                    strv_push(&list->scope, p->mounts[i].source) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; INSTANCE_OWN[i]; i++) {
+                char *own = p->instance_root ? path_join(p->instance_root, INSTANCE_OWN[i]) : NULL;
+                if (p->instance_root && (!own || strv_consume(&list->not_scope, own) < 0))
+                        return -ENOMEM;
+        }
+        return 0;
+}
 
 /* The parent directory of |path|, opened without following links, and
  * |path|'s last component in |name|. */
@@ -83,9 +116,10 @@ static int still_ours(const placeholder *ph, char name[NAME_MAX + 1])
         struct stat st;
         if (dfd < 0)
                 return -1;
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            /* ino 0: journaled before it was made (a run killed in between) */
-            (ph->ino == 0 || (st.st_dev == ph->dev && st.st_ino == ph->ino)) &&
+        /* Only the very inode recorded: a journal line without one (0)
+         * matches nothing, whatever file lies there now. */
+        if (ph->dev != 0 && ph->ino != 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            st.st_dev == ph->dev && st.st_ino == ph->ino &&
             (ph->is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode) && st.st_size == ph->size))
                 return dfd;
         close(dfd);
@@ -135,7 +169,66 @@ static void journal_write(const placeholders *list, const placeholder *ph)
                 (void)!write(list->journal, line, (size_t)n);
 }
 
-/* The entries of the journal |fd|. */
+/* A decimal number of at most |max|, digits only (strtoull would take a
+ * sign, spaces, and wrap "-1" around); |*s| moves past it. */
+static bool parse_number(const char **s, uint64_t max, uint64_t *ret)
+{
+        uint64_t v = 0;
+        const char *p = *s;
+        if (*p < '0' || *p > '9')
+                return false;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                if (v > (max - (uint64_t)(*p - '0')) / 10)
+                        return false;
+                v = v * 10 + (uint64_t)(*p - '0');
+        }
+        *s = p;
+        *ret = v;
+        return true;
+}
+
+/* A path as journal_write writes it: absolute, normalised (no "." nor
+ * ".." component, no "//", no trailing "/"), printable, not "/". */
+static bool journal_path_ok(const char *path)
+{
+        _cleanup_free_ char *norm = NULL;
+        if (path[0] != '/' || path[1] == '\0' || strlen(path) >= PATH_MAX)
+                return false;
+        for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+                if (*c < 0x20 || *c == 0x7f)
+                        return false;
+        const char *slash = strrchr(path, '/');
+        if (strlen(slash + 1) > NAME_MAX)
+                return false;
+        return path_normalize(path, false, &norm) == 0 && streq(norm, path);
+}
+
+/* One line "dev ino kind size path" (journal_write's), or false for
+ * anything else: the journal lies in logs/, which the command cannot
+ * write, but a line is trusted no more than it must be (DESIGN.md, threat
+ * model). The device and inode are never 0, a directory's size is 0. */
+static bool journal_parse(const char *line, placeholder *ret)
+{
+        uint64_t dev = 0, ino = 0, size = 0;
+        const char *s = line;
+        if (!parse_number(&s, UINT64_MAX, &dev) || *s++ != ' ' || !parse_number(&s, UINT64_MAX, &ino) ||
+            *s++ != ' ')
+                return false;
+        char kind = *s++;
+        if ((kind != 'd' && kind != 'f') || *s++ != ' ' || !parse_number(&s, INT32_MAX, &size) || *s++ != ' ')
+                return false;
+        if (dev == 0 || ino == 0 || (dev_t)dev != dev || (ino_t)ino != ino || (kind == 'd' && size != 0) ||
+            !journal_path_ok(s))
+                return false;
+        char *path = strdup(s);
+        if (!path)
+                return false;
+        *ret = (placeholder){.path = path, .dev = (dev_t)dev, .ino = (ino_t)ino, .is_dir = kind == 'd',
+                             .size = (off_t)size};
+        return true;
+}
+
+/* The entries of the journal |fd|: its whole lines that parse. */
 static int journal_read(int fd, placeholder **ret, size_t *ret_n)
 {
         int copy_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -149,27 +242,25 @@ static int journal_read(int fd, placeholder **ret, size_t *ret_n)
                 return -e;
         }
         char line[PATH_MAX + 96];
+        bool whole = true; /* |line| starts a line */
         while (fgets(line, sizeof(line), f)) {
-                line[strcspn(line, "\n")] = '\0';
-                char *s = line, *end = NULL;
-                errno = 0;
-                uint64_t dev = strtoull(s, &end, 10), ino = end && *end == ' ' ? strtoull(end + 1, &end, 10) : 0;
-                char kind = end && end[0] == ' ' ? end[1] : '\0';
-                int64_t size = (kind == 'd' || kind == 'f') && end[2] == ' ' ? strtoll(end + 3, &end, 10) : -1;
-                if (errno || size < 0 || !end || end[0] != ' ' || end[1] != '/')
+                size_t len = strlen(line);
+                bool starts = whole;
+                /* a longer line comes in pieces: none of them is an entry */
+                whole = len > 0 && line[len - 1] == '\n';
+                if (!starts || !whole)
                         continue;
-                const char *path = end + 1;
+                line[len - 1] = '\0';
+                placeholder ph;
+                if (!journal_parse(line, &ph))
+                        continue;
                 placeholder *v = realloc(*ret, (*ret_n + 1) * sizeof(*v));
-                char *copy = strdup(path);
-                if (!v || !copy) {
-                        free(copy);
-                        if (v)
-                                *ret = v;
+                if (!v) {
+                        placeholder_clear(&ph);
                         break;
                 }
                 *ret = v;
-                v[(*ret_n)++] = (placeholder){.path = copy, .dev = (dev_t)dev, .ino = (ino_t)ino,
-                                              .is_dir = kind == 'd', .size = (off_t)size};
+                v[(*ret_n)++] = ph;
         }
         fclose(f);
         return 0;
@@ -226,11 +317,14 @@ static void repair_journal(placeholders *list, int fd, const char *name, void *u
         const cordon_plan *p = userdata;
         placeholder *v = NULL;
         size_t n = 0;
+        bool keep = false;
         if (journal_read(fd, &v, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
                 char leaf[NAME_MAX + 1];
-                int dfd = still_ours(&v[i], leaf);
+                bool here = in_scope(list, v[i].path);
+                keep |= !here;
+                int dfd = here ? still_ours(&v[i], leaf) : -1;
                 if (dfd >= 0)
                         close(dfd);
                 if (dfd >= 0 && plan_binds(p, v[i].path))
@@ -240,14 +334,17 @@ static void repair_journal(placeholders *list, int fd, const char *name, void *u
                 placeholder_clear(&v[i]);
         }
         free(v);
-        unlinkat(list->logs, name, 0);
+        if (!keep)
+                unlinkat(list->logs, name, 0);
 }
 
-/* logs/, where the journals are. */
+/* logs/, where the journals are: cordon's own (instance.c checks it
+ * against its record), else -1 (no journal: nothing repaired). */
 static void logs_open(placeholders *list, const char *instance_root)
 {
-        _cleanup_free_ char *logs = instance_root ? path_join(instance_root, "logs") : NULL;
-        list->logs = logs ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
+        list->logs = instance_root ? instance_open_logs(instance_root, NULL) : -1;
+        if (list->logs < 0)
+                list->logs = -1;
 }
 
 /* Start this run's journal, locked while the run lives, noted in |undo|
@@ -309,8 +406,8 @@ int protect_lock_take(const cordon_plan *p, protect_lock *ret)
         *ret = (protect_lock){.fd = -1};
         if (p->backend != BACKEND_LINUX || !plan_protects(p))
                 return 0;
-        _cleanup_free_ char *logs = path_join(p->instance_root, "logs");
-        _cleanup_close_ int dfd = logs ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
+        int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
+        _cleanup_close_ int dfd = logs < 0 ? -1 : logs;
         int fd = dfd < 0 ? -1 : openat(dfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
                 return 0; /* no logs/ (yet): placeholders are removed unconditionally */
@@ -323,8 +420,8 @@ int protect_lock_take(const cordon_plan *p, protect_lock *ret)
         return 0;
 }
 
-int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lock *lock, placeholders **ret,
-                                cordon_error **ret_error)
+int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes, const int *dirs,
+                                protect_lock *lock, placeholders **ret, cordon_error **ret_error)
 {
         *ret = NULL;
         if (p->backend != BACKEND_LINUX)
@@ -339,22 +436,32 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lo
         *ret = list;
         if (!plan_protects(p))
                 return 0;
+        if (scope_set(list, p) < 0)
+                return error_set(ret_error, ENOMEM, "out of memory");
         logs_open(list, p->instance_root);
         if (list->logs >= 0 && lock && lock->exclusive)
                 for_each_journal(list, true, repair_journal, (void *)p); /* no other run alive */
         if (list->lock >= 0)
                 flock(list->lock, LOCK_SH);
-        for (size_t i = 0; i < p->n_mounts; i++) {
+        for (size_t i = 0, k = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 placeholder ph = {0};
                 if (!m->missing)
                         continue;
                 journal_open(list, undo);
-                /* journaled first, as not yet made: a run killed before the
-                 * full line leaves what the next one repairs */
-                journal_write(list, &(placeholder){.path = m->source, .is_dir = m->is_dir,
-                                                   .size = m->content ? (off_t)strlen(m->content) : 0});
+                /* Journaled once made, with its inode: a line without one
+                 * would match whatever file lies there later. A run killed
+                 * in between (with its undo helper) leaves that one
+                 * placeholder behind. */
                 int r = create_one(m, &ph);
+                /* The undo note learns at once whether it was made (and its
+                 * inode): a pending note is undone by name, so it must not
+                 * outlive a path found taken (EEXIST). */
+                if (notes) {
+                        undo_made(undo, notes[k], r == 0, dirs[k]);
+                        notes[k] = -1;
+                }
+                k++;
                 if (r == -EEXIST)
                         continue; /* created meanwhile: the bind checks what it is */
                 if (r == 0)
@@ -370,14 +477,6 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lo
                 }
         }
         return 0;
-}
-
-bool protect_placeholder_made(const placeholders *list, const char *path)
-{
-        for (size_t i = 0; list && i < list->n; i++)
-                if (streq(list->v[i].path, path))
-                        return true;
-        return false;
 }
 
 placeholders *protect_placeholders_remove(placeholders *list)
@@ -404,6 +503,8 @@ placeholders *protect_placeholders_remove(placeholders *list)
         }
         if (list->logs >= 0)
                 close(list->logs);
+        strv_free(list->scope);
+        strv_free(list->not_scope);
         free(list);
         return NULL;
 }

@@ -22,12 +22,13 @@ int protect_lock_take(const cordon_plan *p, protect_lock *ret) HIDDEN;
 /* Create the placeholders the plan marks missing (relative to parent
  * directories opened without following links), after repairing what killed
  * runs of the same instance left behind. Journals them in the instance's
- * logs/ (the journal noted in |undo|, or NULL). Takes |lock|'s descriptor
+ * logs/ (the journal noted in |undo|, or NULL). |notes| (or NULL): the
+ * undo note of each missing mount, in plan order, noted in the parent
+ * directory |dirs| (undo_note_path); each is settled (undo_made) right after
+ * its attempt and set to -1. Takes |lock|'s descriptor
  * (or NULL: none); repairs only when it was exclusive, then shares it. *ret may be set on failure too: remove it. */
-int protect_placeholders_create(const cordon_plan *p, undo_log *undo, protect_lock *lock, placeholders **ret,
-                                cordon_error **ret_error) HIDDEN;
-/* Did this run make (or take over) the placeholder at |path|? */
-bool protect_placeholder_made(const placeholders *list, const char *path) HIDDEN;
+int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes, const int *dirs,
+                                protect_lock *lock, placeholders **ret, cordon_error **ret_error) HIDDEN;
 /* Remove the placeholders that are still the inodes created and unchanged,
  * unless another live run protects them too; free the list. Returns NULL. */
 placeholders *protect_placeholders_remove(placeholders *list) HIDDEN;

@@ -912,8 +912,10 @@ static void log_plan(const cordon_plan *p, const launch_storage *s)
         if (!text)
                 return;
         say(p, CORDON_LOG_INFO, "%s", text);
-        _cleanup_free_ char *path = path_join(p->instance_root, "logs/cordon.log");
-        int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+        /* in cordon's own logs/ (checked), never through a link */
+        _cleanup_close_ int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
+        int fd = logs < 0 ? -1
+                          : openat(logs, "cordon.log", O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return;
         char stamp[64];
@@ -1068,16 +1070,11 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect
                 undo_expect_size(proc->undo, notes[k], m->content ? (off_t)strlen(m->content) : 0);
                 k++;
         }
-        int r = protect_placeholders_create(p, proc->undo, lock, &proc->placeholders, ret_error);
-        for (size_t i = 0, k = 0; k < n; i++) {
-                const plan_mount *m = &p->mounts[i];
-                if (!m->missing)
-                        continue;
-                bool made = r == 0 && protect_placeholder_made(proc->placeholders, m->source);
-                undo_made(proc->undo, notes[k], made, dirs[k]);
+        int r = protect_placeholders_create(p, proc->undo, notes, dirs, lock, &proc->placeholders, ret_error);
+        for (size_t k = 0; k < n; k++) {
+                undo_made(proc->undo, notes[k], false, dirs[k]); /* not attempted (a failure before it) */
                 if (dirs[k] >= 0)
                         close(dirs[k]);
-                k++;
         }
         return r;
 }

@@ -855,6 +855,52 @@ static void test_instance_root(void)
         cordon_plan_free(p);
 }
 
+/* An instance root the command could write, or holding a writable path
+ * outside its workspace/: refused with the paths and the keys, whatever
+ * names them (a symlink on the way), on every backend. */
+static void test_instance_layout(void)
+{
+        CHECK(fx_link(M, "/srv/wslink", "/srv/ws"));
+        fails(&(plan_case){.root = M,
+                           .json = "{\"isolation\": {\"workspace\": \"/srv/ws\", \"home\": \"/srv/ws/a/b\"}}",
+                           .argv = {"ls"}},
+              EINVAL, 125,
+              "the instance root /srv/ws/a/b (--home or isolation.home) is or lies inside the writable path "
+              "/srv/ws (--workspace or isolation.workspace): the command could rewrite cordon's own logs/ and "
+              "skills/ there; put the instance root outside every writable path");
+        fails(&(plan_case){.root = M,
+                           .json = "{\"isolation\": {\"backend\": \"landlock\", \"workspace\": \"/srv/ws\", "
+                                   "\"home\": \"/srv/wslink\"}}",
+                           .argv = {"ls"}},
+              EINVAL, 125,
+              "the instance root /srv/wslink (that is, /srv/ws) (--home or isolation.home) is or lies inside the "
+              "writable path /srv/ws (--workspace or isolation.workspace): the command could rewrite cordon's own "
+              "logs/ and skills/ there; put the instance root outside every writable path");
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"workspace\": \"/home/ada/.cordon/logs\"}}",
+                           .argv = {"ls"}},
+              EINVAL, 125,
+              "the instance root /home/ada/.cordon (the default, $HOME/.cordon; set --home or isolation.home) holds "
+              "the writable path /home/ada/.cordon/logs (--workspace or isolation.workspace) outside its "
+              "workspace/ directory: the command could rewrite cordon's own logs/ and skills/; use a path outside "
+              "the instance root, or its workspace/");
+        fails(&(plan_case){.root = M,
+                           .expose = {{"/srv", NULL, "rw"}},
+                           .json = "{\"isolation\": {\"home\": \"/srv/new\"}}",
+                           .argv = {"ls"}},
+              EINVAL, 125,
+              "the instance root /srv/new (--home or isolation.home) is or lies inside the writable path /srv "
+              "(--expose, isolation.expose_paths or a profile): the command could rewrite cordon's own logs/ and "
+              "skills/ there; put the instance root outside every writable path");
+        /* the default layout, and paths in its workspace/ */
+        cordon_plan *p = plan_ok(&(plan_case){
+                .root = M,
+                .expose = {{"/home/ada/.cordon/workspace", NULL, "rw"}},
+                .json = "{\"isolation\": {\"workspace\": \"/home/ada/.cordon/workspace/x\"}}",
+                .argv = {"ls"}});
+        CHECK(p != NULL);
+        cordon_plan_free(p);
+}
+
 static void test_network_and_namespaces(void)
 {
         cordon_plan *p =
@@ -987,6 +1033,7 @@ int main(void)
         RUN(test_disabled);
         RUN(test_workspace_outside_root);
         RUN(test_instance_root);
+        RUN(test_instance_layout);
         RUN(test_network_and_namespaces);
         RUN(test_text_first_line);
         RUN(test_links_in_writable_mounts);
