@@ -86,7 +86,14 @@ check "plan: namespaces" grep -qxF "namespaces: user mount pid ipc uts cgroup ne
 check "plan: network none" grep -qxF "network: none" "$T/out"
 check "plan: argv" grep -qxF 'argv: ["true"]' "$T/out"
 check "plan: cwd" grep -qxF "cwd: $W" "$T/out"
-check_fails "plan: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
+# The default excludes (*KEY*, *SECRET*, *TOKEN*) where they decide: under
+# --inherit all (core never inherits those names), with the control that
+# the same variable passes when they are off.
+run_cli plan --inherit all -- true
+check_fails "plan --inherit all: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
+run_cli plan --inherit all --ignore-default-excludes -- true
+check "control: plan --inherit all --ignore-default-excludes shows it" grep -q "OPENAI_API_KEY=sk-cli-test" "$T/out"
+run_cli plan -- true
 run_cli plan --memory 512M --pids 64 --timeout 1.5 -- true
 if is_root_run; then by="the pids cgroup"; else by="RLIMIT_NPROC in the sandbox's user namespace"; fi
 check "plan: limits are shown exactly, with what enforces the process limit" \
@@ -119,10 +126,16 @@ check "plan --json: every mount has type, source, target, mode, origin" json_js 
 check "plan --json: mounts are ordered parents first" json_js "$T/out" '
     o.mounts.every((m, i) => i === 0 || !o.mounts[i - 1].target.startsWith(m.target + "/"))'
 check "plan --json: uid is the caller's" json_js "$T/out" "o.uid === $( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0)"
-check "plan --json: the env drops OPENAI_API_KEY, GH_TOKEN, aws_secret_access_key" json_js "$T/out" '
-    !("OPENAI_API_KEY" in o.env) && !("GH_TOKEN" in o.env) && !("aws_secret_access_key" in o.env) &&
+check "plan --json: the env has the markers and the instance's HOME" json_js "$T/out" '
     o.env.CORDON_SANDBOX === "linux" && o.env.CORDON_SANDBOX_NETWORK_DISABLED === "1" &&
     o.env.HOME === process.env.H + "/.cordon/runtime-user-env/home"'
+run_cli plan --json --inherit all -- true
+check "plan --json --inherit all: the env drops OPENAI_API_KEY, GH_TOKEN, aws_secret_access_key" json_js "$T/out" '
+    !("OPENAI_API_KEY" in o.env) && !("GH_TOKEN" in o.env) && !("aws_secret_access_key" in o.env) &&
+    o.env.PATH !== undefined'
+run_cli plan --json --inherit all --ignore-default-excludes -- true
+check "control: ... all three kept with --ignore-default-excludes" json_js "$T/out" '
+    o.env.OPENAI_API_KEY === "sk-cli-test" && o.env.GH_TOKEN === "ghp_cli" && o.env.aws_secret_access_key === "wJal"'
 run_cli plan --json --network full --expose "$T/bin:/opt/bin:ro" -C "$T/bin" -- ./probe --x
 check "plan --json: network full, no net namespace, the expose, -C inside it" json_js "$T/out" '
     o.network === "full" && !o.namespaces.includes("net") && !("CORDON_SANDBOX_NETWORK_DISABLED" in o.env) &&
@@ -144,14 +157,15 @@ run_cli env
 check "env exits 0" test "$st" -eq 0
 check "env prints NAME=VALUE lines" test -z "$(grep -vE '^[A-Za-z_][A-Za-z0-9_]*=' "$T/out")"
 check "env is sorted by name" sh -c "cut -d= -f1 '$T/out' | LC_ALL=C sort -c"
-check_fails "env drops OPENAI_API_KEY" grep -q '^OPENAI_API_KEY=' "$T/out"
-check_fails "env drops GH_TOKEN" grep -q '^GH_TOKEN=' "$T/out"
 check "env redirects HOME into the instance" grep -qxF "HOME=$H/.cordon/runtime-user-env/home" "$T/out"
 check "env sets CORDON_SANDBOX" grep -qxF "CORDON_SANDBOX=linux" "$T/out"
 run_cli env --inherit all
 check_fails "env --inherit all drops OPENAI_API_KEY" grep -q '^OPENAI_API_KEY=' "$T/out"
+check_fails "env --inherit all drops GH_TOKEN" grep -q '^GH_TOKEN=' "$T/out"
+check_fails "env --inherit all drops aws_secret_access_key" grep -q '^aws_secret_access_key=' "$T/out"
 run_cli env --inherit all --ignore-default-excludes
 check "env --ignore-default-excludes keeps OPENAI_API_KEY" grep -qxF "OPENAI_API_KEY=sk-cli-test" "$T/out"
+check "env --ignore-default-excludes keeps GH_TOKEN" grep -qxF "GH_TOKEN=ghp_cli" "$T/out"
 check "env --ignore-default-excludes keeps aws_secret_access_key" grep -qxF "aws_secret_access_key=wJal" "$T/out"
 run_cli env --inherit all --ignore-default-excludes --keep-default-excludes
 check_fails "env --keep-default-excludes (later) drops it again" grep -q '^OPENAI_API_KEY=' "$T/out"
