@@ -682,25 +682,28 @@ static int plan_expose_rule(builder *b, const expose_rule *e)
         _cleanup_free_ char *target = source ? config_path_expand(e->target, caller_home(b->h), b->p->env) : NULL;
         if (!target && errno == ENOMEM)
                 return -ENOMEM;
+        _cleanup_free_ char *from = e->from ? strdup(e->from) : xasprintf("expose %s", e->source);
+        if (!from)
+                return -ENOMEM;
         if (!target)
-                return error_set(b->err, EINVAL, "expose %s -> %s: %s", e->source, e->target,
-                                 source ? "the command's environment has no such absolute variable"
-                                        : "the home directory is unknown ($HOME and the passwd entry)");
+                return config_from_error(b->err, EINVAL, from, "%s -> %s: %s", e->source, e->target,
+                                         source ? "the command's environment has no such absolute variable"
+                                                : "the home directory is unknown ($HOME and the passwd entry)");
         /* resolved as add_bind does: never through a link in a writable mount */
         _cleanup_free_ char *real = NULL;
         int r = host_resolve(b->h, source, false, &real);
         if (r == -ENOENT && e->optional)
                 return 0;
         if (r == -ENOENT) /* "~/x": config time could not look */
-                return config_from_error(b->err, ENOENT, e->from ? e->from : e->source,
+                return config_from_error(b->err, ENOENT, from,
                                          "source does not exist: %s (mark it \"optional\": true in a config file "
                                          "if it may be missing)",
                                          source);
         if (b->p->backend != BACKEND_LINUX && !streq(source, target))
-                return error_set(b->err, EINVAL,
-                                 "expose %s -> %s: the %s backend cannot remap paths (it has no "
-                                 "mount namespace); use the same target, or the linux backend",
-                                 source, target, backend_name(b->p->backend));
+                return config_from_error(b->err, EINVAL, from,
+                                         "%s -> %s: the %s backend cannot remap paths (it has no mount "
+                                         "namespace); use the same target, or the linux backend",
+                                         source, target, backend_name(b->p->backend));
         return add_bind(b, source, target, e->writable, ORIGIN_EXPOSE, false);
 }
 

@@ -491,6 +491,12 @@ both_refused "--timeout -1" '{"isolation": {"limits": {"wall_time_s": -1}}}' iso
 both_refused "--kill-after -1" '{"isolation": {"limits": {"kill_after_s": -1}}}' isolation.limits.kill_after_s \
     'must*n*negative*'
 both_refused "--cpus -1" '{"isolation": {"limits": {"cpu_quota": -1}}}' isolation.limits.cpu_quota 'must*n*negative*'
+run_refused "--expose remapped on the landlock backend: refused when planning, naming the flag" \
+    'cordon: --expose /usr/share:/x: /usr/share -> /x: the landlock backend cannot remap paths*' \
+    plan --backend landlock --expose /usr/share:/x -- true
+run_refused "--expose with an unknown \$NAME target: refused when planning, naming the flag" \
+    'cordon: --expose /usr/share:$CORDON_NO_SUCH/x: /usr/share -> $CORDON_NO_SUCH/x: *no such absolute variable' \
+    plan --expose '/usr/share:$CORDON_NO_SUCH/x' -- true
 run_refused "--stats-fd x: refused, naming the flag" 'cordon: --stats-fd: not a file descriptor: "x"' \
     run --stats-fd x -- true
 
