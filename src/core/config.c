@@ -357,6 +357,9 @@ static const char *target_problem(const char *target)
 /* The host's own kernel interfaces: its /proc shows the host's processes
  * (and through /proc/PID/root their files), /sys and /dev its devices. */
 static const char *const KERNEL_DIRS[] = {"/proc", "/sys", "/dev", NULL};
+/* ... except the world-writable file systems of shared memory and message
+ * queues (README: "--expose-rw /dev/shm" on the landlock backend). */
+static const char *const SHARED_DEV_DIRS[] = {"/dev/shm", "/dev/mqueue", NULL};
 /* What the host runs and trusts: never writable from inside. */
 static const char *const SYSTEM_DIRS[] = {"/etc",   "/usr",   "/bin",    "/sbin", "/lib",
                                           "/lib32", "/lib64", "/libx32", "/boot", NULL};
@@ -375,7 +378,7 @@ const char *writable_path_problem(const char *path)
                 return NULL; /* "C:\\..." (windows backend): its access rules decide */
         if (path_is_root(path))
                 return "must not be \"/\" (the whole host)";
-        if (under_any(path, KERNEL_DIRS))
+        if (under_any(path, KERNEL_DIRS) && !under_any(path, SHARED_DEV_DIRS))
                 return "must not be under /proc, /sys or /dev (the host's kernel interfaces; the sandbox has its "
                        "own)";
         if (under_any(path, SYSTEM_DIRS))

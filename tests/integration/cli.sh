@@ -377,6 +377,9 @@ for d in /etc /usr; do
     both_refused "--expose $d:rw" "{\"isolation\": {\"expose_paths\": [{\"source\": \"$d\", \"mode\": \"rw\"}]}}" \
         'isolation.expose_paths[0].source' "$system"
 done
+check "control: --expose-rw /dev/shm (shared memory, world-writable) is allowed" cordon plan --expose-rw /dev/shm -- true
+run_refused "--expose-rw /dev/shm/../sda is not" "cordon: --expose-rw /dev/shm/../sda: source must not contain*" \
+    plan --expose-rw /dev/shm/../sda -- true
 run_refused "--expose-rw /etc: refused, naming the flag" "cordon: --expose-rw /etc: $system" run --expose-rw /etc -- true
 for d in "$H" "$T"; do
     both_refused "--expose $d:/x:rw" \
