@@ -400,10 +400,12 @@ check_out "control: --expose '~/seen' shows the caller's ~/seen" hi cordon run -
 check_out "control: --expose '~/seen:\$HOME/seen' puts it in the instance's home" hi \
     cordon run --expose '~/seen:$HOME/seen' -- sh -c 'cat "$HOME/seen"'
 
-for d in /etc /proc/x /usr/local/cordon; do
+# (names of this run's own: were the check to regress, the run would create them)
+for d in /etc/cordon-test-$$ /proc/x /usr/local/cordon-test-$$; do
     both_refused "--home $d" "{\"isolation\": {\"home\": \"$d\"}}" isolation.home '*must not be*'
 done
-check "... and nothing was created there" test ! -e /etc/skills -a ! -e /usr/local/cordon
+check "... and nothing was created there" test ! -e /etc/cordon-test-$$ -a ! -e /usr/local/cordon-test-$$
+is_root_run && rm -rf "/etc/cordon-test-$$" "/usr/local/cordon-test-$$"
 check "control: a new --home is created (the instance root may be new)" \
     cordon run --home "$T/ws/inst" -- true
 check "... with its directories" test -d "$T/ws/inst/skills" -a -d "$T/ws/inst/workspace"
