@@ -62,6 +62,7 @@ static void config_clear(cordon_config *c)
         free(c->backend);
         free(c->home);
         free(c->workspace);
+        free(c->home_from);
         free(c->workspace_from);
         free(c->network_from);
         free(c->allow_from);
@@ -101,7 +102,7 @@ static cordon_config *config_dup(const cordon_config *c)
                 return NULL;
         *d = *c;
         d->disabled_by = d->backend = d->home = d->workspace = NULL;
-        d->workspace_from = d->network_from = d->allow_from = d->origin = NULL;
+        d->home_from = d->workspace_from = d->network_from = d->allow_from = d->origin = NULL;
         d->expose = NULL;
         d->n_expose = 0;
         d->protect = d->network_allow = d->exclude = d->include_only = d->profile_dirs = NULL;
@@ -109,8 +110,9 @@ static cordon_config *config_dup(const cordon_config *c)
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
                   dup_field(&d->home, c->home) && dup_field(&d->workspace, c->workspace) &&
-                  dup_field(&d->workspace_from, c->workspace_from) && dup_field(&d->network_from, c->network_from) &&
-                  dup_field(&d->allow_from, c->allow_from) && dup_field(&d->origin, c->origin);
+                  dup_field(&d->home_from, c->home_from) && dup_field(&d->workspace_from, c->workspace_from) &&
+                  dup_field(&d->network_from, c->network_from) && dup_field(&d->allow_from, c->allow_from) &&
+                  dup_field(&d->origin, c->origin);
         if (ok && c->n_expose) {
                 d->expose = calloc(c->n_expose, sizeof(expose_rule));
                 ok = d->expose != NULL;
@@ -742,6 +744,10 @@ static int m_home(layer *L, json_t *v)
         if (r == 0) {
                 free(L->c->home);
                 L->c->home = d;
+                free(L->c->home_from);
+                L->c->home_from = NULL;
+                if (d)
+                        r = layer_note_from(L, &L->c->home_from);
         }
         return r;
 }
@@ -1479,7 +1485,15 @@ static int set_dir(cordon_config *c, char **field, const char *key, const char *
 
 int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error)
 {
-        return set_dir(c, &c->home, "isolation.home", dir, writable_path_problem, ret_error);
+        _cleanup_free_ char *from = setter_from(c, "isolation.home", dir);
+        if (!from)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        int r = set_dir(c, &c->home, "isolation.home", dir, writable_path_problem, ret_error);
+        if (r == 0) {
+                free(c->home_from);
+                c->home_from = TAKE_PTR(from);
+        }
+        return r;
 }
 
 int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error)

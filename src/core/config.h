@@ -38,7 +38,7 @@ struct cordon_config {
         char *home, *workspace;
         /* Where a value was set, for the errors cordon_prepare finds in it
          * (see config_from): NULL for the default. */
-        char *workspace_from, *network_from, *allow_from;
+        char *home_from, *workspace_from, *network_from, *allow_from;
         cordon_expose_mode auto_expose[3];
         expose_rule *expose;
         size_t n_expose;

@@ -1446,13 +1446,21 @@ static int check_mountpoints(builder *b)
 
 /* Why |path| may not be made writable beyond writable_path_problem: the
  * caller's home or above it, the instance root or above it. NULL when it may. */
-static const char *writable_root_problem(const builder *b, const char *path)
+static const char *home_problem(const builder *b, const char *path)
 {
         const char *const homes[] = {b->h->home, b->home_real, b->h->passwd_home, b->passwd_home_real};
         for (size_t i = 0; i < ARRAY_SIZE(homes); i++)
                 if (homes[i] && homes[i][0] == '/' && path_startswith(homes[i], path))
                         return "is your home directory or above it (the host runs its dotfiles; choose a directory "
                                "inside it)";
+        return NULL;
+}
+
+static const char *writable_root_problem(const builder *b, const char *path)
+{
+        const char *why = home_problem(b, path);
+        if (why)
+                return why;
         if (b->p->instance_root && path_startswith(b->p->instance_root, path))
                 return "is the instance root or above it (cordon's own logs/ and skills/ would be writable)";
         return writable_path_problem(path);
@@ -1471,6 +1479,18 @@ static int check_writable_choice(builder *b, const char *path, const char *from,
         if (real && !streq(real, path))
                 return config_from_error(b->err, EINVAL, from ? from : what, "%s (a link to %s) %s", path, real, why);
         return config_from_error(b->err, EINVAL, from ? from : what, "%s %s", path, why);
+}
+
+static const char *env_value(char *const *env, const char *name);
+
+/* The instance root the user chose is not the caller's home or above it. */
+static int check_home_above(builder *b, const char *root, const char *from)
+{
+        const char *why = home_problem(b, root);
+        _cleanup_free_ char *real = NULL;
+        if (!why && host_resolve(b->h, root, true, &real) == 0)
+                why = home_problem(b, real);
+        return why ? config_from_error(b->err, EINVAL, from, "the instance root %s %s", root, why) : 0;
 }
 
 /* An explicit workspace exists, as a directory: a typo must not become a
@@ -1494,8 +1514,12 @@ static int plan_check_writable(builder *b)
 {
         if (b->p->backend == BACKEND_NONE)
                 return 0;
-        int r = 0;
-        if (b->c->workspace && !path_startswith(b->p->workspace, b->p->instance_root))
+        /* the instance root is mounted read-write (but for logs/ and skills/) */
+        const char *root_from = b->c->home                                ? b->c->home_from
+                                : env_value(b->h->environ, "CORDON_HOME") ? "$CORDON_HOME"
+                                                                          : NULL;
+        int r = root_from ? check_home_above(b, b->p->instance_root, root_from) : 0;
+        if (r == 0 && b->c->workspace && !path_startswith(b->p->workspace, b->p->instance_root))
                 r = check_workspace_exists(b);
         if (r == 0 && b->c->workspace)
                 r = check_writable_choice(b, b->p->workspace, b->c->workspace_from, "the workspace");

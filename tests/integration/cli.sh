@@ -404,6 +404,14 @@ check_out "control: --expose '~/seen:\$HOME/seen' puts it in the instance's home
 for d in /etc/cordon-test-$$ /proc/x /usr/local/cordon-test-$$; do
     both_refused "--home $d" "{\"isolation\": {\"home\": \"$d\"}}" isolation.home '*must not be*'
 done
+# the instance root is mounted read-write: never the caller's home or above it
+for d in "$H" "$T"; do
+    both_refused "--home $d" "{\"isolation\": {\"home\": \"$d\"}}" isolation.home \
+        "the instance root $d is your home directory or above it*"
+done
+CORDON_HOME=$H run_refused "CORDON_HOME=\$HOME: refused, naming the variable" \
+    "cordon: \$CORDON_HOME: the instance root $H is your home directory or above it*" run -- true
+check "... and nothing was created in the home" test ! -e "$H/skills" -a ! -e "$H/runtime-user-env"
 check "... and nothing was created there" test ! -e /etc/cordon-test-$$ -a ! -e /usr/local/cordon-test-$$
 is_root_run && rm -rf "/etc/cordon-test-$$" "/usr/local/cordon-test-$$"
 check "control: a new --home is created (the instance root may be new)" \

@@ -556,6 +556,10 @@ static void test_writable_choices(void)
               EINVAL, 125,
               "t.json:1:29: isolation.workspace: /home/ada/.cordon is the instance root or above it (cordon's own "
               "logs/ and skills/ would be writable)");
+        /* the instance root is mounted read-write: the same for it */
+        _cleanup_free_ char *root_home = xasprintf("t.json:1:24: isolation.home: the instance root /home %s", HOME_WHY);
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"home\": \"/home\"}}", .argv = {"ls"}}, EINVAL, 125,
+              root_home);
         _cleanup_free_ char *rw_home = xasprintf("a read-write exposure: /home %s", HOME_WHY);
         fails(&(plan_case){.root = M, .expose = {{"/home", "/h", "rw"}}, .argv = {"ls"}}, EINVAL, 125, rw_home);
         /* control: a project inside the home may be the workspace, and read-only the home may be shown */
