@@ -189,6 +189,8 @@ int cli_parse(int argc, char **argv, cli_args *a)
         while ((c = getopt_long(sub_argc, sub_argv, shortopts, opts, NULL)) != -1) {
                 if (c == 'h')
                         c = OPT_HELP;
+                if (c == OPT_CWD || c == 'C')
+                        a->cwd_flag = c == 'C' ? "-C" : "--cwd";
                 if (c == 'C')
                         c = OPT_CWD;
                 if (r < 0) { /* the refusal is reported there too */

@@ -32,6 +32,7 @@ typedef struct cli_args {
         size_t n_flags;
         bool json, quiet, verbose, help;
         const char *cwd;
+        const char *cwd_flag; /* "-C" or "--cwd", as typed */
         const char *stats_file;
         int stats_fd;
         int pty;           /* -1: when stdin is a terminal (default), 0: --no-pty, 1: --pty */

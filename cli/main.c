@@ -71,9 +71,9 @@ static int refuse(const cli_args *a, cordon_error *err, const char *flag)
 static int flag_set(cordon_config *c, const char *v, cordon_error **err)
 {
         const char *eq = strchr(v, '=');
-        if (!eq || eq == v) {
+        if (!eq) { /* an empty NAME is the setter's to refuse, as the config key's */
                 char *m = NULL;
-                *err = asprintf(&m, "--set %s: expected NAME=VALUE", v) < 0 ? NULL : cordon_error_new(m);
+                *err = asprintf(&m, "--set %s: must be NAME=VALUE", v) < 0 ? NULL : cordon_error_new(m);
                 free(m);
                 return -EINVAL;
         }
@@ -135,9 +135,24 @@ static int build_config(const cli_args *a, cordon_config **ret, cordon_error **e
         int r = 0;
         for (size_t i = 0; r == 0 && i < a->n_configs; i++)
                 r = cordon_config_load_file(c, a->configs[i], err);
-        for (size_t i = 0; r == 0 && i < a->n_flags; i++)
-                if ((r = apply_flag(c, &a->flags[i], err)) < 0 && asprintf(ret_flag, "--%s", a->flags[i].name) < 0)
+        /* each flag's errors, also those cordon_prepare finds, name it as typed */
+        for (size_t i = 0; r == 0 && i < a->n_flags; i++) {
+                const cli_flag *f = &a->flags[i];
+                char *typed = NULL;
+                if (f->value ? asprintf(&typed, "--%s %s", f->name, f->value) < 0
+                             : asprintf(&typed, "--%s", f->name) < 0)
+                        typed = NULL;
+                r = typed ? cordon_config_set_origin(c, typed) : -ENOMEM;
+                free(typed);
+                if (r == 0)
+                        r = apply_flag(c, f, err);
+                if (r < 0 && asprintf(ret_flag, "--%s", f->name) < 0)
                         *ret_flag = NULL;
+        }
+        if (r == 0)
+                r = cordon_config_set_origin(c, NULL);
+        if (r == -ENOMEM && !*err)
+                *err = cordon_error_new("out of memory");
         if (r < 0) {
                 cordon_config_free(c);
                 return r;
@@ -169,6 +184,13 @@ static int prepare(const cli_args *a, const cordon_config *c, bool with_command,
         }
         int r = cordon_prepare(c, cmd, ret, err);
         cordon_command_free(cmd);
+        /* the working directory's errors name it "the working directory X":
+         * say which flag gave X */
+        const char *m = r < 0 && *err && a->cwd ? cordon_error_message(*err) : NULL;
+        if (m && strncmp(m, "the working directory ", 22) == 0) {
+                fprintf(stderr, "cordon: %s %s: %s\n", a->cwd_flag, a->cwd, m);
+                *err = cordon_error_free(*err);
+        }
         return r;
 }
 

@@ -186,6 +186,14 @@ CORDON_API int cordon_profiles_describe(const cordon_config *c, char **ret_text)
  * value (with an error naming it, for those that take |ret_error|), or
  * -ENOMEM. On failure |c| is unchanged. Strings are copied. */
 CORDON_API int cordon_config_set_enabled(cordon_config *c, bool enabled);
+/* What to call the values of the setter calls that follow, in their errors:
+ * what the user typed (a CLI passes "--workspace /x" before calling
+ * cordon_config_set_workspace). The errors cordon_prepare finds in those
+ * values later (a workspace that is the caller's home, a network that
+ * conflicts with the allowlist) name it too. NULL (the default): the
+ * config key and the value, as in isolation.workspace "/x". Copies
+ * |origin|. Returns 0 or -ENOMEM. */
+CORDON_API int cordon_config_set_origin(cordon_config *c, const char *origin);
 /* "auto", "linux" or "landlock" ("bwrap", "seatbelt", "windows" are reserved). */
 CORDON_API int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error);
 CORDON_API int cordon_config_set_network(cordon_config *c, cordon_network network);
@@ -195,16 +203,25 @@ CORDON_API int cordon_config_set_network_name(cordon_config *c, const char *name
  * HOST[:PORT] or a comma-separated list of them. HOST is a name, a
  * wildcard for subdomains ("*.example.org"), an IP address or a CIDR
  * (IPv6 with a port in brackets: "[2001:db8::/32]:443"); no port means 80
- * and 443. A non-empty list selects the network "proxy" (unless the network
- * is "full", which is then an error of cordon_prepare). -EINVAL names the
- * bad entry. */
+ * and 443; a URL is refused (give its host). A non-empty list selects the
+ * network "proxy": a network set to anything else (by a setter or a layer)
+ * is then an error of cordon_prepare, naming both. -EINVAL names the bad
+ * entry. */
 CORDON_API int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_error **ret_error);
-/* Instance root and workspace; absolute paths. */
+/* Instance root and workspace; absolute paths. Neither may be "/", a
+ * kernel interface (/proc, /sys, /dev) or a system directory (/etc, /usr,
+ * ...); the workspace must exist (the default <home>/workspace is created),
+ * and cordon_prepare refuses one that is the caller's home or above it, or
+ * above the instance root. */
 CORDON_API int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error);
 CORDON_API int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error);
 /* Add an exposed path (replaces a rule with the same target). |target| NULL
- * means the same as |source|. Both absolute; |source| must exist (else the
- * errno of stat(), e.g. -ENOENT); |target| may not be "/" nor contain "..". */
+ * means the same as |source|. Both absolute, or |source| "~/..." (the
+ * caller's home) and |target| "~/..." or "$NAME/..." (a variable of the
+ * command's environment), as in isolation.expose_paths; an absolute
+ * |source| must exist (else the errno of stat(), e.g. -ENOENT) and lie
+ * outside /proc; |target| may not be "/", under /proc, nor contain "..". A
+ * |writable| source is checked as the workspace is. */
 CORDON_API int cordon_config_add_expose(cordon_config *c, const char *source, const char *target,
                                         bool writable, cordon_error **ret_error);
 /* Same, from a "SRC[:TARGET][:ro|rw]" spec (default ro). In SRC and TARGET,
@@ -269,7 +286,8 @@ typedef struct cordon_command cordon_command;
  * directory, the caller's stdio, no extra environment. */
 CORDON_API cordon_command *cordon_command_new(const char *const *argv);
 CORDON_API cordon_command *cordon_command_free(cordon_command *cmd);
-/* Working directory (a host path; NULL: the caller's cwd). It is exposed
+/* Working directory (a host path; NULL: the caller's cwd; a relative one is
+ * relative to the caller's cwd, read by cordon_prepare). It is exposed
  * read-only unless a rule covers it (auto_expose.cwd); cordon_prepare fails
  * when it cannot be. Returns 0 or -ENOMEM. */
 CORDON_API int cordon_command_set_cwd(cordon_command *cmd, const char *cwd);

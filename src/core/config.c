@@ -29,6 +29,7 @@ static void expose_rule_clear(expose_rule *r)
 {
         free(r->source);
         free(r->target);
+        free(r->from);
 }
 
 cordon_config *cordon_config_new(void)
@@ -61,6 +62,11 @@ static void config_clear(cordon_config *c)
         free(c->backend);
         free(c->home);
         free(c->workspace);
+        free(c->home_from);
+        free(c->workspace_from);
+        free(c->network_from);
+        free(c->allow_from);
+        free(c->origin);
         for (size_t i = 0; i < c->n_expose; i++)
                 expose_rule_clear(&c->expose[i]);
         free(c->expose);
@@ -97,13 +103,17 @@ static cordon_config *config_dup(const cordon_config *c)
                 return NULL;
         *d = *c;
         d->disabled_by = d->backend = d->home = d->workspace = NULL;
+        d->home_from = d->workspace_from = d->network_from = d->allow_from = d->origin = NULL;
         d->expose = NULL;
         d->n_expose = 0;
         d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = NULL;
         d->set = NULL;
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
-                  dup_field(&d->home, c->home) && dup_field(&d->workspace, c->workspace);
+                  dup_field(&d->home, c->home) && dup_field(&d->workspace, c->workspace) &&
+                  dup_field(&d->home_from, c->home_from) && dup_field(&d->workspace_from, c->workspace_from) &&
+                  dup_field(&d->network_from, c->network_from) && dup_field(&d->allow_from, c->allow_from) &&
+                  dup_field(&d->origin, c->origin);
         if (ok && c->n_expose) {
                 d->expose = calloc(c->n_expose, sizeof(expose_rule));
                 ok = d->expose != NULL;
@@ -112,7 +122,8 @@ static cordon_config *config_dup(const cordon_config *c)
                         d->expose[i].writable = c->expose[i].writable;
                         d->expose[i].optional = c->expose[i].optional;
                         ok = dup_field(&d->expose[i].source, c->expose[i].source) &&
-                             dup_field(&d->expose[i].target, c->expose[i].target);
+                             dup_field(&d->expose[i].target, c->expose[i].target) &&
+                             dup_field(&d->expose[i].from, c->expose[i].from);
                 }
         }
         if (ok && c->n_set) {
@@ -226,22 +237,25 @@ const char *expose_mode_name(cordon_expose_mode m)
 }
 
 /* Insert or replace the rule for |target|; takes ownership of the strings. */
-static int expose_put(cordon_config *c, char *source, char *target, bool writable, bool optional)
+static int expose_put(cordon_config *c, char *source, char *target, bool writable, bool optional, char *from)
 {
         for (size_t i = 0; i < c->n_expose; i++)
                 if (streq(c->expose[i].target, target)) {
                         expose_rule_clear(&c->expose[i]);
-                        c->expose[i] = (expose_rule){source, target, writable, optional};
+                        c->expose[i] = (expose_rule){source, target, writable, optional, from};
                         return 0;
                 }
         expose_rule *n = realloc(c->expose, (c->n_expose + 1) * sizeof(*n));
-        if (!n) {
+        if (!n || !from) {
+                if (n)
+                        c->expose = n;
                 free(source);
                 free(target);
+                free(from);
                 return -ENOMEM;
         }
         c->expose = n;
-        c->expose[c->n_expose++] = (expose_rule){source, target, writable, optional};
+        c->expose[c->n_expose++] = (expose_rule){source, target, writable, optional, from};
         return 0;
 }
 
@@ -345,6 +359,48 @@ static const char *target_problem(const char *target)
         return NULL;
 }
 
+/* The host's own kernel interfaces: its /proc shows the host's processes
+ * (and through /proc/PID/root their files), /sys and /dev its devices. */
+static const char *const KERNEL_DIRS[] = {"/proc", "/sys", "/dev", NULL};
+/* ... except the world-writable file systems of shared memory and message
+ * queues (README: "--expose-rw /dev/shm" on the landlock backend). */
+static const char *const SHARED_DEV_DIRS[] = {"/dev/shm", "/dev/mqueue", NULL};
+/* What the host runs and trusts: never writable from inside. */
+static const char *const SYSTEM_DIRS[] = {"/etc",   "/usr",   "/bin",    "/sbin", "/lib",
+                                          "/lib32", "/lib64", "/libx32", "/boot", NULL};
+
+static bool under_any(const char *path, const char *const *dirs)
+{
+        for (size_t i = 0; dirs[i]; i++)
+                if (path_startswith(path, dirs[i]))
+                        return true;
+        return false;
+}
+
+const char *writable_path_problem(const char *path)
+{
+        if (path[0] != '/')
+                return NULL; /* "C:\\..." (windows backend): its access rules decide */
+        if (path_is_root(path))
+                return "must not be \"/\" (the whole host)";
+        if (under_any(path, KERNEL_DIRS) && !under_any(path, SHARED_DEV_DIRS))
+                return "must not be under /proc, /sys or /dev (the host's kernel interfaces; the sandbox has its "
+                       "own)";
+        if (under_any(path, SYSTEM_DIRS))
+                return "must not be a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot; the sandbox shows "
+                       "them read-only)";
+        return NULL;
+}
+
+int config_from_error(cordon_error **ret, int errnum, const char *from, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        va_end(ap);
+        return error_set(ret, errnum, "%s: %s", from ? from : "?", m ? m : "out of memory");
+}
+
 static const char *source_problem(const char *source)
 {
         if (prefix_len(source, false) > 0) {
@@ -356,7 +412,67 @@ static const char *source_problem(const char *source)
         _cleanup_free_ char *n = NULL;
         if (path_normalize(source, false, &n) < 0)
                 return "must not contain \"..\"";
+        if (path_startswith(n, "/proc"))
+                return "must not be under /proc (the host's processes, and through /proc/PID/root their files; the "
+                       "sandbox has its own)";
         return NULL;
+}
+
+/* An exposure's normalised source ("~/..." or absolute), as the workspace
+ * when |writable|; NULL or why not. */
+static const char *expose_source_problem(const char *source, bool writable)
+{
+        return writable ? writable_path_problem(source) : NULL;
+}
+
+/* ---- how setters name their values ------------------------------------------ */
+
+int cordon_config_set_origin(cordon_config *c, const char *origin)
+{
+        char *o = xstrdup(origin);
+        if (origin && !o)
+                return -ENOMEM;
+        free(c->origin);
+        c->origin = o;
+        return 0;
+}
+
+/* What a setter's value is called in errors: the caller's origin, else
+ * KEY "VALUE" (caller frees; NULL when out of memory). */
+static char *setter_from(const cordon_config *c, const char *key, const char *value)
+{
+        return c->origin ? strdup(c->origin) : xasprintf("%s \"%s\"", key, value ? value : "");
+}
+
+/* A setter's error: "FROM: MESSAGE" (see setter_from). Returns -|errnum|. */
+static int setter_fail(const cordon_config *c, cordon_error **ret, int errnum, const char *key, const char *value,
+                       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int setter_fail(const cordon_config *c, cordon_error **ret, int errnum, const char *key, const char *value,
+                       const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        va_end(ap);
+        _cleanup_free_ char *from = setter_from(c, key, value);
+        return error_set(ret, errnum, "%s: %s", from ? from : key, m ? m : "out of memory");
+}
+
+/* "one of \"a\", \"b\" or \"c\"" (caller frees). */
+static char *enum_list(const char *const *names)
+{
+        buf b = {0};
+        buf_printf(&b, "%s", names[2] ? "one of " : "");
+        for (int i = 0; names[i]; i++)
+                buf_printf(&b, "%s\"%s\"", i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
+        return buf_steal(&b);
+}
+
+static int setter_fail_enum(const cordon_config *c, cordon_error **ret, const char *key, const char *value,
+                            const char *const *names)
+{
+        _cleanup_free_ char *list = enum_list(names);
+        return setter_fail(c, ret, EINVAL, key, value, "must be %s", list ? list : "?");
 }
 
 /* ---- JSON layer ------------------------------------------------------------- */
@@ -407,6 +523,30 @@ static int layer_fail_v(layer *L, int errnum, bool at_key, const char *fmt, va_l
         _cleanup_free_ char *key = layer_key(L);
         _cleanup_free_ char *m = xvasprintf(fmt, ap);
         return error_set_at(L->err, errnum, L->file, line, col, key, "%s", m ? m : "out of memory");
+}
+
+/* "FILE:LINE:COL: KEY" of the current value (caller frees), or NULL. */
+static char *layer_where(const layer *L)
+{
+        int line = 0, col = 0;
+        size_t n = L->depth < MAX_PATH_DEPTH ? L->depth : MAX_PATH_DEPTH;
+        _cleanup_free_ char *key = layer_key(L);
+        if (!key)
+                return NULL;
+        if (!json_locate(L->text, (const char *const *)L->path, n, false, &line, &col))
+                return xasprintf("%s: %s", L->file, key);
+        return xasprintf("%s:%d:%d: %s", L->file, line, col, key);
+}
+
+/* Replace |*field| by where the current value is; 0 or -ENOMEM. */
+static int layer_note_from(const layer *L, char **field)
+{
+        char *w = layer_where(L);
+        if (!w)
+                return -ENOMEM;
+        free(*field);
+        *field = w;
+        return 0;
 }
 
 static int layer_fail(layer *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -478,8 +618,8 @@ static int get_enum(layer *L, const json_t *v, const char *const *names)
         return layer_fail(L, "must be one of %s, got \"%s\"", list ? list : "", s);
 }
 
-/* An absolute path or null (returned as NULL). */
-static int get_dir(layer *L, const json_t *v, char **ret)
+/* An absolute path or null (returned as NULL), refused when |problem| says why. */
+static int get_dir(layer *L, const json_t *v, const char *(*problem)(const char *), char **ret)
 {
         if (json_is_null(v)) {
                 *ret = NULL;
@@ -491,8 +631,13 @@ static int get_dir(layer *L, const json_t *v, char **ret)
         const char *s = json_string_value(v);
         if (!path_is_absolute(s))
                 return layer_fail(L, "must be an absolute path, got \"%s\"", s);
-        if (path_normalize(s, false, ret) < 0)
+        _cleanup_free_ char *n = NULL;
+        if (path_normalize(s, false, &n) < 0)
                 return layer_fail(L, "must not contain \"..\", got \"%s\"", s);
+        const char *why = problem(n);
+        if (why)
+                return layer_fail(L, "%s, got \"%s\"", why, s);
+        *ret = TAKE_PTR(n);
         return 0;
 }
 
@@ -598,10 +743,14 @@ static int m_backend(layer *L, json_t *v)
 static int m_home(layer *L, json_t *v)
 {
         char *d = NULL;
-        int r = get_dir(L, v, &d);
+        int r = get_dir(L, v, writable_path_problem, &d);
         if (r == 0) {
                 free(L->c->home);
                 L->c->home = d;
+                free(L->c->home_from);
+                L->c->home_from = NULL;
+                if (d)
+                        r = layer_note_from(L, &L->c->home_from);
         }
         return r;
 }
@@ -609,10 +758,14 @@ static int m_home(layer *L, json_t *v)
 static int m_workspace(layer *L, json_t *v)
 {
         char *d = NULL;
-        int r = get_dir(L, v, &d);
+        int r = get_dir(L, v, writable_path_problem, &d);
         if (r == 0) {
                 free(L->c->workspace);
                 L->c->workspace = d;
+                free(L->c->workspace_from);
+                L->c->workspace_from = NULL;
+                if (d)
+                        r = layer_note_from(L, &L->c->workspace_from);
         }
         return r;
 }
@@ -622,9 +775,10 @@ static const char *const NETWORKS[] = {"none", "loopback", "full", "proxy", NULL
 static int m_network(layer *L, json_t *v)
 {
         int i = get_enum(L, v, NETWORKS);
-        if (i >= 0)
-                L->c->network = (cordon_network)i;
-        return i < 0 ? i : 0;
+        if (i < 0)
+                return i;
+        L->c->network = (cordon_network)i;
+        return layer_note_from(L, &L->c->network_from);
 }
 
 /* Merged across layers: a layer adds entries. */
@@ -641,6 +795,8 @@ static int m_network_allow(layer *L, json_t *v)
                 const char *why = NULL;
                 if (r == 0 && (r = network_allow_put(L->c, json_string_value(e), &why)) == -EINVAL)
                         r = layer_fail(L, "\"%s\": %s", json_string_value(e), why);
+                if (r == 0 && !L->c->allow_from)
+                        r = layer_note_from(L, &L->c->allow_from);
                 layer_pop(L);
         }
         return r;
@@ -746,7 +902,17 @@ static int expose_entry(layer *L, json_t *e)
                         return i;
                 writable = i == 1;
         }
-        return expose_put(L->c, TAKE_PTR(source), TAKE_PTR(target), writable, optional);
+        why = expose_source_problem(source, writable);
+        if (why) {
+                layer_push(L, strdup("source"));
+                r = layer_fail(L, "read-write: %s, got \"%s\"", why, json_string_value(src));
+                layer_pop(L);
+                return r;
+        }
+        layer_push(L, strdup("source"));
+        char *from = layer_where(L);
+        layer_pop(L);
+        return expose_put(L->c, TAKE_PTR(source), TAKE_PTR(target), writable, optional, from);
 }
 
 static int m_expose_paths(layer *L, json_t *v)
@@ -936,8 +1102,10 @@ int cordon_config_add_profile(cordon_config *c, const char *name, cordon_error *
 {
         _cleanup_free_ char *path = NULL;
         _cleanup_free_ char *why = profile_locate(c, name ? name : "", &path);
+        if (!path && !why)
+                return error_set(ret_error, ENOMEM, "out of memory");
         if (!path)
-                return error_set(ret_error, why ? EINVAL : ENOMEM, "%s", why ? why : "out of memory");
+                return setter_fail(c, ret_error, EINVAL, "isolation.profiles", name, "%s", why);
         return profile_apply(c, path, ret_error);
 }
 
@@ -1280,32 +1448,45 @@ int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error *
                         c->backend = s;
                         return 0;
                 }
-        return error_set(ret_error, EINVAL,
-                         "backend must be \"auto\", \"linux\", \"landlock\", \"seatbelt\" or \"windows\", got \"%s\"",
-                         name ? name : "");
+        return setter_fail_enum(c, ret_error, "isolation.backend", name, USABLE_BACKENDS);
+}
+
+/* Sets |*field| to where the setter's value comes from; 0 or -ENOMEM. */
+static int setter_note_from(const cordon_config *c, char **field, const char *key, const char *value)
+{
+        char *from = setter_from(c, key, value);
+        if (!from)
+                return -ENOMEM;
+        free(*field);
+        *field = from;
+        return 0;
 }
 
 int cordon_config_set_network(cordon_config *c, cordon_network network)
 {
         if (network < CORDON_NETWORK_NONE || network > CORDON_NETWORK_PROXY)
                 return -EINVAL;
-        c->network = network;
-        return 0;
+        int r = setter_note_from(c, &c->network_from, "isolation.network", network_name(network));
+        if (r == 0)
+                c->network = network;
+        return r;
 }
 
 int cordon_config_set_network_name(cordon_config *c, const char *name, cordon_error **ret_error)
 {
         for (int i = 0; NETWORKS[i]; i++)
                 if (streq(name, NETWORKS[i]))
-                        return cordon_config_set_network(c, (cordon_network)i);
-        return error_set(ret_error, EINVAL,
-                         "network must be \"none\", \"loopback\", \"full\" or \"proxy\", got \"%s\"", name ? name : "");
+                        return cordon_config_set_network(c, (cordon_network)i) < 0
+                                       ? error_set(ret_error, ENOMEM, "out of memory")
+                                       : 0;
+        return setter_fail_enum(c, ret_error, "isolation.network", name, NETWORKS);
 }
 
 int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_error **ret_error)
 {
+        static const char KEY[] = "isolation.network_allow";
         if (!spec || !*spec)
-                return error_set(ret_error, EINVAL, "--allow-net: an entry is required (HOST[:PORT])");
+                return setter_fail(c, ret_error, EINVAL, KEY, spec, "an entry is required (HOST[:PORT])");
         _cleanup_strv_ char **before = c->network_allow ? strv_copy((const char *const *)c->network_allow) : NULL;
         if (c->network_allow && !before)
                 return error_set(ret_error, ENOMEM, "out of memory");
@@ -1321,55 +1502,92 @@ int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_e
                         break;
                 p += n + 1;
         }
+        if (r == 0 && !c->allow_from)
+                r = setter_note_from(c, &c->allow_from, KEY, spec);
         if (r == 0)
                 return 0;
         strv_free(c->network_allow); /* a failing setter changes nothing */
         c->network_allow = TAKE_PTR(before);
         if (r == -ENOMEM)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        return error_set(ret_error, EINVAL, "--allow-net %s: %s", item ? item : "", why);
+        if (strchr(spec, ','))
+                return setter_fail(c, ret_error, EINVAL, KEY, spec, "\"%s\": %s", item ? item : "", why);
+        return setter_fail(c, ret_error, EINVAL, KEY, spec, "%s", why);
 }
 
-static int set_dir(char **field, const char *what, const char *dir, cordon_error **ret_error)
+/* The same checks as get_dir. */
+static int set_dir(cordon_config *c, char **field, const char *key, const char *dir,
+                   const char *(*problem)(const char *), cordon_error **ret_error)
 {
-        char *n = NULL;
+        _cleanup_free_ char *n = NULL;
         if (!path_is_absolute(dir))
-                return error_set(ret_error, EINVAL, "%s must be an absolute path, got \"%s\"", what, dir ? dir : "");
+                return setter_fail(c, ret_error, EINVAL, key, dir, "must be an absolute path");
         if (path_normalize(dir, false, &n) < 0)
-                return error_set(ret_error, EINVAL, "%s must not contain \"..\", got \"%s\"", what, dir);
+                return setter_fail(c, ret_error, EINVAL, key, dir, "must not contain \"..\"");
+        const char *why = problem(n);
+        if (why)
+                return setter_fail(c, ret_error, EINVAL, key, dir, "%s", why);
         free(*field);
-        *field = n;
+        *field = TAKE_PTR(n);
         return 0;
 }
 
 int cordon_config_set_home(cordon_config *c, const char *dir, cordon_error **ret_error)
 {
-        return set_dir(&c->home, "home", dir, ret_error);
+        _cleanup_free_ char *from = setter_from(c, "isolation.home", dir);
+        if (!from)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        int r = set_dir(c, &c->home, "isolation.home", dir, writable_path_problem, ret_error);
+        if (r == 0) {
+                free(c->home_from);
+                c->home_from = TAKE_PTR(from);
+        }
+        return r;
 }
 
 int cordon_config_set_workspace(cordon_config *c, const char *dir, cordon_error **ret_error)
 {
-        return set_dir(&c->workspace, "workspace", dir, ret_error);
+        _cleanup_free_ char *from = setter_from(c, "isolation.workspace", dir);
+        if (!from)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        int r = set_dir(c, &c->workspace, "isolation.workspace", dir, writable_path_problem, ret_error);
+        if (r == 0) {
+                free(c->workspace_from);
+                c->workspace_from = TAKE_PTR(from);
+        }
+        return r;
 }
 
-/* Adds a rule; |what| ("expose SRC", "--expose SPEC") starts the messages. */
-static int expose_add(cordon_config *c, const char *what, const char *source, const char *target, bool writable,
+#define EXPOSE_KEY "isolation.expose_paths"
+
+/* Adds a rule with the checks of expose_entry; |spec| (what the caller
+ * passed) names it in the messages. */
+static int expose_add(cordon_config *c, const char *spec, const char *source, const char *target, bool writable,
                       cordon_error **ret_error)
 {
         const char *why = source_problem(source);
         if (why)
-                return error_set(ret_error, EINVAL, "%s: source %s", what, why);
+                return setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, spec, "source %s, got \"%s\"", why, source);
         const char *t = target ? target : source;
         why = target_problem(t);
         if (why)
-                return error_set(ret_error, EINVAL, "%s: target %s, got \"%s\"", what, why, t);
+                return setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, spec, "target %s, got \"%s\"", why, t);
         _cleanup_free_ char *s = NULL, *tn = NULL;
-        if (path_normalize(source, false, &s) < 0 || path_normalize(t, false, &tn) < 0)
-                return error_set(ret_error, ENOMEM, "out of memory");
+        int r = normalize_config_path(source, false, &s);
+        if (r == 0)
+                r = normalize_config_path(t, target != NULL, &tn);
+        if (r < 0)
+                return r == -ENOMEM ? error_set(ret_error, ENOMEM, "out of memory")
+                                    : setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, spec, "invalid path");
         struct stat st;
-        if (stat(s, &st) < 0)
-                return error_set(ret_error, errno, "%s: source does not exist", what);
-        int r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable, false);
+        /* a source in the home is looked for when planning */
+        if (is_expanded(s) && stat(s, &st) < 0)
+                return setter_fail(c, ret_error, errno, EXPOSE_KEY, spec, "source does not exist: %s", s);
+        why = expose_source_problem(s, writable);
+        if (why)
+                return setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, spec, "read-write source %s, got \"%s\"", why,
+                                   source);
+        r = expose_put(c, TAKE_PTR(s), TAKE_PTR(tn), writable, false, setter_from(c, EXPOSE_KEY, spec));
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
@@ -1377,11 +1595,8 @@ int cordon_config_add_expose(cordon_config *c, const char *source, const char *t
                              cordon_error **ret_error)
 {
         if (!source)
-                return error_set(ret_error, EINVAL, "expose: a source is required");
-        _cleanup_free_ char *what = xasprintf("expose %s", source);
-        if (!what)
-                return error_set(ret_error, ENOMEM, "out of memory");
-        return expose_add(c, what, source, target, writable, ret_error);
+                return setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, "", "a source is required");
+        return expose_add(c, source, source, target, writable, ret_error);
 }
 
 /* |s|[0, n) with "\:" read as ':' and "\\" as a backslash (any other
@@ -1406,10 +1621,8 @@ static char *unescape_spec(const char *s, size_t n)
 int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_error **ret_error)
 {
         if (!spec)
-                return error_set(ret_error, EINVAL, "--expose: a spec is required");
-        _cleanup_free_ char *what = xasprintf("--expose %s", spec);
-        if (!what)
-                return error_set(ret_error, ENOMEM, "out of memory");
+                return setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, "", "a spec is required");
+        const char *what = spec;
         size_t len = strlen(spec), first = len, last = len;
         for (size_t i = 0; i < len; i++) {
                 if (spec[i] == '\\' && (spec[i + 1] == ':' || spec[i + 1] == '\\'))
@@ -1430,8 +1643,8 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
                         writable = streq(mode, "rw");
                         end = last;
                 } else if (!strchr(mode, '/'))
-                        return error_set(ret_error, EINVAL, "%s: mode must be \"ro\" or \"rw\", got \"%s\"", what,
-                                         mode);
+                        return setter_fail(c, ret_error, EINVAL, EXPOSE_KEY, what,
+                                           "mode must be \"ro\" or \"rw\", got \"%s\"", mode);
         }
         bool has_target = first < end;
         _cleanup_free_ char *source = unescape_spec(spec, has_target ? first : end);
@@ -1444,9 +1657,12 @@ int cordon_config_add_expose_spec(cordon_config *c, const char *spec, cordon_err
 int cordon_config_add_protect(cordon_config *c, const char *path, cordon_error **ret_error)
 {
         char *n = NULL;
-        if (!path_is_absolute(path) || path_normalize(path, false, &n) < 0)
-                return error_set(ret_error, EINVAL, "protect: must be an absolute path without \"..\", got \"%s\"",
-                                 path ? path : "");
+        if (!path || !*path)
+                return setter_fail(c, ret_error, EINVAL, "isolation.protect", path, "must not be empty");
+        if (!path_is_absolute(path))
+                return setter_fail(c, ret_error, EINVAL, "isolation.protect", path, "must be an absolute path");
+        if (path_normalize(path, false, &n) < 0)
+                return setter_fail(c, ret_error, EINVAL, "isolation.protect", path, "must not contain \"..\"");
         int r = strv_consume(&c->protect, n);
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
@@ -1473,8 +1689,10 @@ int cordon_config_set_limit(cordon_config *c, cordon_limit which, double value, 
         if (which < 0 || which >= CORDON_LIMIT__MAX)
                 return error_set(ret_error, EINVAL, "unknown limit %d", (int)which);
         const char *why = limit_problem(which, value);
+        _cleanup_free_ char *key = xasprintf("isolation.limits.%s", LIMIT_NAMES[which]);
+        _cleanup_free_ char *text = xasprintf("%g", value);
         if (why)
-                return error_set(ret_error, EINVAL, "%s %s, got %g", LIMIT_NAMES[which], why, value);
+                return setter_fail(c, ret_error, EINVAL, key ? key : "isolation.limits", text, "%s", why);
         c->limits[which] = value;
         return 0;
 }
@@ -1495,13 +1713,17 @@ int cordon_config_set_limit_text(cordon_config *c, cordon_limit which, const cha
                 r = parse_uint64(text, &n);
                 d = (double)n;
         }
+        _cleanup_free_ char *key = xasprintf("isolation.limits.%s", LIMIT_NAMES[which]);
         if (r < 0)
-                return error_set(ret_error, EINVAL, "%s: invalid value \"%s\" (%s)", LIMIT_NAMES[which],
-                                 text ? text : "",
-                                 limit_is_size(which)         ? "a size such as 512M"
-                                 : limit_is_fractional(which) ? "a non-negative number"
-                                                              : "a non-negative whole number");
-        return cordon_config_set_limit(c, which, d, ret_error);
+                return setter_fail(c, ret_error, EINVAL, key ? key : "isolation.limits", text, "must be %s",
+                                   limit_is_size(which)         ? "a size such as 512M"
+                                   : limit_is_fractional(which) ? "a non-negative number"
+                                                                : "a non-negative whole number");
+        const char *why = limit_problem(which, d);
+        if (why)
+                return setter_fail(c, ret_error, EINVAL, key ? key : "isolation.limits", text, "%s", why);
+        c->limits[which] = d;
+        return 0;
 }
 
 int cordon_config_set_limits_best_effort(cordon_config *c, bool best_effort)
@@ -1523,8 +1745,7 @@ int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error 
                         c->landlock = (landlock_mode)i;
                         return 0;
                 }
-        return error_set(ret_error, EINVAL, "landlock must be \"required\", \"best_effort\" or \"off\", got \"%s\"",
-                         mode ? mode : "");
+        return setter_fail_enum(c, ret_error, "isolation.landlock", mode, LANDLOCK_MODES);
 }
 
 int cordon_config_set_inherit(cordon_config *c, cordon_inherit inherit)
@@ -1540,8 +1761,7 @@ int cordon_config_set_inherit_name(cordon_config *c, const char *name, cordon_er
         for (int i = 0; INHERITS[i]; i++)
                 if (streq(name, INHERITS[i]))
                         return cordon_config_set_inherit(c, (cordon_inherit)i);
-        return error_set(ret_error, EINVAL, "inherit must be \"core\", \"all\" or \"none\", got \"%s\"",
-                         name ? name : "");
+        return setter_fail_enum(c, ret_error, "shell_environment_policy.inherit", name, INHERITS);
 }
 
 int cordon_config_set_ignore_default_excludes(cordon_config *c, bool ignore)
@@ -1553,22 +1773,23 @@ int cordon_config_set_ignore_default_excludes(cordon_config *c, bool ignore)
 int cordon_config_env_set(cordon_config *c, const char *name, const char *value, cordon_error **ret_error)
 {
         if (!env_name_valid(name) || !value)
-                return error_set(ret_error, EINVAL, "set: \"%s\" is not a valid variable name", name ? name : "");
+                return setter_fail(c, ret_error, EINVAL, "shell_environment_policy.set", name,
+                                   "is not a valid variable name");
         int r = env_set_put(c, name, value);
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
-static int add_glob(char ***list, const char *what, const char *glob, cordon_error **ret_error)
+static int add_glob(cordon_config *c, char ***list, const char *key, const char *glob, cordon_error **ret_error)
 {
         if (!glob || !*glob)
-                return error_set(ret_error, EINVAL, "%s: the pattern must not be empty", what);
+                return setter_fail(c, ret_error, EINVAL, key, glob, "the pattern must not be empty");
         int r = strv_push(list, glob);
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
 int cordon_config_env_exclude(cordon_config *c, const char *glob, cordon_error **ret_error)
 {
-        return add_glob(&c->exclude, "exclude", glob, ret_error);
+        return add_glob(c, &c->exclude, "shell_environment_policy.exclude", glob, ret_error);
 }
 
 int cordon_config_env_pass(cordon_config *c, const char *name, cordon_error **ret_error)
@@ -1582,5 +1803,5 @@ int cordon_config_env_pass(cordon_config *c, const char *name, cordon_error **re
 
 int cordon_config_env_include_only(cordon_config *c, const char *glob, cordon_error **ret_error)
 {
-        return add_glob(&c->include_only, "include_only", glob, ret_error);
+        return add_glob(c, &c->include_only, "shell_environment_policy.include_only", glob, ret_error);
 }

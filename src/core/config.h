@@ -15,6 +15,7 @@ typedef struct expose_rule {
         char *target; /* absolute, "~/..." or "$NAME/...", normalised, not "/" */
         bool writable;
         bool optional; /* skipped when the source is missing */
+        char *from;    /* where it was set, for cordon_prepare's errors (config_from) */
 } expose_rule;
 
 typedef struct env_kv {
@@ -35,6 +36,9 @@ struct cordon_config {
         cordon_network network;
         char **network_allow; /* canonical entries (net/allowlist.h), merged across layers */
         char *home, *workspace;
+        /* Where a value was set, for the errors cordon_prepare finds in it
+         * (see config_from): NULL for the default. */
+        char *home_from, *workspace_from, *network_from, *allow_from;
         cordon_expose_mode auto_expose[3];
         expose_rule *expose;
         size_t n_expose;
@@ -57,9 +61,24 @@ struct cordon_config {
         char **profile_dirs;
         int profile_depth; /* profiles naming profiles: a bound against cycles */
 
+        /* what the caller names the values of the next setter calls
+         * (cordon_config_set_origin: a flag as typed), or NULL */
+        char *origin;
+
         cordon_log_fn log_fn;
         void *log_userdata;
 };
+
+/* Why |path| (absolute and normalised) may not be written by the command
+ * (the workspace, the instance root, the source of an rw exposure), as a
+ * static phrase ("is the root directory"), or NULL. The one check for the
+ * config file, the flags and the setters; cordon_prepare adds the caller's
+ * home and the instance root. */
+const char *writable_path_problem(const char *path) HIDDEN;
+/* An error about the value that |from| (a *_from field) names: "FROM: MESSAGE".
+ * Returns -|errnum|. */
+int config_from_error(cordon_error **ret, int errnum, const char *from, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5))) HIDDEN;
 
 /* The directories profiles are looked for in: $CORDON_PROFILE_PATH
  * (colon-separated), the user's ($XDG_CONFIG_HOME/cordon/profiles, else

@@ -703,20 +703,28 @@ static int plan_expose_rule(builder *b, const expose_rule *e)
         _cleanup_free_ char *target = source ? config_path_expand(e->target, caller_home(b->h), b->p->env) : NULL;
         if (!target && errno == ENOMEM)
                 return -ENOMEM;
+        _cleanup_free_ char *from = e->from ? strdup(e->from) : xasprintf("expose %s", e->source);
+        if (!from)
+                return -ENOMEM;
         if (!target)
-                return error_set(b->err, EINVAL, "expose %s -> %s: %s", e->source, e->target,
-                                 source ? "the command's environment has no such absolute variable"
-                                        : "the home directory is unknown ($HOME and the passwd entry)");
+                return config_from_error(b->err, EINVAL, from, "%s -> %s: %s", e->source, e->target,
+                                         source ? "the command's environment has no such absolute variable"
+                                                : "the home directory is unknown ($HOME and the passwd entry)");
         /* resolved as add_bind does: never through a link in a writable mount */
         _cleanup_free_ char *real = NULL;
-        int r = e->optional ? host_resolve(b->h, source, false, &real) : 0;
-        if (r == -ENOENT)
+        int r = host_resolve(b->h, source, false, &real);
+        if (r == -ENOENT && e->optional)
                 return 0;
+        if (r == -ENOENT) /* "~/x": config time could not look */
+                return config_from_error(b->err, ENOENT, from,
+                                         "source does not exist: %s (mark it \"optional\": true in a config file "
+                                         "if it may be missing)",
+                                         source);
         if (b->p->backend != BACKEND_LINUX && !streq(source, target))
-                return error_set(b->err, EINVAL,
-                                 "expose %s -> %s: the %s backend cannot remap paths (it has no "
-                                 "mount namespace); use the same target, or the linux backend",
-                                 source, target, backend_name(b->p->backend));
+                return config_from_error(b->err, EINVAL, from,
+                                         "%s -> %s: the %s backend cannot remap paths (it has no mount "
+                                         "namespace); use the same target, or the linux backend",
+                                         source, target, backend_name(b->p->backend));
         return add_bind(b, source, target, e->writable, ORIGIN_EXPOSE, false);
 }
 
@@ -919,6 +927,16 @@ static int find_exe(builder *b, const char *name, char **ret_path)
 static int plan_cwd(builder *b)
 {
         const char *want = b->cmd && b->cmd->cwd ? b->cmd->cwd : b->h->cwd;
+        /* a relative one is relative to the caller's, as for every tool */
+        _cleanup_free_ char *joined = NULL;
+        if (want && !path_is_absolute(want)) {
+                if (!*want || !b->h->cwd)
+                        return error_set(b->err, EINVAL, "the working directory \"%s\" is %s", want,
+                                         *want ? "relative and the current one is unknown" : "empty");
+                if (!(joined = path_join(b->h->cwd, want)))
+                        return -ENOMEM;
+                want = joined;
+        }
         _cleanup_free_ char *real = NULL;
         int r = want ? host_resolve(b->h, want, false, &real) : -ENOENT;
         if (r == -ELOOP && b->h->writable->refused)
@@ -1605,6 +1623,96 @@ static int plan_instance_layout(builder *b)
 
 /* ---- the whole plan ---------------------------------------------------------------------- */
 
+/* Why |path| may not be made writable beyond writable_path_problem: the
+ * caller's home or above it, the instance root or above it. NULL when it may. */
+static const char *home_problem(const builder *b, const char *path)
+{
+        const char *const homes[] = {b->h->home, b->home_real, b->h->passwd_home, b->passwd_home_real};
+        for (size_t i = 0; i < ARRAY_SIZE(homes); i++)
+                if (homes[i] && homes[i][0] == '/' && path_startswith(homes[i], path))
+                        return "is your home directory or above it (the host runs its dotfiles; choose a directory "
+                               "inside it)";
+        return NULL;
+}
+
+static const char *writable_root_problem(const builder *b, const char *path)
+{
+        const char *why = home_problem(b, path);
+        if (why)
+                return why;
+        if (b->p->instance_root && path_startswith(b->p->instance_root, path))
+                return "is the instance root or above it (cordon's own logs/ and skills/ would be writable)";
+        return writable_path_problem(path);
+}
+
+/* The same for a path the user chose, by its name and by what it resolves
+ * to; the error names |from| (where it was set), else |what|. */
+static int check_writable_choice(builder *b, const char *path, const char *from, const char *what)
+{
+        const char *why = writable_root_problem(b, path);
+        _cleanup_free_ char *real = NULL;
+        if (!why && host_resolve(b->h, path, true, &real) == 0 && !streq(real, path))
+                why = writable_root_problem(b, real);
+        if (!why)
+                return 0;
+        if (real && !streq(real, path))
+                return config_from_error(b->err, EINVAL, from ? from : what, "%s (a link to %s) %s", path, real, why);
+        return config_from_error(b->err, EINVAL, from ? from : what, "%s %s", path, why);
+}
+
+static const char *env_value(char *const *env, const char *name);
+
+/* The instance root the user chose is not the caller's home or above it. */
+static int check_home_above(builder *b, const char *root, const char *from)
+{
+        const char *why = home_problem(b, root);
+        _cleanup_free_ char *real = NULL;
+        if (!why && host_resolve(b->h, root, true, &real) == 0)
+                why = home_problem(b, real);
+        return why ? config_from_error(b->err, EINVAL, from, "the instance root %s %s", root, why) : 0;
+}
+
+/* An explicit workspace exists, as a directory: a typo must not become a
+ * new tree on the host (cordon creates only the default one). */
+static int check_workspace_exists(builder *b)
+{
+        struct stat st;
+        const char *from = b->c->workspace_from ? b->c->workspace_from : "the workspace";
+        if (host_stat(b->h, b->p->workspace, &st) < 0)
+                return config_from_error(b->err, ENOENT, from,
+                                         "%s does not exist: create it first (cordon creates only the default "
+                                         "<home>/workspace)",
+                                         b->p->workspace);
+        if (!S_ISDIR(st.st_mode))
+                return config_from_error(b->err, ENOTDIR, from, "%s is not a directory", b->p->workspace);
+        return 0;
+}
+
+/* The workspace and the read-write exposures the user chose. */
+static int plan_check_writable(builder *b)
+{
+        if (b->p->backend == BACKEND_NONE)
+                return 0;
+        /* the instance root is mounted read-write (but for logs/ and skills/) */
+        const char *root_from = b->c->home                                ? b->c->home_from
+                                : env_value(b->h->environ, "CORDON_HOME") ? "$CORDON_HOME"
+                                                                          : NULL;
+        int r = root_from ? check_home_above(b, b->p->instance_root, root_from) : 0;
+        if (r == 0 && b->c->workspace && !path_startswith(b->p->workspace, b->p->instance_root))
+                r = check_workspace_exists(b);
+        if (r == 0 && b->c->workspace)
+                r = check_writable_choice(b, b->p->workspace, b->c->workspace_from, "the workspace");
+        for (size_t i = 0; r == 0 && i < b->c->n_expose; i++) {
+                const expose_rule *e = &b->c->expose[i];
+                if (!e->writable)
+                        continue;
+                _cleanup_free_ char *source = config_path_expand(e->source, caller_home(b->h), NULL);
+                if (source) /* unexpandable: plan_expose says why */
+                        r = check_writable_choice(b, source, e->from, "a read-write exposure");
+        }
+        return r;
+}
+
 /* The writable roots the config asks for (instance root, workspace, rw
  * exposures), canonical. Each is resolved once trusting every link, then
  * again refusing links below the roots found: a root reached through a
@@ -1734,10 +1842,17 @@ static int plan_network(builder *b)
         cordon_plan *p = b->p;
         p->network = config_effective_network(c);
         bool listed = c->network_allow && c->network_allow[0];
-        if (listed && c->network == CORDON_NETWORK_FULL)
-                return error_set(b->err, EINVAL,
-                                 "the network is \"full\" and network_allow lists hosts: \"full\" allows every "
-                                 "host, the allowlist only its own (drop one of them)");
+        /* an allowlist means "proxy"; a network chosen as anything else
+         * conflicts with it, whichever came first */
+        if (listed && c->network_from && c->network != CORDON_NETWORK_PROXY)
+                return config_from_error(b->err, EINVAL, c->allow_from,
+                                         "conflicts with %s: an allowlist means network \"proxy\" (its hosts "
+                                         "only, through cordon's proxy), \"%s\" %s; drop one of them",
+                                         c->network_from, network_name(c->network),
+                                         c->network == CORDON_NETWORK_FULL ? "allows every host"
+                                         : c->network == CORDON_NETWORK_NONE
+                                                 ? "allows no host"
+                                                 : "allows only the sandbox's own loopback");
         if (p->network != CORDON_NETWORK_PROXY)
                 return 0;
         p->network_allow = listed ? strv_copy((const char *const *)c->network_allow) : calloc(1, sizeof(char *));
@@ -1993,6 +2108,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
                      .home_real = home_real,
                      .passwd_home_real = passwd_home_real};
         int r = plan_init(&b);
+        if (r == 0)
+                r = plan_check_writable(&b);
         if (r == 0)
                 r = plan_environment(&b);
         if (r == 0)

@@ -251,6 +251,12 @@ int net_entry_parse(const char *spec, net_entry *ret, const char **ret_why)
                 *ret_why = "is too long";
                 return -EINVAL;
         }
+        if (strstr(spec, "://")) {
+                /* "http://example.org": a URL, whose scheme would be read as
+                 * the host and the rest as a port */
+                *ret_why = "is a URL, not a host: give the host name alone (example.org), with :PORT if not 80 or 443";
+                return -EINVAL;
+        }
         snprintf(s, sizeof(s), "%s", spec);
         char *host = s, *port = NULL;
         if (s[0] == '[') {

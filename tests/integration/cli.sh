@@ -86,7 +86,14 @@ check "plan: namespaces" grep -qxF "namespaces: user mount pid ipc uts cgroup ne
 check "plan: network none" grep -qxF "network: none" "$T/out"
 check "plan: argv" grep -qxF 'argv: ["true"]' "$T/out"
 check "plan: cwd" grep -qxF "cwd: $W" "$T/out"
-check_fails "plan: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
+# The default excludes (*KEY*, *SECRET*, *TOKEN*) where they decide: under
+# --inherit all (core never inherits those names), with the control that
+# the same variable passes when they are off.
+run_cli plan --inherit all -- true
+check_fails "plan --inherit all: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
+run_cli plan --inherit all --ignore-default-excludes -- true
+check "control: plan --inherit all --ignore-default-excludes shows it" grep -q "OPENAI_API_KEY=sk-cli-test" "$T/out"
+run_cli plan -- true
 run_cli plan --memory 512M --pids 64 --timeout 1.5 -- true
 if is_root_run; then by="the pids cgroup"; else by="RLIMIT_NPROC in the sandbox's user namespace"; fi
 check "plan: limits are shown exactly, with what enforces the process limit" \
@@ -119,10 +126,16 @@ check "plan --json: every mount has type, source, target, mode, origin" json_js 
 check "plan --json: mounts are ordered parents first" json_js "$T/out" '
     o.mounts.every((m, i) => i === 0 || !o.mounts[i - 1].target.startsWith(m.target + "/"))'
 check "plan --json: uid is the caller's" json_js "$T/out" "o.uid === $( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0)"
-check "plan --json: the env drops OPENAI_API_KEY, GH_TOKEN, aws_secret_access_key" json_js "$T/out" '
-    !("OPENAI_API_KEY" in o.env) && !("GH_TOKEN" in o.env) && !("aws_secret_access_key" in o.env) &&
+check "plan --json: the env has the markers and the instance's HOME" json_js "$T/out" '
     o.env.CORDON_SANDBOX === "linux" && o.env.CORDON_SANDBOX_NETWORK_DISABLED === "1" &&
     o.env.HOME === process.env.H + "/.cordon/runtime-user-env/home"'
+run_cli plan --json --inherit all -- true
+check "plan --json --inherit all: the env drops OPENAI_API_KEY, GH_TOKEN, aws_secret_access_key" json_js "$T/out" '
+    !("OPENAI_API_KEY" in o.env) && !("GH_TOKEN" in o.env) && !("aws_secret_access_key" in o.env) &&
+    o.env.PATH !== undefined'
+run_cli plan --json --inherit all --ignore-default-excludes -- true
+check "control: ... all three kept with --ignore-default-excludes" json_js "$T/out" '
+    o.env.OPENAI_API_KEY === "sk-cli-test" && o.env.GH_TOKEN === "ghp_cli" && o.env.aws_secret_access_key === "wJal"'
 run_cli plan --json --network full --expose "$T/bin:/opt/bin:ro" -C "$T/bin" -- ./probe --x
 check "plan --json: network full, no net namespace, the expose, -C inside it" json_js "$T/out" '
     o.network === "full" && !o.namespaces.includes("net") && !("CORDON_SANDBOX_NETWORK_DISABLED" in o.env) &&
@@ -144,14 +157,15 @@ run_cli env
 check "env exits 0" test "$st" -eq 0
 check "env prints NAME=VALUE lines" test -z "$(grep -vE '^[A-Za-z_][A-Za-z0-9_]*=' "$T/out")"
 check "env is sorted by name" sh -c "cut -d= -f1 '$T/out' | LC_ALL=C sort -c"
-check_fails "env drops OPENAI_API_KEY" grep -q '^OPENAI_API_KEY=' "$T/out"
-check_fails "env drops GH_TOKEN" grep -q '^GH_TOKEN=' "$T/out"
 check "env redirects HOME into the instance" grep -qxF "HOME=$H/.cordon/runtime-user-env/home" "$T/out"
 check "env sets CORDON_SANDBOX" grep -qxF "CORDON_SANDBOX=linux" "$T/out"
 run_cli env --inherit all
 check_fails "env --inherit all drops OPENAI_API_KEY" grep -q '^OPENAI_API_KEY=' "$T/out"
+check_fails "env --inherit all drops GH_TOKEN" grep -q '^GH_TOKEN=' "$T/out"
+check_fails "env --inherit all drops aws_secret_access_key" grep -q '^aws_secret_access_key=' "$T/out"
 run_cli env --inherit all --ignore-default-excludes
 check "env --ignore-default-excludes keeps OPENAI_API_KEY" grep -qxF "OPENAI_API_KEY=sk-cli-test" "$T/out"
+check "env --ignore-default-excludes keeps GH_TOKEN" grep -qxF "GH_TOKEN=ghp_cli" "$T/out"
 check "env --ignore-default-excludes keeps aws_secret_access_key" grep -qxF "aws_secret_access_key=wJal" "$T/out"
 run_cli env --inherit all --ignore-default-excludes --keep-default-excludes
 check_fails "env --keep-default-excludes (later) drops it again" grep -q '^OPENAI_API_KEY=' "$T/out"
@@ -209,22 +223,22 @@ check_fails_125 "run without a command" 'cordon: run: missing the command to run
 check_fails_125 "an unknown flag" 'cordon: run: unknown option "--bogus" (see cordon run --help)' run --bogus -- true
 check_fails_125 "a flag without its value" 'cordon: plan: option "--network" needs a value' plan --network
 check_fails_125 "env takes no command" 'cordon: env: unexpected argument "ls"' env ls
-check_fails_125 "--network wifi" 'cordon: network must be "none", "loopback", "full" or "proxy", got "wifi"' \
+check_fails_125 "--network wifi" 'cordon: --network wifi: must be one of "none", "loopback", "full" or "proxy"' \
     plan --network wifi -- true
-check_fails_125 "--memory 12Q" 'cordon: memory_bytes: invalid value "12Q" (a size such as 512M)' \
+check_fails_125 "--memory 12Q" 'cordon: --memory 12Q: must be a size such as 512M' \
     run --memory 12Q -- true
-check_fails_125 "--pids -1" 'cordon: pids: invalid value "-1" (a non-negative whole number)' run --pids -1 -- true
-check_fails_125 "--expose of a missing path" 'cordon: --expose /nonexistent/x: source does not exist' \
+check_fails_125 "--pids -1" 'cordon: --pids -1: must be a non-negative whole number' run --pids -1 -- true
+check_fails_125 "--expose of a missing path" 'cordon: --expose /nonexistent/x: source does not exist: /nonexistent/x' \
     run --expose /nonexistent/x -- true
 check_fails_125 "--expose with a bad mode" 'cordon: --expose /usr:rwx: mode must be "ro" or "rw", got "rwx"' \
     plan --expose /usr:rwx -- true
 check_fails_125 "--expose onto /" 'cordon: --expose /usr:/: target must not be "/", got "/"' plan --expose /usr:/ -- true
-check_fails_125 "--backend docker" 'cordon: backend must be "auto", "linux", "landlock", "seatbelt" or "windows", got "docker"' \
+check_fails_125 "--backend docker" 'cordon: --backend docker: must be one of "auto", "linux", "landlock", "seatbelt" or "windows"' \
     plan --backend docker -- true
-check_fails_125 "--home relative" 'cordon: home must be an absolute path, got "rel"' env --home rel
-check_fails_125 "--set without =" 'cordon: --set FOO: expected NAME=VALUE' env --set FOO
-check_fails_125 "--include-only ''" 'cordon: include_only: the pattern must not be empty' env --include-only ''
-check_fails_125 "the cwd is the home directory" "cordon: the working directory $H is your home directory or above it*" \
+check_fails_125 "--home relative" 'cordon: --home rel: must be an absolute path' env --home rel
+check_fails_125 "--set without =" 'cordon: --set FOO: must be NAME=VALUE' env --set FOO
+check_fails_125 "--include-only ''" 'cordon: --include-only : the pattern must not be empty' env --include-only ''
+check_fails_125 "the cwd is the home directory" "cordon: -C $H: the working directory $H is your home directory or above it*" \
     plan -C "$H" -- true
 
 
@@ -256,7 +270,7 @@ const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 process.exit(o.cwd === "/" && !o.mounts.some(m => m.origin === "cwd" || m.target === "/") ? 0 : 1)' "$T/root.json"
 CWD=/ check_out "... on the landlock backend too" "/" cordon run --backend landlock -- pwd
 check_fails_125 "another non-exposable cwd stays an error with its hint" \
-    "cordon: the working directory /proc is a kernel interface (the sandbox has its own /proc, /sys and /dev), which cordon never exposes automatically: run from the workspace*" plan -C /proc -- true
+    "cordon: -C /proc: the working directory /proc is a kernel interface (the sandbox has its own /proc, /sys and /dev), which cordon never exposes automatically: run from the workspace*" plan -C /proc -- true
 
 # -- the plan says what the run will warn of, and its notes
 mkdir -p "$T/unseen-bin"
@@ -275,5 +289,228 @@ cordon plan --json -- true >"$T/nowarn.json" 2>&1
 check "... and none when there is nothing to say" node -e '
 const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 process.exit(!("warnings" in o) ? 0 : 1)' "$T/nowarn.json"
+
+# -- Flags, config keys and setters: one validator. The ways a caller (or a
+# model that writes the invocation) would use this surface, each refused in
+# its flag form (exit 125, the message names the flag as typed) and its
+# config form (the message names file:line:column and the key), with
+# nothing made on the host, and a control showing the valid form works:
+#  - a kernel interface of the host made visible or writable (--workspace
+#    /proc, /sys, /dev; --expose /proc:/x; --expose /sys:/x:rw)
+#  - the whole host, a system directory, the caller's home or above it, or
+#    cordon's own instance root made writable (--workspace, --expose X:rw,
+#    --expose-rw, --home)
+#  - a typo that would make a new tree on the host (--workspace /typo/ws)
+#  - a path that means something else inside (-C ., -C sub, '~/x')
+#  - conflicting flags silently resolved (--network none --allow-net H)
+#  - a URL where a host is meant (--allow-net http://...)
+#  - every other flag with a value, against its config key
+# run_refused DESC PATTERN ARGS...: exit 125, one "cordon:" line matching
+# the glob PATTERN, nothing on stdout.
+run_refused() {
+    local d=$1 want=$2; shift 2
+    run_cli "$@"
+    local first n
+    first=$(head -1 "$T/err")
+    n=$(grep -c '^cordon: ' "$T/err")
+    # shellcheck disable=SC2053 # $want is a glob
+    if [ "$st" -eq 125 ] && [ "$n" -eq 1 ] && [[ $first == $want ]] && [ ! -s "$T/out" ]; then
+        ok "$d"
+    else
+        not_ok "$d (status $st, $n \"cordon:\" lines)"
+        { echo "want: $want"; cat "$T/err" "$T/out"; } | diag
+    fi
+}
+# both_refused "FLAG ARGS" JSON KEY REASON: the flag form and the config
+# form of one value, both refused for REASON (a glob).
+both_refused() {
+    local flags=$1 json=$2 key=${3//\[/\\[} reason=$4
+    local -a argv
+    read -r -a argv <<<"$flags"
+    run_refused "$flags: refused, naming the flag" "cordon: $flags: $reason" run "${argv[@]}" -- true
+    printf '%s\n' "$json" >"$W/v.json"
+    chmod 644 "$W/v.json"
+    run_refused "... and as a config key: $json" "cordon: v.json:1:*: $key: $reason" run --config v.json -- true
+}
+mkdir -p "$T/ws" "$T/rwdir" "$W/sub"
+[ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$T/ws" "$T/rwdir" "$W/sub"
+kernel='*must not be under /proc, /sys or /dev*'
+system='*must not be a system directory*'
+for d in /proc /sys /dev /proc/self; do
+    both_refused "--workspace $d" "{\"isolation\": {\"workspace\": \"$d\"}}" isolation.workspace "$kernel"
+done
+both_refused "--workspace /" '{"isolation": {"workspace": "/"}}' isolation.workspace '*must not be "/"*'
+for d in /etc /usr /usr/local; do
+    both_refused "--workspace $d" "{\"isolation\": {\"workspace\": \"$d\"}}" isolation.workspace "$system"
+done
+for d in "$H" "$T"; do
+    both_refused "--workspace $d" "{\"isolation\": {\"workspace\": \"$d\"}}" isolation.workspace \
+        "$d is your home directory or above it*"
+done
+both_refused "--workspace $H/.cordon" "{\"isolation\": {\"workspace\": \"$H/.cordon\"}}" isolation.workspace \
+    "$H/.cordon is the instance root or above it*"
+ln -sfn "$H" "$T/home-link"
+both_refused "--workspace $T/home-link" "{\"isolation\": {\"workspace\": \"$T/home-link\"}}" isolation.workspace \
+    "$T/home-link (a link to $H) is your home directory or above it*"
+both_refused "--workspace $T/typo/ws" "{\"isolation\": {\"workspace\": \"$T/typo/ws\"}}" isolation.workspace \
+    "$T/typo/ws does not exist: create it first*"
+check "... and nothing was created on the host" test ! -e "$T/typo"
+run_refused "--workspace /typo/ws (at /) is refused too" "cordon: --workspace /typo/ws: /typo/ws does not exist*" \
+    run --workspace /typo/ws -- true
+check "... without creating /typo" test ! -e /typo
+check "control: an existing --workspace is the writable one" \
+    cordon run --workspace "$T/ws" -- sh -c "touch '$T/ws/made' && test ! -w '$W'"
+check "... (the file is there on the host)" test -f "$T/ws/made"
+printf '{"isolation": {"workspace": "%s"}}\n' "$T/ws" >"$W/v.json"
+check "control: ... and as a config key" cordon run --config v.json -- sh -c "touch '$T/ws/made2'"
+
+both_refused "--expose /proc:/x" '{"isolation": {"expose_paths": [{"source": "/proc", "target": "/x"}]}}' \
+    'isolation.expose_paths[0].source' '*must not be under /proc*'
+for d in /sys /dev; do
+    both_refused "--expose $d:/x:rw" \
+        "{\"isolation\": {\"expose_paths\": [{\"source\": \"$d\", \"target\": \"/x\", \"mode\": \"rw\"}]}}" \
+        'isolation.expose_paths[0].source' "$kernel"
+done
+both_refused "--expose /:/x:rw" '{"isolation": {"expose_paths": [{"source": "/", "target": "/x", "mode": "rw"}]}}' \
+    'isolation.expose_paths[0].source' '*must not be "/"*'
+for d in /etc /usr; do
+    both_refused "--expose $d:rw" "{\"isolation\": {\"expose_paths\": [{\"source\": \"$d\", \"mode\": \"rw\"}]}}" \
+        'isolation.expose_paths[0].source' "$system"
+done
+check "control: --expose-rw /dev/shm (shared memory, world-writable) is allowed" cordon plan --expose-rw /dev/shm -- true
+run_refused "--expose-rw /dev/shm/../sda is not" "cordon: --expose-rw /dev/shm/../sda: source must not contain*" \
+    plan --expose-rw /dev/shm/../sda -- true
+run_refused "--expose-rw /etc: refused, naming the flag" "cordon: --expose-rw /etc: $system" run --expose-rw /etc -- true
+for d in "$H" "$T"; do
+    both_refused "--expose $d:/x:rw" \
+        "{\"isolation\": {\"expose_paths\": [{\"source\": \"$d\", \"target\": \"/x\", \"mode\": \"rw\"}]}}" \
+        'isolation.expose_paths[0].source' "$d is your home directory or above it*"
+done
+both_refused "--expose-rw $H/.cordon" \
+    "{\"isolation\": {\"expose_paths\": [{\"source\": \"$H/.cordon\", \"mode\": \"rw\"}]}}" \
+    'isolation.expose_paths[0].source' "$H/.cordon is the instance root or above it*"
+check "control: a read-only exposure of the home is allowed" cordon plan --expose "$H:/x" -- true
+check "control: a read-write exposure of a project directory works" \
+    cordon run --expose "$T/rwdir:rw" -- touch "$T/rwdir/made"
+check "... (the file is there on the host)" test -f "$T/rwdir/made"
+both_refused "--expose ~/x" '{"isolation": {"expose_paths": [{"source": "~/x"}]}}' \
+    'isolation.expose_paths[0].source' "source does not exist: $H/x*"
+echo hi >"$H/seen"; chmod 644 "$H/seen"
+check_out "control: --expose '~/seen' shows the caller's ~/seen" hi cordon run --expose '~/seen' -- cat "$H/seen"
+check_out "control: --expose '~/seen:\$HOME/seen' puts it in the instance's home" hi \
+    cordon run --expose '~/seen:$HOME/seen' -- sh -c 'cat "$HOME/seen"'
+
+# (names of this run's own: were the check to regress, the run would create them)
+for d in /etc/cordon-test-$$ /proc/x /usr/local/cordon-test-$$; do
+    both_refused "--home $d" "{\"isolation\": {\"home\": \"$d\"}}" isolation.home '*must not be*'
+done
+# the instance root is mounted read-write: never the caller's home or above it
+for d in "$H" "$T"; do
+    both_refused "--home $d" "{\"isolation\": {\"home\": \"$d\"}}" isolation.home \
+        "the instance root $d is your home directory or above it*"
+done
+CORDON_HOME=$H run_refused "CORDON_HOME=\$HOME: refused, naming the variable" \
+    "cordon: \$CORDON_HOME: the instance root $H is your home directory or above it*" run -- true
+check "... and nothing was created in the home" test ! -e "$H/skills" -a ! -e "$H/runtime-user-env"
+check "... and nothing was created there" test ! -e /etc/cordon-test-$$ -a ! -e /usr/local/cordon-test-$$
+is_root_run && rm -rf "/etc/cordon-test-$$" "/usr/local/cordon-test-$$"
+check "control: a new --home is created (the instance root may be new)" \
+    cordon run --home "$T/ws/inst" -- true
+check "... with its directories" test -d "$T/ws/inst/skills" -a -d "$T/ws/inst/workspace"
+
+run_refused "--network none --allow-net example.org: refused, naming both flags" \
+    'cordon: --allow-net example.org: conflicts with --network none: an allowlist means network "proxy"*' \
+    run --network none --allow-net example.org -- true
+printf '%s\n' '{"isolation": {"network": "none", "network_allow": ["example.org"]}}' >"$W/v.json"
+run_refused "... and as config keys, naming both" \
+    'cordon: v.json:1:53: isolation.network_allow\[0\]: conflicts with v.json:1:27: isolation.network: an allowlist*' \
+    run --config v.json -- true
+run_refused "--allow-net first, --network loopback after: the same conflict" \
+    'cordon: --allow-net example.org: conflicts with --network loopback:*' \
+    run --allow-net example.org --network loopback -- true
+run_refused "--network full --allow-net example.org" 'cordon: --allow-net example.org: conflicts with --network full:*' \
+    run --network full --allow-net example.org -- true
+printf '{"isolation": {"network": "none"}}\n' >"$W/none.json"; chmod 644 "$W/none.json"
+run_refused "a config's network \"none\" and --allow-net" \
+    'cordon: --allow-net example.org: conflicts with none.json:1:27: isolation.network:*' \
+    run --config none.json --allow-net example.org -- true
+check_contains "control: --allow-net alone means proxy" "network: proxy" cordon plan --allow-net example.org -- true
+check_contains "control: --network proxy --allow-net agrees" "network: proxy" \
+    cordon plan --network proxy --allow-net example.org -- true
+both_refused "--allow-net http://example.org" '{"isolation": {"network_allow": ["http://example.org"]}}' \
+    'isolation.network_allow[0]' '*is a URL, not a host: give the host name alone (example.org)*'
+check_contains "control: --allow-net example.org:8080 is a host and port" "allow: example.org:8080" \
+    cordon plan --allow-net example.org:8080 -- true
+
+# -C and --cwd: relative to the caller's directory, as every tool; inside,
+# the same path (or where an exposure puts it)
+check_out "-C . is the caller's directory" "$W" cordon run -C . -- pwd
+check_out "-C sub is below the caller's directory" "$W/sub" cordon run -C sub -- pwd
+check_out "--cwd sub too" "$W/sub" cordon run --cwd sub -- pwd
+check_out "-C .. is its parent" "$T" cordon run --expose "$T" -C .. -- pwd
+CWD=$T/bin check_out "-C . under an exposure with another target: its path inside" /opt/bin \
+    cordon run --expose "$T/bin:/opt/bin" -C . -- pwd
+run_refused "-C nope: refused, naming the flag and the directory" \
+    "cordon: -C nope: the working directory $W/nope does not exist" run -C nope -- true
+run_refused "--cwd '': refused, naming the flag" 'cordon: --cwd : the working directory "" is empty' \
+    run --cwd '' -- true
+
+# every other flag with a value, against its config key
+both_refused "--backend docker" '{"isolation": {"backend": "docker"}}' isolation.backend 'must be one of "auto"*'
+both_refused "--network wifi" '{"isolation": {"network": "wifi"}}' isolation.network 'must be one of "none"*'
+both_refused "--landlock maybe" '{"isolation": {"landlock": "maybe"}}' isolation.landlock 'must be one of*'
+both_refused "--inherit some" '{"shell_environment_policy": {"inherit": "some"}}' \
+    shell_environment_policy.inherit 'must be one of "core"*'
+both_refused "--protect rel" '{"isolation": {"protect": ["rel"]}}' 'isolation.protect[0]' 'must be an absolute path*'
+both_refused "--protect /a/../b" '{"isolation": {"protect": ["/a/../b"]}}' 'isolation.protect[0]' 'must not contain ".."*'
+both_refused "--home rel" '{"isolation": {"home": "rel"}}' isolation.home 'must be an absolute path*'
+both_refused "--workspace /a/../b" '{"isolation": {"workspace": "/a/../b"}}' isolation.workspace 'must not contain ".."*'
+both_refused "--profile ../x" '{"isolation": {"profiles": ["../x"]}}' 'isolation.profiles[0]' 'not a profile name*'
+both_refused "--profile cordon-no-such-profile" '{"isolation": {"profiles": ["cordon-no-such-profile"]}}' \
+    'isolation.profiles[0]' 'no profile "cordon-no-such-profile"*'
+printf '%s\n' '{"shell_environment_policy": {"exclude": [""]}}' >"$W/v.json"
+run_refused "an empty exclude as a config key" 'cordon: v.json:1:43: shell_environment_policy.exclude\[0\]: must not be empty' \
+    run --config v.json -- true
+printf '%s\n' '{"shell_environment_policy": {"include_only": [""]}}' >"$W/v.json"
+run_refused "an empty include_only as a config key" \
+    'cordon: v.json:1:48: shell_environment_policy.include_only\[0\]: must not be empty' run --config v.json -- true
+run_refused "--exclude '': refused, naming the flag" "cordon: --exclude : the pattern must not be empty" \
+    run --exclude '' -- true
+run_refused "--include-only '': refused, naming the flag" "cordon: --include-only : the pattern must not be empty" \
+    run --include-only '' -- true
+both_refused "--set =1" '{"shell_environment_policy": {"set": {"": "1"}}}' 'shell_environment_policy.set.' \
+    '*not a valid variable name*'
+both_refused "--expose /usr:rwx" '{"isolation": {"expose_paths": [{"source": "/usr", "mode": "rwx"}]}}' \
+    'isolation.expose_paths[0].mode' '*must be "ro" or "rw"*'
+both_refused "--expose /usr:/" '{"isolation": {"expose_paths": [{"source": "/usr", "target": "/"}]}}' \
+    'isolation.expose_paths[0].target' '*must not be "/"*'
+both_refused "--expose /usr:/proc/x" '{"isolation": {"expose_paths": [{"source": "/usr", "target": "/proc/x"}]}}' \
+    'isolation.expose_paths[0].target' '*must not be under /proc*'
+both_refused "--expose usr" '{"isolation": {"expose_paths": [{"source": "usr"}]}}' \
+    'isolation.expose_paths[0].source' '*must be an absolute path*'
+both_refused "--memory 12Q" '{"isolation": {"limits": {"memory_bytes": "12Q"}}}' isolation.limits.memory_bytes \
+    'must be a size such as 512M*'
+both_refused "--fsize 1Q" '{"isolation": {"limits": {"file_size_bytes": "1Q"}}}' isolation.limits.file_size_bytes \
+    'must be a size such as 512M*'
+both_refused "--tmp-size 1Q" '{"isolation": {"limits": {"tmp_size_bytes": "1Q"}}}' isolation.limits.tmp_size_bytes \
+    'must be a size such as 512M*'
+both_refused "--pids 2.5" '{"isolation": {"limits": {"pids": 2.5}}}' isolation.limits.pids 'must be a*whole number*'
+both_refused "--nofile 1.5" '{"isolation": {"limits": {"open_files": 1.5}}}' isolation.limits.open_files \
+    'must be a*whole number*'
+both_refused "--cpu-time 1.5" '{"isolation": {"limits": {"cpu_time_s": 1.5}}}' isolation.limits.cpu_time_s \
+    'must be a*whole number*'
+both_refused "--timeout -1" '{"isolation": {"limits": {"wall_time_s": -1}}}' isolation.limits.wall_time_s \
+    'must*n*negative*'
+both_refused "--kill-after -1" '{"isolation": {"limits": {"kill_after_s": -1}}}' isolation.limits.kill_after_s \
+    'must*n*negative*'
+both_refused "--cpus -1" '{"isolation": {"limits": {"cpu_quota": -1}}}' isolation.limits.cpu_quota 'must*n*negative*'
+run_refused "--expose remapped on the landlock backend: refused when planning, naming the flag" \
+    'cordon: --expose /usr/share:/x: /usr/share -> /x: the landlock backend cannot remap paths*' \
+    plan --backend landlock --expose /usr/share:/x -- true
+run_refused "--expose with an unknown \$NAME target: refused when planning, naming the flag" \
+    'cordon: --expose /usr/share:$CORDON_NO_SUCH/x: /usr/share -> $CORDON_NO_SUCH/x: *no such absolute variable' \
+    plan --expose '/usr/share:$CORDON_NO_SUCH/x' -- true
+run_refused "--stats-fd x: refused, naming the flag" 'cordon: --stats-fd: not a file descriptor: "x"' \
+    run --stats-fd x -- true
 
 done_testing

@@ -178,7 +178,7 @@ check_contains "--home with a Windows path: the user environment in it" "USERPRO
     crun --network full --home "$(winpath "$T/home2")" -- "$PROBE_EXE" env USERPROFILE
 check_contains "--workspace with a Windows path: it gets the grant" "  write  $(winpath "$T/proj2")  (workspace)  D:(A;OICI;" \
     crun --network full --log-plan --workspace "$(winpath "$T/proj2")" -- "$PROBE_EXE" exit 0
-check_contains "--home with .. is refused" 'home must not contain ".."' \
+check_contains "--home with .. is refused, naming the flag" '--home C:\a\..\b: must not contain ".."' \
     crun --network full --home 'C:\a\..\b' -- "$PROBE_EXE" exit 0
 check_contains "--log-plan logs the windows isolation access rules" "windows isolation access rules" \
     crun --network full --log-plan -- "$PROBE_EXE" exit 0

@@ -196,11 +196,13 @@ static void test_cli_own_flags(void)
         CHECK_STREQ(a.stats_file, "s.json");
         CHECK_INTEQ(a.stats_fd, 3);
         CHECK_STREQ(a.cwd, "/tmp");
+        CHECK_STREQ(a.cwd_flag, "-C"); /* the working directory's errors name the flag as typed */
         CHECK_INTEQ(a.n_flags, 0);
         cli_args_free(&a);
 
         CHECK_INTEQ(parse(&a, ARGS("plan", "--cwd=/srv", "--json", "--", "true")), 0);
         CHECK_STREQ(a.cwd, "/srv");
+        CHECK_STREQ(a.cwd_flag, "--cwd");
         CHECK(a.json);
         CHECK_INTEQ(a.stats_fd, -1);
         CHECK_INTEQ(a.pty, -1); /* the default: when stdin is a terminal */

@@ -78,7 +78,8 @@ static const struct {
          "isolation.expose_paths[0]", 3, 22},
         /* invalid enums */
         {"enum-network.json",
-         "enum-network.json:3:16: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got \"host\"",
+         "enum-network.json:3:16: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got "
+         "\"host\"",
          "isolation.network", 3, 16},
         {"enum-backend.json",
          "enum-backend.json:3:16: isolation.backend: must be one of \"auto\", \"linux\", \"landlock\", "
@@ -98,10 +99,12 @@ static const struct {
          "isolation.landlock", 3, 17},
         /* expose_paths */
         {"source-relative.json",
-         "source-relative.json:4:18: isolation.expose_paths[0].source: must be an absolute path (or start with ~/), got \"usr/share\"",
+         "source-relative.json:4:18: isolation.expose_paths[0].source: must be an absolute path (or start with ~/), "
+         "got \"usr/share\"",
          "isolation.expose_paths[0].source", 4, 18},
         {"target-relative.json",
-         "target-relative.json:4:42: isolation.expose_paths[0].target: must be an absolute path (or start with ~/ or $NAME/), got \"opt/share\"",
+         "target-relative.json:4:42: isolation.expose_paths[0].target: must be an absolute path (or start with ~/ or "
+         "$NAME/), got \"opt/share\"",
          "isolation.expose_paths[0].target", 4, 42},
         {"target-dotdot.json",
          "target-dotdot.json:4:42: isolation.expose_paths[0].target: must not contain \"..\", got \"/opt/../etc\"",
@@ -174,12 +177,36 @@ static const struct {
         {"workspace-dotdot.json",
          "workspace-dotdot.json:3:18: isolation.workspace: must not contain \"..\", got \"/srv/work/../other\"",
          "isolation.workspace", 3, 18},
+        /* what the command must never see or write (the same checks as the flags and setters) */
+        {"workspace-proc.json",
+         "workspace-proc.json:3:18: isolation.workspace: must not be under /proc, /sys or /dev (the host's kernel "
+         "interfaces; the sandbox has its own), got \"/proc\"",
+         "isolation.workspace", 3, 18},
+        {"workspace-system.json",
+         "workspace-system.json:3:18: isolation.workspace: must not be a system directory (/etc, /usr, /bin, /sbin, "
+         "/lib*, /boot; the sandbox shows them read-only), got \"/etc/app\"",
+         "isolation.workspace", 3, 18},
+        {"home-root.json", "home-root.json:3:13: isolation.home: must not be \"/\" (the whole host), got \"/\"",
+         "isolation.home", 3, 13},
+        {"source-proc.json",
+         "source-proc.json:4:18: isolation.expose_paths[0].source: must not be under /proc (the host's processes, and "
+         "through /proc/PID/root their files; the sandbox has its own), got \"/proc\"",
+         "isolation.expose_paths[0].source", 4, 18},
+        {"source-rw-kernel.json",
+         "source-rw-kernel.json:4:18: isolation.expose_paths[0].source: read-write: must not be under /proc, /sys or "
+         "/dev (the host's kernel interfaces; the sandbox has its own), got \"/sys\"",
+         "isolation.expose_paths[0].source", 4, 18},
+        {"network-allow-url.json",
+         "network-allow-url.json:3:23: isolation.network_allow[0]: \"http://example.org\": is a URL, not a host: give "
+         "the host name alone (example.org), with :PORT if not 80 or 443",
+         "isolation.network_allow[0]", 3, 23},
         {"protect-relative.json",
          "protect-relative.json:3:37: isolation.protect[1]: must be an absolute path, got \".env\"",
          "isolation.protect[1]", 3, 37},
         /* columns count characters, not bytes ("é" is one column) */
         {"utf8-column.json",
-         "utf8-column.json:3:46: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got \"wifi\"",
+         "utf8-column.json:3:46: isolation.network: must be one of \"none\", \"loopback\", \"full\" or \"proxy\", got "
+         "\"wifi\"",
          "isolation.network", 3, 46},
         /* not a config at all: no key */
         {"syntax-trailing-comma.json", "syntax-trailing-comma.json:4:3: invalid JSON: string or '}' expected near '}'",
@@ -187,7 +214,6 @@ static const struct {
         {"syntax-truncated.json", "syntax-truncated.json:4:1: invalid JSON: '}' expected near end of file", NULL, 4, 1},
         {"top-level-array.json", "top-level-array.json:1:1: the config must be a JSON object", NULL, 1, 1},
 };
-
 
 /* The fields of a config that layers can change, as text, so that "left
  * unchanged" and "merged" can be compared in one go. */
@@ -426,7 +452,7 @@ static void test_failing_layer_leaves_config_unchanged(void)
         _cleanup_free_ char *before = config_dump(c);
         static const char *const bad =
                 "{\"isolation\": {\"enabled\": false, \"network\": \"full\", \"home\": \"/srv/h\",\n"
-                " \"expose_paths\": [{\"source\": \"/usr/bin\", \"target\": \"/opt/share\", \"mode\": \"rw\"},\n"
+                " \"expose_paths\": [{\"source\": \"/var/cache\", \"target\": \"/opt/share\", \"mode\": \"rw\"},\n"
                 "                  {\"source\": \"/usr\", \"mode\": \"rwx\"}],\n"
                 " \"limits\": {\"pids\": 1}},\n"
                 " \"shell_environment_policy\": {\"set\": {\"A\": \"changed\", \"Z\": \"new\"}, \"exclude\": []}}\n";
@@ -467,8 +493,8 @@ static void test_layering_three_files(void)
         _cleanup_free_ char *want =
                 xasprintf("enabled=0 disabled_by=%s/2-team.json:3:16 backend=linux network=full home=- workspace=-\n"
                           "auto_expose exe=ro cwd=rw args=ro\n"
-                          "expose /usr/sbin -> /opt/share rw\n"
-                          "expose /usr/lib -> /usr/lib rw\n"
+                          "expose /var/cache -> /opt/share rw\n"
+                          "expose /var/lib -> /usr/lib rw\n"
                           "expose /usr/bin -> /usr/bin ro\n"
                           "protect /srv/b\n"
                           "protect /srv/c\n"
@@ -508,13 +534,13 @@ static void test_expose_merge_in_one_layer(void)
         static const char *const json = "{\"isolation\": {\"expose_paths\": [\n"
                                         "  {\"source\": \"/usr//share/\", \"target\": \"/opt/x/\"},\n"
                                         "  {\"source\": \"/usr/lib\", \"target\": null},\n"
-                                        "  {\"source\": \"/usr/./bin\", \"target\": \"/opt/x\", \"mode\": \"rw\"}\n"
+                                        "  {\"source\": \"/var/./cache\", \"target\": \"/opt/x\", \"mode\": \"rw\"}\n"
                                         "]}}";
         CHECK_INTEQ(cordon_config_load_string(c, json, "m.json", &e), 0);
         CHECK(e == NULL);
         CHECK_INTEQ(c->n_expose, 2);
         if (c->n_expose == 2) {
-                CHECK_STREQ(c->expose[0].source, "/usr/bin");
+                CHECK_STREQ(c->expose[0].source, "/var/cache");
                 CHECK_STREQ(c->expose[0].target, "/opt/x");
                 CHECK(c->expose[0].writable);
                 CHECK_STREQ(c->expose[1].source, "/usr/lib");
@@ -573,10 +599,10 @@ static void test_setters_expose_spec(void)
                 bool writable;
         } OK[] = {
                 {"/usr/share", "/usr/share", "/usr/share", false},
-                {"/usr/share:rw", "/usr/share", "/usr/share", true},
+                {"/var/tmp:rw", "/var/tmp", "/var/tmp", true},
                 {"/usr/share:ro", "/usr/share", "/usr/share", false},
                 {"/usr/share:/opt/share", "/usr/share", "/opt/share", false},
-                {"/usr/share:/opt/share:rw", "/usr/share", "/opt/share", true},
+                {"/var/tmp:/opt/share:rw", "/var/tmp", "/opt/share", true},
                 {"/usr//share/:/opt/./s/", "/usr/share", "/opt/s", false},
         };
         for (size_t i = 0; i < ARRAY_SIZE(OK); i++) {
@@ -597,21 +623,34 @@ static void test_setters_expose_spec(void)
                 const char *spec, *message;
                 int err;
         } BAD[] = {
-                {"/usr/share:rwx", "--expose /usr/share:rwx: mode must be \"ro\" or \"rw\", got \"rwx\"", EINVAL},
-                {"/usr/share:", "--expose /usr/share:: mode must be \"ro\" or \"rw\", got \"\"", EINVAL},
-                {"usr/share", "--expose usr/share: source must be an absolute path (or start with ~/)", EINVAL},
-                {"/usr/../etc", "--expose /usr/../etc: source must not contain \"..\"", EINVAL},
-                {"/usr/share:/", "--expose /usr/share:/: target must not be \"/\", got \"/\"", EINVAL},
-                {"/usr/share:opt:rw", "--expose /usr/share:opt:rw: target must be an absolute path (or start with ~/ or $NAME/), got \"opt\"",
+                {"/usr/share:rwx",
+                 "isolation.expose_paths \"/usr/share:rwx\": mode must be \"ro\" or \"rw\", got \"rwx\"", EINVAL},
+                {"/usr/share:", "isolation.expose_paths \"/usr/share:\": mode must be \"ro\" or \"rw\", got \"\"",
+                 EINVAL},
+                {"usr/share",
+                 "isolation.expose_paths \"usr/share\": source must be an absolute path (or start with ~/), got "
+                 "\"usr/share\"",
+                 EINVAL},
+                {"/usr/../etc",
+                 "isolation.expose_paths \"/usr/../etc\": source must not contain \"..\", got \"/usr/../etc\"", EINVAL},
+                {"/usr/share:/", "isolation.expose_paths \"/usr/share:/\": target must not be \"/\", got \"/\"",
+                 EINVAL},
+                {"/usr/share:opt:rw",
+                 "isolation.expose_paths \"/usr/share:opt:rw\": target must be an absolute path (or start with ~/ or "
+                 "$NAME/), got \"opt\"",
                  EINVAL},
                 {"/usr/share:/proc/x",
-                 "--expose /usr/share:/proc/x: target must not be under /proc (the sandbox has "
+                 "isolation.expose_paths \"/usr/share:/proc/x\": target must not be under /proc (the sandbox has "
                  "its own), got \"/proc/x\"",
                  EINVAL},
-                {"/usr/share:/a/../b", "--expose /usr/share:/a/../b: target must not contain \"..\", got \"/a/../b\"",
+                {"/usr/share:/a/../b",
+                 "isolation.expose_paths \"/usr/share:/a/../b\": target must not contain \"..\", got \"/a/../b\"",
                  EINVAL},
-                {"/nonexistent/cordon", "--expose /nonexistent/cordon: source does not exist", ENOENT},
-                {"/nonexistent/cordon:/x:rw", "--expose /nonexistent/cordon:/x:rw: source does not exist", ENOENT},
+                {"/nonexistent/cordon",
+                 "isolation.expose_paths \"/nonexistent/cordon\": source does not exist: /nonexistent/cordon", ENOENT},
+                {"/nonexistent/cordon:/x:rw",
+                 "isolation.expose_paths \"/nonexistent/cordon:/x:rw\": source does not exist: /nonexistent/cordon",
+                 ENOENT},
         };
         for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
                 cordon_config *c = cordon_config_new();
@@ -673,13 +712,14 @@ static void test_setters_expose_spec_escapes(void)
         cordon_config *c = cordon_config_new();
         cordon_error *e = NULL;
         _cleanup_free_ char *spec = xasprintf("%s/x:rw", dir);
-        _cleanup_free_ char *want = xasprintf("--expose %s: source does not exist", spec);
+        _cleanup_free_ char *want = xasprintf("isolation.expose_paths \"%s\": source does not exist: %s/x", spec, dir);
         CHECK_INTEQ(cordon_config_add_expose_spec(c, spec, &e), -ENOENT);
         CHECK_STREQ(cordon_error_message(e), want);
         e = cordon_error_free(e);
         /* a mode is still checked after an escaped colon */
         _cleanup_free_ char *bad = xasprintf("%s/x\\:rw:rwx", dir);
-        _cleanup_free_ char *bad_want = xasprintf("--expose %s: mode must be \"ro\" or \"rw\", got \"rwx\"", bad);
+        _cleanup_free_ char *bad_want =
+                xasprintf("isolation.expose_paths \"%s\": mode must be \"ro\" or \"rw\", got \"rwx\"", bad);
         CHECK_INTEQ(cordon_config_add_expose_spec(c, bad, &e), -EINVAL);
         CHECK_STREQ(cordon_error_message(e), bad_want);
         e = cordon_error_free(e);
@@ -702,23 +742,81 @@ static void test_setters_expose(void)
         cordon_config *c = cordon_config_new();
         cordon_error *e = NULL;
         CHECK_INTEQ(cordon_config_add_expose(c, "/usr/share", NULL, false, &e), 0);
-        CHECK_INTEQ(cordon_config_add_expose(c, "/usr/lib", "/usr/share", true, &e), 0); /* same target: replaces */
+        CHECK_INTEQ(cordon_config_add_expose(c, "/var/lib", "/usr/share", true, &e), 0); /* same target: replaces */
         CHECK_INTEQ(c->n_expose, 1);
-        CHECK(c->n_expose == 1 && streq(c->expose[0].source, "/usr/lib") && c->expose[0].writable);
+        CHECK(c->n_expose == 1 && streq(c->expose[0].source, "/var/lib") && c->expose[0].writable);
         CHECK_INTEQ(cordon_config_add_expose(c, NULL, "/x", false, &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "expose: a source is required");
+        CHECK_STREQ(cordon_error_message(e), "isolation.expose_paths \"\": a source is required");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_add_expose(c, "/nonexistent/x", NULL, false, &e), -ENOENT);
-        CHECK_STREQ(cordon_error_message(e), "expose /nonexistent/x: source does not exist");
+        CHECK_STREQ(cordon_error_message(e),
+                    "isolation.expose_paths \"/nonexistent/x\": source does not exist: /nonexistent/x");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_add_expose(c, "/usr/share", "/proc", false, &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e),
-                    "expose /usr/share: target must not be under /proc (the sandbox has its own), got \"/proc\"");
+        CHECK_STREQ(
+                cordon_error_message(e),
+                "isolation.expose_paths \"/usr/share\": target must not be under /proc (the sandbox has its own), got "
+                "\"/proc\"");
         e = cordon_error_free(e);
         /* "/procfs" is not under /proc */
         CHECK_INTEQ(cordon_config_add_expose(c, "/usr/share", "/procfs", false, &e), 0);
         CHECK_INTEQ(c->n_expose, 2);
         cordon_error_free(e);
+        cordon_config_free(c);
+}
+
+/* The setters refuse what the config keys refuse, with the same reason,
+ * named by the caller's origin (a flag as typed) or by KEY "VALUE". */
+static void test_setters_same_checks(void)
+{
+        static const struct {
+                int (*set)(cordon_config *, const char *, cordon_error **);
+                const char *value, *origin, *message;
+        } BAD[] = {
+                {cordon_config_set_workspace, "/proc", NULL,
+                 "isolation.workspace \"/proc\": must not be under /proc, /sys or /dev (the host's kernel interfaces; "
+                 "the sandbox has its own)"},
+                {cordon_config_set_workspace, "/sys/x", "--workspace /sys/x",
+                 "--workspace /sys/x: must not be under /proc, /sys or /dev (the host's kernel interfaces; the sandbox "
+                 "has its own)"},
+                {cordon_config_set_workspace, "/", "--workspace /",
+                 "--workspace /: must not be \"/\" (the whole host)"},
+                {cordon_config_set_home, "/usr/x", "--home /usr/x",
+                 "--home /usr/x: must not be a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot; the sandbox "
+                 "shows them read-only)"},
+                {cordon_config_add_expose_spec, "/proc:/x", "--expose /proc:/x",
+                 "--expose /proc:/x: source must not be under /proc (the host's processes, and through /proc/PID/root "
+                 "their files; the sandbox has its own), got \"/proc\""},
+                {cordon_config_add_expose_spec, "/dev:/x:rw", NULL,
+                 "isolation.expose_paths \"/dev:/x:rw\": read-write source must not be under /proc, /sys or /dev (the "
+                 "host's kernel interfaces; the sandbox has its own), got \"/dev\""},
+                {cordon_config_add_expose_spec, "/etc:rw", "--expose /etc:rw",
+                 "--expose /etc:rw: read-write source must not be a system directory (/etc, /usr, /bin, /sbin, /lib*, "
+                 "/boot; the sandbox shows them read-only), got \"/etc\""},
+                {cordon_config_add_network_allow, "http://example.org", "--allow-net http://example.org",
+                 "--allow-net http://example.org: is a URL, not a host: give the host name alone (example.org), with "
+                 ":PORT if not 80 or 443"},
+                {cordon_config_set_network_name, "wifi", "--network wifi",
+                 "--network wifi: must be one of \"none\", \"loopback\", \"full\" or \"proxy\""},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
+                cordon_config *c = cordon_config_new();
+                cordon_error *e = NULL;
+                _cleanup_free_ char *before = config_dump(c);
+                CHECK_INTEQ(cordon_config_set_origin(c, BAD[i].origin), 0);
+                CHECK_INTEQ(BAD[i].set(c, BAD[i].value, &e), -EINVAL);
+                CHECK_STREQ(cordon_error_message(e), BAD[i].message);
+                _cleanup_free_ char *after = config_dump(c);
+                CHECK_STREQ(after, before);
+                cordon_error_free(e);
+                cordon_config_free(c);
+        }
+        /* "~/x" and "$HOME/x" as in expose_paths: looked for when planning */
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_add_expose_spec(c, "~/x:$HOME/x", &e), 0);
+        CHECK(c->n_expose == 1 && streq(c->expose[0].source, "~/x") && streq(c->expose[0].target, "$HOME/x"));
+        CHECK(e == NULL);
         cordon_config_free(c);
 }
 
@@ -757,16 +855,19 @@ static void test_setters_limits(void)
                 cordon_limit which;
                 const char *text, *message;
         } BAD[] = {
-                {CORDON_LIMIT_MEMORY_BYTES, "512Q", "memory_bytes: invalid value \"512Q\" (a size such as 512M)"},
-                {CORDON_LIMIT_MEMORY_BYTES, "-1", "memory_bytes: invalid value \"-1\" (a size such as 512M)"},
-                {CORDON_LIMIT_MEMORY_BYTES, "", "memory_bytes: invalid value \"\" (a size such as 512M)"},
-                {CORDON_LIMIT_WALL_TIME_S, "-1", "wall_time_s: invalid value \"-1\" (a non-negative number)"},
-                {CORDON_LIMIT_WALL_TIME_S, "1m", "wall_time_s: invalid value \"1m\" (a non-negative number)"},
-                {CORDON_LIMIT_WALL_TIME_S, "nan", "wall_time_s: invalid value \"nan\" (a non-negative number)"},
-                {CORDON_LIMIT_PIDS, "2.5", "pids: invalid value \"2.5\" (a non-negative whole number)"},
-                {CORDON_LIMIT_PIDS, "ten", "pids: invalid value \"ten\" (a non-negative whole number)"},
-                {CORDON_LIMIT_OPEN_FILES, "-5", "open_files: invalid value \"-5\" (a non-negative whole number)"},
-                {CORDON_LIMIT_CPU_QUOTA, "x", "cpu_quota: invalid value \"x\" (a non-negative number)"},
+                {CORDON_LIMIT_MEMORY_BYTES, "512Q",
+                 "isolation.limits.memory_bytes \"512Q\": must be a size such as 512M"},
+                {CORDON_LIMIT_MEMORY_BYTES, "-1", "isolation.limits.memory_bytes \"-1\": must be a size such as 512M"},
+                {CORDON_LIMIT_MEMORY_BYTES, "", "isolation.limits.memory_bytes \"\": must be a size such as 512M"},
+                {CORDON_LIMIT_WALL_TIME_S, "-1", "isolation.limits.wall_time_s \"-1\": must be a non-negative number"},
+                {CORDON_LIMIT_WALL_TIME_S, "1m", "isolation.limits.wall_time_s \"1m\": must be a non-negative number"},
+                {CORDON_LIMIT_WALL_TIME_S, "nan",
+                 "isolation.limits.wall_time_s \"nan\": must be a non-negative number"},
+                {CORDON_LIMIT_PIDS, "2.5", "isolation.limits.pids \"2.5\": must be a non-negative whole number"},
+                {CORDON_LIMIT_PIDS, "ten", "isolation.limits.pids \"ten\": must be a non-negative whole number"},
+                {CORDON_LIMIT_OPEN_FILES, "-5",
+                 "isolation.limits.open_files \"-5\": must be a non-negative whole number"},
+                {CORDON_LIMIT_CPU_QUOTA, "x", "isolation.limits.cpu_quota \"x\": must be a non-negative number"},
         };
         for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
                 cordon_config *c = cordon_config_new();
@@ -780,10 +881,10 @@ static void test_setters_limits(void)
         cordon_config *c = cordon_config_new();
         cordon_error *e = NULL;
         CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT_CPU_TIME_S, 1.5, &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "cpu_time_s must be a whole number, got 1.5");
+        CHECK_STREQ(cordon_error_message(e), "isolation.limits.cpu_time_s \"1.5\": must be a whole number");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT_PIDS, -1, &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "pids must not be negative, got -1");
+        CHECK_STREQ(cordon_error_message(e), "isolation.limits.pids \"-1\": must not be negative");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_set_limit(c, CORDON_LIMIT__MAX, 1, &e), -EINVAL);
         CHECK_STREQ(cordon_error_message(e), "unknown limit 9");
@@ -824,7 +925,9 @@ static void test_network_allow(void)
         CHECK_STREQ(c->network_allow[3], "*.crates.io:443");
         CHECK_STREQ(c->network_allow[4], "192.0.2.7");
         CHECK_INTEQ(cordon_config_add_network_allow(c, "ok.org,bad host", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "--allow-net bad host: not a valid host name, IP address or CIDR");
+        CHECK_STREQ(
+                cordon_error_message(e),
+                "isolation.network_allow \"ok.org,bad host\": \"bad host\": not a valid host name, IP address or CIDR");
         e = cordon_error_free(e);
         CHECK_INTEQ(strv_len(c->network_allow), 5);
         CHECK_INTEQ(cordon_config_add_network_allow(c, "", &e), -EINVAL);
@@ -852,7 +955,8 @@ static void test_setters_enums(void)
         CHECK_INTEQ(cordon_config_set_network_name(c, "loopback", &e), 0);
         CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
         CHECK_INTEQ(cordon_config_set_network_name(c, "host", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "network must be \"none\", \"loopback\", \"full\" or \"proxy\", got \"host\"");
+        CHECK_STREQ(cordon_error_message(e),
+                    "isolation.network \"host\": must be one of \"none\", \"loopback\", \"full\" or \"proxy\"");
         e = cordon_error_free(e);
         CHECK_INTEQ(c->network, CORDON_NETWORK_LOOPBACK);
         CHECK_INTEQ(cordon_config_set_network(c, (cordon_network)7), -EINVAL);
@@ -860,20 +964,23 @@ static void test_setters_enums(void)
         CHECK_INTEQ(cordon_config_set_backend(c, "landlock", &e), 0);
         CHECK_STREQ(c->backend, "landlock");
         CHECK_INTEQ(cordon_config_set_backend(c, "docker", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "backend must be \"auto\", \"linux\", \"landlock\", \"seatbelt\" or \"windows\", got \"docker\"");
+        CHECK_STREQ(cordon_error_message(e), "isolation.backend \"docker\": must be one of \"auto\", \"linux\", "
+                                             "\"landlock\", \"seatbelt\" or \"windows\"");
         e = cordon_error_free(e);
         CHECK_STREQ(c->backend, "landlock");
 
         CHECK_INTEQ(cordon_config_set_inherit_name(c, "all", &e), 0);
         CHECK_INTEQ(c->inherit, CORDON_INHERIT_ALL);
         CHECK_INTEQ(cordon_config_set_inherit_name(c, "most", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "inherit must be \"core\", \"all\" or \"none\", got \"most\"");
+        CHECK_STREQ(cordon_error_message(e),
+                    "shell_environment_policy.inherit \"most\": must be one of \"core\", \"all\" or \"none\"");
         e = cordon_error_free(e);
 
         CHECK_INTEQ(cordon_config_set_landlock(c, "required", &e), 0);
         CHECK_INTEQ(c->landlock, LANDLOCK_REQUIRED);
         CHECK_INTEQ(cordon_config_set_landlock(c, "yes", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "landlock must be \"required\", \"best_effort\" or \"off\", got \"yes\"");
+        CHECK_STREQ(cordon_error_message(e),
+                    "isolation.landlock \"yes\": must be one of \"best_effort\", \"required\" or \"off\"");
         e = cordon_error_free(e);
 
         CHECK_INTEQ(cordon_config_set_auto_expose(c, CORDON_AUTO_EXPOSE_ARGS, CORDON_EXPOSE_RW), 0);
@@ -884,15 +991,15 @@ static void test_setters_enums(void)
         CHECK_INTEQ(cordon_config_set_home(c, "/srv//home/", &e), 0);
         CHECK_STREQ(c->home, "/srv/home");
         CHECK_INTEQ(cordon_config_set_home(c, "rel", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "home must be an absolute path, got \"rel\"");
+        CHECK_STREQ(cordon_error_message(e), "isolation.home \"rel\": must be an absolute path");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_set_workspace(c, "/a/../b", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "workspace must not contain \"..\", got \"/a/../b\"");
+        CHECK_STREQ(cordon_error_message(e), "isolation.workspace \"/a/../b\": must not contain \"..\"");
         e = cordon_error_free(e);
 
         CHECK_INTEQ(cordon_config_add_protect(c, "/w/.env", &e), 0);
         CHECK_INTEQ(cordon_config_add_protect(c, ".env", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "protect: must be an absolute path without \"..\", got \".env\"");
+        CHECK_STREQ(cordon_error_message(e), "isolation.protect \".env\": must be an absolute path");
         e = cordon_error_free(e);
         CHECK_INTEQ(strv_len(c->protect), 1);
         cordon_config_free(c);
@@ -908,17 +1015,18 @@ static void test_setters_env(void)
         CHECK_INTEQ(c->n_set, 2);
         CHECK(c->n_set == 2 && streq(c->set[0].value, "2") && streq(c->set[1].value, ""));
         CHECK_INTEQ(cordon_config_env_set(c, "A=B", "1", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "set: \"A=B\" is not a valid variable name");
+        CHECK_STREQ(cordon_error_message(e), "shell_environment_policy.set \"A=B\": is not a valid variable name");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_env_set(c, "", "1", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "set: \"\" is not a valid variable name");
+        CHECK_STREQ(cordon_error_message(e), "shell_environment_policy.set \"\": is not a valid variable name");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_env_exclude(c, "AWS_*", &e), 0);
         CHECK_INTEQ(cordon_config_env_exclude(c, "", &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "exclude: the pattern must not be empty");
+        CHECK_STREQ(cordon_error_message(e), "shell_environment_policy.exclude \"\": the pattern must not be empty");
         e = cordon_error_free(e);
         CHECK_INTEQ(cordon_config_env_include_only(c, NULL, &e), -EINVAL);
-        CHECK_STREQ(cordon_error_message(e), "include_only: the pattern must not be empty");
+        CHECK_STREQ(cordon_error_message(e),
+                    "shell_environment_policy.include_only \"\": the pattern must not be empty");
         e = cordon_error_free(e);
         /* command-line lists add to the files' lists */
         CHECK_INTEQ(cordon_config_load_string(c, "{\"shell_environment_policy\": {\"exclude\": [\"GH_*\"]}}", "x", &e),
@@ -1000,11 +1108,14 @@ static void test_profiles(void)
         check_profile_error("loop-a", PROFILES_DIR "/loop-b.json:1:29: isolation.profiles[0]: profile \"loop-a\": "
                                       "profiles nest more than 8 deep (a cycle?)",
                             "isolation.profiles[0]", 1, 29);
-        check_profile_error("missing", "no profile \"missing\" (looked in " PROFILES_DIR
-                                       "; `cordon profiles` lists them)",
+        check_profile_error("missing",
+                            "isolation.profiles \"missing\": no profile \"missing\" (looked in " PROFILES_DIR
+                            "; `cordon profiles` lists them)",
                             NULL, 0, 0);
-        check_profile_error("../x", "not a profile name: \"../x\" (letters, digits, \".\", \"_\" and \"-\")", NULL,
-                            0, 0);
+        check_profile_error(
+                "../x",
+                "isolation.profiles \"../x\": not a profile name: \"../x\" (letters, digits, \".\", \"_\" and \"-\")",
+                NULL, 0, 0);
 }
 
 /* The shipped profiles load, and keep the rule: toolchains read-only, in
@@ -1068,6 +1179,7 @@ int main(void)
         RUN(test_setters_expose_spec);
         RUN(test_setters_expose_spec_escapes);
         RUN(test_setters_expose);
+        RUN(test_setters_same_checks);
         RUN(test_setters_limits);
         RUN(test_setters_enums);
         RUN(test_network_allow);

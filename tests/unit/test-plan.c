@@ -192,7 +192,8 @@ static void add_rule(cordon_config *c, const char *source, const char *target, b
         if (!n)
                 abort();
         c->expose = n;
-        c->expose[c->n_expose++] = (expose_rule){strdup(source), strdup(target ? target : source), writable, false};
+        c->expose[c->n_expose++] =
+                (expose_rule){strdup(source), strdup(target ? target : source), writable, false, NULL};
 }
 
 static int build(const plan_case *t, cordon_plan **ret, cordon_error **err)
@@ -535,6 +536,52 @@ static void test_auto_expose_exe_errors(void)
         "run from the workspace, set the working directory to a path inside it, or expose a directory "                \
         "that holds it (--expose DIR or isolation.expose_paths)"
 
+/* What cordon_prepare refuses of the paths the user chose, named where they
+ * were set: the caller's home or above it, the instance root or above it
+ * (by name or through a link), and an allowlist with a network that is not
+ * "proxy". */
+static void test_writable_choices(void)
+{
+        static const char HOME_WHY[] =
+                "is your home directory or above it (the host runs its dotfiles; choose a directory inside it)";
+        _cleanup_free_ char *ws_home = xasprintf("t.json:1:29: isolation.workspace: /home/ada %s", HOME_WHY);
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"workspace\": \"/home/ada\"}}", .argv = {"ls"}},
+              EINVAL, 125, ws_home);
+        _cleanup_free_ char *ws_above = xasprintf("t.json:1:29: isolation.workspace: /home %s", HOME_WHY);
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"workspace\": \"/home\"}}", .argv = {"ls"}}, EINVAL,
+              125, ws_above);
+        fails(&(plan_case){.root = M,
+                           .json = "{\"isolation\": {\"workspace\": \"/home/ada/.cordon\"}}",
+                           .argv = {"ls"}},
+              EINVAL, 125,
+              "t.json:1:29: isolation.workspace: /home/ada/.cordon is the instance root or above it (cordon's own "
+              "logs/ and skills/ would be writable)");
+        /* the instance root is mounted read-write: the same for it */
+        _cleanup_free_ char *root_home = xasprintf("t.json:1:24: isolation.home: the instance root /home %s", HOME_WHY);
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"home\": \"/home\"}}", .argv = {"ls"}}, EINVAL, 125,
+              root_home);
+        _cleanup_free_ char *rw_home = xasprintf("a read-write exposure: /home %s", HOME_WHY);
+        fails(&(plan_case){.root = M, .expose = {{"/home", "/h", "rw"}}, .argv = {"ls"}}, EINVAL, 125, rw_home);
+        /* control: a project inside the home may be the workspace, and read-only the home may be shown */
+        cordon_plan *p = plan_ok(&(plan_case){.root = M,
+                                              .json = "{\"isolation\": {\"workspace\": \"/home/ada/project\"}}",
+                                              .expose = {{"/home", "/h", "ro"}},
+                                              .argv = {"ls"}});
+        CHECK_STREQ(p ? p->workspace : NULL, "/home/ada/project");
+        cordon_plan_free(p);
+
+        fails(&(plan_case){.root = M,
+                           .json = "{\"isolation\": {\"network\": \"loopback\", \"network_allow\": [\"example.org\"]}}",
+                           .argv = {"ls"}},
+              EINVAL, 125,
+              "t.json:1:57: isolation.network_allow[0]: conflicts with t.json:1:27: isolation.network: an allowlist "
+              "means network \"proxy\" (its hosts only, through cordon's proxy), \"loopback\" allows only the "
+              "sandbox's own loopback; drop one of them");
+        p = plan_ok(&(plan_case){.root = M, .json = "{\"isolation\": {\"network_allow\": [\"example.org\"]}}"});
+        CHECK(p && p->network == CORDON_NETWORK_PROXY);
+        cordon_plan_free(p);
+}
+
 static void test_cwd(void)
 {
         /* inside an exposure: translated, no mount of its own */
@@ -551,6 +598,17 @@ static void test_cwd(void)
         CHECK_STREQ(p ? p->cwd : NULL, "/work/src");
         CHECK_STREQ(p ? p->host_cwd : NULL, "/home/ada/project/src");
         CHECK_INTEQ(count_origin(p, ORIGIN_CWD), 0);
+        cordon_plan_free(p);
+
+        /* relative: to the caller's cwd (/home/ada/project), as every tool */
+        p = plan_ok(&(plan_case){
+                .root = M, .expose = {{"/home/ada/project", "/work", "rw"}}, .argv = {"ls"}, .cwd = "src"});
+        CHECK_STREQ(p ? p->cwd : NULL, "/work/src");
+        CHECK_STREQ(p ? p->host_cwd : NULL, "/home/ada/project/src");
+        cordon_plan_free(p);
+        p = plan_ok(
+                &(plan_case){.root = M, .expose = {{"/home/ada/project", "/work", "rw"}}, .argv = {"ls"}, .cwd = "."});
+        CHECK_STREQ(p ? p->cwd : NULL, "/work");
         cordon_plan_free(p);
 
         /* inside the workspace */
@@ -779,18 +837,22 @@ static void test_mountpoint_missing_in_ro_bind(void)
                 &(plan_case){.root = M, .expose = {{"/srv/scratch", "/home/ada/.cordon/new", "rw"}}, .argv = {"ls"}});
         CHECK(mount_at(p, "/home/ada/.cordon/new") != NULL);
         cordon_plan_free(p);
-        /* the instance root and the workspace inside an exposure need not
+        /* the instance root inside an exposure need not
          * exist yet (cordon_start creates them there) ... */
-        p = plan_ok(&(plan_case){.root = M,
-                                 .json = "{\"isolation\": {\"workspace\": \"/home/bob/ws\"}}",
-                                 .expose = {{"/home/bob", NULL, "ro"}},
-                                 .argv = {"ls"},
-                                 .home = "/home/bob"});
+        p = plan_ok(
+                &(plan_case){.root = M, .expose = {{"/home/bob", NULL, "ro"}}, .argv = {"ls"}, .home = "/home/bob"});
         m = mount_at(p, "/home/bob/.cordon");
         CHECK(m && m->origin == ORIGIN_INSTANCE && m->writable);
-        m = mount_at(p, "/home/bob/ws");
-        CHECK(m && m->origin == ORIGIN_WORKSPACE && m->writable);
         cordon_plan_free(p);
+        /* ... an explicit workspace must exist (a typo is no new tree) */
+        fails(&(plan_case){.root = M,
+                           .json = "{\"isolation\": {\"workspace\": \"/home/bob/ws\"}}",
+                           .expose = {{"/home/bob", NULL, "ro"}},
+                           .argv = {"ls"},
+                           .home = "/home/bob"},
+              ENOENT, 125,
+              "t.json:1:29: isolation.workspace: /home/bob/ws does not exist: create it first (cordon creates only "
+              "the default <home>/workspace)");
         /* ... but not when the exposure shows another host directory there */
         fails(&(plan_case){.root = M,
                            .expose = {{"/srv/scratch", "/home/bob", "rw"}},
@@ -1026,6 +1088,7 @@ int main(void)
         RUN(test_auto_expose_exe);
         RUN(test_auto_expose_exe_errors);
         RUN(test_cwd);
+        RUN(test_writable_choices);
         RUN(test_home_from_passwd);
         RUN(test_args);
         RUN(test_args_symlinks);
