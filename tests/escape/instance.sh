@@ -32,9 +32,12 @@ own() { if [ "$TEST_AS" = user ]; then chown -R $TEST_UID:$TEST_GID "$@"; fi; }
 own "$OUT" "$T/ws" "$U"
 cdn() { (cd "$W" && as_user timeout -k 5 60 "$CORDON" "$@"); }
 capture() { "$@" >"$T/.out" 2>&1; RC=$?; }
-# refused DESC NEEDLE: the last capture exited 125 naming NEEDLE
+# refused DESC NEEDLE [OR]: the last capture exited 125 naming NEEDLE (or
+# OR: the writable-path check of the flags and keys, which comes first,
+# refuses the same layouts naming the flag as typed)
+ROOT_ABOVE="is the instance root or above it"
 refused() {
-    if [ "$RC" -eq 125 ] && grep -qF -- "$2" "$T/.out"; then ok "$1"; else
+    if [ "$RC" -eq 125 ] && { grep -qF -- "$2" "$T/.out" || { [ -n "${3:-}" ] && grep -qF -- "$3" "$T/.out"; }; }; then ok "$1"; else
         not_ok "$1 (status $RC, want 125 and \"$2\")"; diag <"$T/.out"; fi
 }
 fresh() { rm -rf "$1"; mkdir -p "$1"; own "$1"; }
@@ -47,22 +50,22 @@ for be in linux landlock; do
     if [ "$RC" -eq 0 ]; then ok "$be: control: an instance root outside the workspace runs"; else
         not_ok "$be: control: an instance root outside the workspace runs (status $RC)"; diag <"$T/.out"; fi
     capture cdn run --backend $be --workspace "$WS" --home "$WS" -C "$WS" -- true
-    refused "$be: --home equal to the workspace is refused" "--home or isolation.home"
+    refused "$be: --home equal to the workspace is refused" "--home or isolation.home" "$ROOT_ABOVE"
     capture cdn run --backend $be --workspace "$WS" --home "$WS/inst" -C "$WS" -- true
-    refused "$be: --home one level inside the workspace is refused" "lies inside the writable path $WS"
+    refused "$be: --home one level inside the workspace is refused" "lies inside the writable path $WS" "$ROOT_ABOVE"
     capture cdn run --backend $be --workspace "$WS" --home "$WS/x/y/inst" -C "$WS" -- true
-    refused "$be: --home two levels inside the workspace is refused" "--workspace or isolation.workspace"
+    refused "$be: --home two levels inside the workspace is refused" "--workspace or isolation.workspace" "--workspace $WS: $WS $ROOT_ABOVE"
     check "... and nothing was created" test ! -e "$WS/inst" -a ! -e "$WS/x"
     echo "{\"isolation\": {\"home\": \"$WS/c/inst\"}}" >"$T/home.json"; chmod 644 "$T/home.json"
     capture cdn run --backend $be --config "$T/home.json" --workspace "$WS" -C "$WS" -- true
-    refused "$be: isolation.home inside the workspace is refused" "isolation.home"
+    refused "$be: isolation.home inside the workspace is refused" "isolation.home" "$ROOT_ABOVE"
     capture as_user env CORDON_HOME="$WS/e/inst" timeout 60 "$CORDON" run --backend $be --workspace "$WS" -C "$WS" -- true
-    refused "$be: \$CORDON_HOME inside the workspace is refused" "\$CORDON_HOME"
+    refused "$be: \$CORDON_HOME inside the workspace is refused" "\$CORDON_HOME" "$ROOT_ABOVE"
     capture as_user env HOME="$WS/home" timeout 60 "$CORDON" run --backend $be --workspace "$WS" -C "$WS" -- true
-    refused "$be: the default \$HOME/.cordon inside the workspace is refused" "\$HOME/.cordon"
+    refused "$be: the default \$HOME/.cordon inside the workspace is refused" "\$HOME/.cordon" "is your home directory or above it"
     fresh "$T/ws/rw"
     capture cdn run --backend $be --workspace "$WS" --home "$T/ws/rw/inst" --expose "$T/ws/rw:rw" -C "$WS" -- true
-    refused "$be: --home inside an rw exposure is refused" "--expose, isolation.expose_paths"
+    refused "$be: --home inside an rw exposure is refused" "--expose, isolation.expose_paths" "$ROOT_ABOVE"
     echo '{"isolation": {"auto_expose": {"cwd": "rw"}}}' >"$T/cwd.json"; chmod 644 "$T/cwd.json"
     capture cdn run --backend $be --config "$T/cwd.json" --workspace "$WS" --home "$T/ws/rw/inst" -C "$T/ws/rw" -- true
     refused "$be: --home inside a cwd exposed read-write is refused" "auto_expose.cwd"
@@ -72,7 +75,7 @@ for be in linux landlock; do
     mkdir -p "$T/alias"
     if mount --bind "$WS" "$T/alias"; then
         capture cdn run --backend $be --workspace "$WS" --home "$T/alias/b/inst" -C "$WS" -- true
-        refused "$be: --home through a bind mount of the workspace is refused" "lies inside the writable path $WS"
+        refused "$be: --home through a bind mount of the workspace is refused" "lies inside the writable path $WS" "$ROOT_ABOVE"
         capture cdn run --backend $be --workspace "$T/alias" --home "$WS/b/inst" -C "$WS" -- true
         refused "$be: a workspace that is a bind mount above --home is refused" "$T/alias"
         umount "$T/alias"
@@ -86,9 +89,9 @@ for be in linux landlock; do
     for sub in "" /logs /skills /cache; do
         why="outside its workspace/"; [ -z "$sub" ] && why="is or lies inside the writable path $I "
         capture cdn run --backend $be --home "$I" --workspace "$I$sub" -C / -- true
-        refused "$be: the workspace $I$sub inside the instance root is refused" "$why"
+        refused "$be: the workspace $I$sub inside the instance root is refused" "$why" "$ROOT_ABOVE"
         capture cdn run --backend $be --home "$I" --expose "$I$sub:rw" -C / -- true
-        refused "$be: an rw exposure of $I$sub is refused" "--expose, isolation.expose_paths"
+        refused "$be: an rw exposure of $I$sub is refused" "--expose, isolation.expose_paths" "$ROOT_ABOVE"
     done
     mkdir -p "$I/workspace/sub"; own "$I"
     capture cdn run --backend $be --home "$I" -C "$I/workspace" -- "$PROBE" create "$I/workspace/ok-$be"

@@ -927,9 +927,9 @@ static void test_instance_layout(void)
                            .json = "{\"isolation\": {\"workspace\": \"/srv/ws\", \"home\": \"/srv/ws/a/b\"}}",
                            .argv = {"ls"}},
               EINVAL, 125,
-              "the instance root /srv/ws/a/b (--home or isolation.home) is or lies inside the writable path "
-              "/srv/ws (--workspace or isolation.workspace): the command could rewrite cordon's own logs/ and "
-              "skills/ there; put the instance root outside every writable path");
+              /* the writable-path check of the keys comes first and names the key */
+              "t.json:1:29: isolation.workspace: /srv/ws is the instance root or above it (cordon's own logs/ "
+              "and skills/ would be writable)");
         fails(&(plan_case){.root = M,
                            .json = "{\"isolation\": {\"backend\": \"landlock\", \"workspace\": \"/srv/ws\", "
                                    "\"home\": \"/srv/wslink\"}}",
@@ -950,9 +950,8 @@ static void test_instance_layout(void)
                            .json = "{\"isolation\": {\"home\": \"/srv/new\"}}",
                            .argv = {"ls"}},
               EINVAL, 125,
-              "the instance root /srv/new (--home or isolation.home) is or lies inside the writable path /srv "
-              "(--expose, isolation.expose_paths or a profile): the command could rewrite cordon's own logs/ and "
-              "skills/ there; put the instance root outside every writable path");
+              "a read-write exposure: /srv is the instance root or above it (cordon's own logs/ and skills/ "
+              "would be writable)");
         /* the default layout, and paths in its workspace/ */
         cordon_plan *p = plan_ok(&(plan_case){
                 .root = M,
