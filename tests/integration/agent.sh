@@ -130,7 +130,7 @@ rec "... the record says 127 and has no exit_code" "$(out nf.json)" \
     "o['error']['code'] == 127 and o['status'] == 127 and 'exit_code' not in o"
 cordon run --stats-fd 3 --timeout abc -- true 3>"$T/fd.json" 2>/dev/null
 rec "refusal: --stats-fd gets the record too" "$T/fd.json" "o['error']['flag'] == '--timeout'"
-check_contains "refusal: the message is on stderr as before" "cordon: wall_time_s: invalid value \"abc\"" \
+check_contains "refusal: the message is on stderr as before" "cordon: --timeout abc: must be a non-negative number" \
     cordon run --stats "$(out bad.json)" --timeout abc -- true
 check_status "--pass-env NAME=VALUE is refused (a value belongs to --set, not argv)" 125 \
     cordon run --stats "$(out pe.json)" --pass-env GITHUB_TOKEN=ghp_x -- true
