@@ -555,9 +555,11 @@ static void report_refusal(call_supervisor *s, const char *what, const target *t
         if (!key || s->n_refused == REFUSALS_MAX)
                 return;
         s->refused[s->n_refused++] = strdup(key);
-        _cleanup_free_ char *m = xasprintf("refused %s: outside the writable paths (to allow it, expose the path "
-                                           "read-write: --expose-rw)",
-                                           key);
+        _cleanup_free_ char *shown = str_escape(key, false); /* a path the command chose */
+        _cleanup_free_ char *m = shown ? xasprintf("refused %s: outside the writable paths (to allow it, expose the "
+                                                   "path read-write: --expose-rw)",
+                                                   shown)
+                                       : NULL;
         if (m)
                 s->opt.log_fn(CORDON_LOG_DENIED, m, s->opt.log_userdata);
 }

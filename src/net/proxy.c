@@ -455,7 +455,18 @@ static void note_denial(proxy *p, const char *host, unsigned port, const char *r
                 return;
         char hp[NET_HOST_MAX + 16];
         host_port(host, port, hp, sizeof(hp));
-        _cleanup_free_ char *m = xasprintf("network: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        /* the name is the command's choice: escaped for the terminal, and
+         * offered as an entry only when it is one */
+        char name[NET_HOST_MAX + 3];
+        snprintf(name, sizeof(name), "%s", host);
+        net_entry e;
+        const char *why = NULL;
+        bool entry = net_host_normalize(name) && streq(name, host) && net_entry_parse(hp, &e, &why) == 0;
+        _cleanup_free_ char *shown = str_escape(hp, false);
+        _cleanup_free_ char *m = !shown ? NULL
+                                 : entry ? xasprintf("network: denied %s: %s (allow it with --allow-net %s)", shown,
+                                                     reason, shown)
+                                         : xasprintf("network: denied %s: %s", shown, reason);
         if (m)
                 p->log_fn(CORDON_LOG_DENIED, m, p->log_userdata);
 }
