@@ -37,7 +37,7 @@ static void check_policy(const char *host_in, uint16_t port)
 static void fuzz_http(const uint8_t *data, size_t size)
 {
         http_request req;
-        char out[HTTP_HEAD_MAX + 256];
+        char out[HTTP_OUT_MAX];
         size_t out_len = 0;
         int r = http_parse_head((const char *)data, size, &req, out, sizeof(out), &out_len);
         if (r <= 0)

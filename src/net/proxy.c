@@ -93,6 +93,7 @@ typedef struct flow {
         size_t piped;    /* bytes in the pipe */
         bool eof;        /* the source sent EOF */
         bool shut;       /* the destination was shut down for writing */
+        http_body *frame; /* a forwarded request's: where its body ends (copied, never spliced), or NULL */
 } flow;
 
 typedef struct conn {
@@ -101,6 +102,7 @@ typedef struct conn {
         conn_state st;
         conn_proto proto;
         flow up, down; /* client -> upstream, upstream -> client */
+        http_body body; /* P_HTTP: the request's body */
         double deadline;
         char host[NET_HOST_MAX + 3];
         uint16_t port;
@@ -872,7 +874,7 @@ static void parse_socks(proxy *p, conn *c)
 static void parse_http(proxy *p, conn *c)
 {
         http_request req;
-        char out[HTTP_HEAD_MAX + 256];
+        char out[HTTP_OUT_MAX];
         size_t out_len = 0;
         int r = http_parse_head((const char *)c->up.b, c->up.len, &req, out, sizeof(out), &out_len);
         if (r == 0)
@@ -889,10 +891,17 @@ static void parse_http(proxy *p, conn *c)
         size_t rest = c->up.len - req.head_len;
         if (c->proto == P_CONNECT) {
                 consume_up(c, req.head_len);
-        } else { /* the head in origin form, then whatever followed it */
-                memmove(c->up.b + out_len, c->up.b + req.head_len, rest);
+        } else { /* the head in origin form, then what followed it of the body */
+                c->body = req.body;
+                c->up.frame = &c->body;
+                long body = http_body_scan(&c->body, c->up.b + req.head_len, rest);
+                if (body < 0) {
+                        http_error(c, 400, NULL, "cordon: the proxy could not read this request's chunked body");
+                        return;
+                }
+                memmove(c->up.b + out_len, c->up.b + req.head_len, (size_t)body);
                 memcpy(c->up.b, out, out_len);
-                c->up.len = out_len + rest;
+                c->up.len = out_len + (size_t)body;
         }
         start_request(p, c);
 }
@@ -954,7 +963,7 @@ static bool drain(int fd, flow *f, bool *moved)
 /* A pipe for |f|, while descriptors are left for one (else the buffer). */
 static void flow_open_pipe(proxy *p, flow *f)
 {
-        if (2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
+        if (f->frame || 2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
                 f->pipe[0] = f->pipe[1] = -1;
                 return;
         }
@@ -962,6 +971,23 @@ static void flow_open_pipe(proxy *p, flow *f)
 }
 
 static bool splice_ok(ssize_t n) { return n >= 0 || errno == EAGAIN || errno == EINTR; }
+
+/* Keep of the bytes fill() just added to |f| (beyond |had| pending ones)
+ * only those of the request's body: what the client sends after it (a
+ * second request, smuggled or pipelined) is dropped, never forwarded to
+ * this upstream; the client asks again on a new connection, checked
+ * again. False when the framing is invalid. */
+static bool frame_new(flow *f, size_t had)
+{
+        size_t got = f->len - f->off - had;
+        long body = http_body_scan(f->frame, f->b + f->len - got, got);
+        if (body < 0)
+                return false;
+        f->len -= got - (size_t)body;
+        if (f->off == f->len)
+                f->off = f->len = 0;
+        return true;
+}
 
 /* Move what |from| sends to |to| until one of them would block (or
  * PUMP_MAX moved): first what the buffer holds, then through the pipe (or
@@ -991,7 +1017,8 @@ static bool pump(int from, int to, flow *f, bool *moved)
                 if (f->eof || from < 0)
                         continue;
                 if (f->pipe[0] < 0) {
-                        if (!fill(from, f, BUF_CAP, &progress))
+                        size_t had = f->len - f->off; /* kept by fill's compaction */
+                        if (!fill(from, f, BUF_CAP, &progress) || (f->frame && !frame_new(f, had)))
                                 return false;
                         continue;
                 }
@@ -1062,6 +1089,9 @@ static bool update(proxy *p, conn *c)
                         c->down.shut = true;
                 }
                 if (c->down.shut && c->up.shut)
+                        return false;
+                /* a forwarded request answered: nothing more comes of it */
+                if (c->down.shut && c->up.frame && c->up.frame->state == BODY_DONE && flow_pending(&c->up) == 0)
                         return false;
                 /* a side done both ways is closed (the other still drains) */
                 if (c->up.eof && c->down.shut)
