@@ -94,6 +94,7 @@ typedef struct flow {
         bool eof;        /* the source sent EOF */
         bool shut;       /* the destination was shut down for writing */
         http_body *frame; /* a forwarded request's: where its body ends (copied, never spliced), or NULL */
+        bool after;       /* the client sent more after that body */
 } flow;
 
 typedef struct conn {
@@ -788,10 +789,13 @@ static void start_request(proxy *p, conn *c)
 {
         char why[REASON_MAX];
         bool is_ip = false;
-        if (!net_host_normalize(c->host)) {
+        char name[sizeof(c->host)];
+        snprintf(name, sizeof(name), "%s", c->host);
+        if (!net_host_normalize(name)) { /* named as the client wrote it */
                 deny(p, c, "not a valid host name or IP address");
                 return;
         }
+        snprintf(c->host, sizeof(c->host), "%s", name);
         const char *r = net_policy_check_host(&p->policy, c->host, c->port, &is_ip, why, sizeof(why));
         if (r) {
                 deny(p, c, r);
@@ -983,6 +987,7 @@ static bool frame_new(flow *f, size_t had)
         long body = http_body_scan(f->frame, f->b + f->len - got, got);
         if (body < 0)
                 return false;
+        f->after |= (size_t)body < got;
         f->len -= got - (size_t)body;
         if (f->off == f->len)
                 f->off = f->len = 0;
@@ -1080,6 +1085,15 @@ static bool update(proxy *p, conn *c)
         } else if (head) {
                 ce = EV_IN | (c->down.len > c->down.off ? EV_OUT : 0);
         } else if (c->st == ST_TUNNEL) {
+                /* a client that goes on after its request (it reuses the
+                 * connection, the upstream having ignored "Connection:
+                 * close"): the upstream is told that nothing more comes, so
+                 * that it closes once it answered; the client then asks
+                 * again on a new connection */
+                if (c->up.after && flow_pending(&c->up) == 0 && !c->up.shut) {
+                        shutdown(c->uw.fd, SHUT_WR);
+                        c->up.shut = true;
+                }
                 if (c->up.eof && flow_pending(&c->up) == 0 && !c->up.shut) {
                         shutdown(c->uw.fd, SHUT_WR);
                         c->up.shut = true;
