@@ -48,6 +48,9 @@ static void fuzz_http(const uint8_t *data, size_t size)
         if (!req.connect) {
                 FUZZ_ASSERT(out_len <= sizeof(out));
                 FUZZ_ASSERT(out_len >= 4 && memcmp(out + out_len - 4, "\r\n\r\n", 4) == 0);
+                long body = http_body_scan(&req.body, data + req.head_len, size - req.head_len);
+                FUZZ_ASSERT(body <= (long)(size - req.head_len));
+                FUZZ_ASSERT(body < 0 || (size_t)body == size - req.head_len || req.body.state == BODY_DONE);
         }
         check_policy(req.host, req.port);
 }

@@ -434,6 +434,18 @@ static void host_port(const char *host, unsigned port, char *out, size_t n)
         snprintf(out, n, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
 }
 
+/* May a denial of |host| (|hp|: with its port) suggest "--allow-net
+ * |hp|"? Only when it is a valid name or IP literal, as the policy
+ * checked it, and an entry as it is written. */
+static bool suggestable(const char *host, const char *hp)
+{
+        char name[NET_HOST_MAX + 3];
+        snprintf(name, sizeof(name), "%s", host);
+        net_entry e;
+        const char *why = NULL;
+        return net_host_normalize(name) && streq(name, host) && net_entry_parse(hp, &e, &why) == 0;
+}
+
 /* Record (host, port) once and tell the log. */
 static void note_denial(proxy *p, const char *host, unsigned port, const char *reason)
 {
@@ -460,11 +472,7 @@ static void note_denial(proxy *p, const char *host, unsigned port, const char *r
         host_port(host, port, hp, sizeof(hp));
         /* the name is the command's choice: escaped for the terminal, and
          * offered as an entry only when it is one */
-        char name[NET_HOST_MAX + 3];
-        snprintf(name, sizeof(name), "%s", host);
-        net_entry e;
-        const char *why = NULL;
-        bool entry = net_host_normalize(name) && streq(name, host) && net_entry_parse(hp, &e, &why) == 0;
+        bool entry = suggestable(host, hp);
         _cleanup_free_ char *shown = str_escape(hp, false);
         _cleanup_free_ char *m = !shown ? NULL
                                  : entry ? xasprintf("network: denied %s: %s (allow it with --allow-net %s)", shown,
@@ -633,7 +641,10 @@ static void deny(proxy *p, conn *c, const char *reason)
         }
         char hp[NET_HOST_MAX + 16], body[1024];
         host_port(c->host, c->port, hp, sizeof(hp));
-        snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        if (suggestable(c->host, hp))
+                snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        else
+                snprintf(body, sizeof(body), "cordon: denied %s: %s", hp, reason);
         http_error(c, 403, reason, body);
 }
 
