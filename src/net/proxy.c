@@ -896,9 +896,12 @@ static void parse_http(proxy *p, conn *c)
                 return;
         c->proto = r > 0 && req.connect ? P_CONNECT : P_HTTP;
         if (r < 0) {
+                const uint8_t *sp = memchr(c->up.b, ' ', c->up.len);
+                bool origin_form = sp && (size_t)(sp - c->up.b) + 1 < c->up.len && sp[1] == '/';
                 http_error(c, -r, NULL,
-                           -r == 501 ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) for https"
-                                     : "cordon: the proxy could not read this request");
+                           -r == 501     ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) for https"
+                           : origin_form ? "cordon: a request to the proxy names its target in full (GET http://HOST/PATH)"
+                                         : "cordon: the proxy could not read this request");
                 return;
         }
         snprintf(c->host, sizeof(c->host), "%s", req.host);
@@ -914,6 +917,7 @@ static void parse_http(proxy *p, conn *c)
                         http_error(c, 400, NULL, "cordon: the proxy could not read this request's chunked body");
                         return;
                 }
+                c->up.after = (size_t)body < rest;
                 memmove(c->up.b + out_len, c->up.b + req.head_len, (size_t)body);
                 memcpy(c->up.b, out, out_len);
                 c->up.len = out_len + (size_t)body;

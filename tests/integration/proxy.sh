@@ -258,19 +258,23 @@ erun() { in_hosts "$CORDON" run --allow-net "$EA" "$@"; }
 # --direct PORT, to the upstream; the status lines and echoes that came back
 raw='import os, socket, sys, time
 args = sys.argv[1:]
+eof = args[0] == "--eof"
+if eof: args = args[1:]
 if args[0] == "--direct": to, args = ("127.0.0.2", int(args[1])), args[2:]
 else: to = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
 s = socket.create_connection(to, 5); s.settimeout(2)
 for part in args:
     s.sendall(part.encode("latin-1").decode("unicode_escape").encode("latin-1")); time.sleep(0.3)
-got = b""
+got, end = b"", "closed"
 try:
     while True:
         d = s.recv(65536)
         if not d: break
         got += d
-except (socket.timeout, ConnectionResetError): pass
-print(" | ".join(l.decode(errors="replace") for l in got.split(b"\r\n") if l.startswith((b"HTTP/", b"host="))))'
+except socket.timeout: end = "open"
+except ConnectionResetError: pass
+lines = [l.decode(errors="replace").strip() for l in got.split(b"\r\n") if l.startswith((b"HTTP/", b"host="))]
+print(" | ".join(lines + ([end] if eof else [])))'
 send() { erun -- $PY -c "$raw" "$@"; }
 status_of() { send "$@" | cut -d" " -f1-3; }
 send_direct() { as_user $PY -c "$raw" --direct "$PE" "$@"; }
@@ -292,6 +296,8 @@ check_out "control: unsandboxed, an origin-form request goes where its Host says
     send_direct "GET / HTTP/1.1\r\nHost: other-tenant.example\r\n\r\n"
 check_out "an origin-form request (a host only in Host) is refused: 400" "HTTP/1.1 400 Bad Request" \
     send "GET / HTTP/1.1\r\nHost: allowed.test:$PE\r\n\r\n"
+check_contains "... saying how to write it" "names its target in full (GET http://HOST/PATH)" \
+    erun -- curl -sS --request-target / "http://allowed.test:$PE/"
 check_out "Proxy-Authorization, Proxy-Connection, Keep-Alive and the Connection names stay with the proxy" \
     "HTTP/1.1 200 OK | host=allowed.test:$PE path=/ body= headers=host,x-kept,connection" \
     send "GET http://allowed.test:$PE/ HTTP/1.1\r\nProxy-Authorization: Basic c2VjcmV0\r\nProxy-Connection: keep-alive\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\nKeep-Alive: 5\r\nX-Kept: 2\r\n\r\n"
@@ -318,6 +324,10 @@ host=other.test path=http://other.test:$PE/2 body= headers=host"
 send "GET http://allowed.test:$PE/1 HTTP/1.1\r\n\r\n" "GET http://other.test:$PE/2 HTTP/1.1\r\n\r\n" >/dev/null
 log_is "a second request on the same client connection, to another host, does not reach the first one" \
     "host=allowed.test:$PE path=/1 body= headers=host,connection"
+check_out "... nor one pipelined with it; the connection ends after the first answer" \
+    "HTTP/1.1 200 OK | host=allowed.test:$PE path=/1 body= headers=host,connection | closed" \
+    send --eof "GET http://allowed.test:$PE/1 HTTP/1.1\r\n\r\nGET http://other.test:$PE/2 HTTP/1.1\r\n\r\n"
+log_is "... the upstream saw only the first" "host=allowed.test:$PE path=/1 body= headers=host,connection"
 check_out "curl reusing its proxy connection: the second host is checked again (403), the first served" \
     "200 403" erun -- sh -c 'curl -s -o /dev/null -o /dev/null -w "%{http_code}\n" "$@" | xargs' sh \
     "http://allowed.test:$PE/1" "http://other.test:$PE/2"
