@@ -185,7 +185,11 @@ char *buf_steal(buf *b)
 static size_t utf8_len(const unsigned char *s)
 {
         unsigned c = s[0];
-        size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        size_t n = c < 0x80                 ? 1
+                   : c >= 0xc2 && c <= 0xdf ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
         for (size_t i = 1; i < n; i++)
                 if ((s[i] & 0xc0) != 0x80)
                         return 0;

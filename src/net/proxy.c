@@ -898,10 +898,12 @@ static void parse_http(proxy *p, conn *c)
         if (r < 0) {
                 const uint8_t *sp = memchr(c->up.b, ' ', c->up.len);
                 bool origin_form = sp && (size_t)(sp - c->up.b) + 1 < c->up.len && sp[1] == '/';
-                http_error(c, -r, NULL,
-                           -r == 501     ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) for https"
-                           : origin_form ? "cordon: a request to the proxy names its target in full (GET http://HOST/PATH)"
-                                         : "cordon: the proxy could not read this request");
+                const char *why = -r == 501 ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) "
+                                              "for https"
+                                  : origin_form ? "cordon: a request to the proxy names its target in full (GET "
+                                                  "http://HOST/PATH)"
+                                                : "cordon: the proxy could not read this request";
+                http_error(c, -r, NULL, why);
                 return;
         }
         snprintf(c->host, sizeof(c->host), "%s", req.host);

@@ -249,8 +249,8 @@ static int copy_headers(const char *p, const char *end, const head_info *h, char
         else if (h->n_length)
                 snprintf(framing, sizeof(framing), "Content-Length: %llu\r\n", (unsigned long long)h->length);
         static const char CLOSE[] = "Connection: close\r\n\r\n";
-        return put(out, cap, len, framing, strlen(framing)) && put(out, cap, len, CLOSE, sizeof(CLOSE) - 1) ? 0
-                                                                                                             : -431;
+        bool fits = put(out, cap, len, framing, strlen(framing)) && put(out, cap, len, CLOSE, sizeof(CLOSE) - 1);
+        return fits ? 0 : -431;
 }
 
 /* "Host: " the target's authority: the name normalised as the policy
@@ -352,7 +352,10 @@ int http_parse_head(const char *head, size_t len, http_request *req, char *out, 
 
 static int hex_digit(uint8_t c)
 {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
 }
 
 /* One byte of the chunked framing (RFC 9112 7.1): false when invalid. */
