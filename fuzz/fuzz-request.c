@@ -37,7 +37,7 @@ static void check_policy(const char *host_in, uint16_t port)
 static void fuzz_http(const uint8_t *data, size_t size)
 {
         http_request req;
-        char out[HTTP_HEAD_MAX + 256];
+        char out[HTTP_OUT_MAX];
         size_t out_len = 0;
         int r = http_parse_head((const char *)data, size, &req, out, sizeof(out), &out_len);
         if (r <= 0)
@@ -48,6 +48,9 @@ static void fuzz_http(const uint8_t *data, size_t size)
         if (!req.connect) {
                 FUZZ_ASSERT(out_len <= sizeof(out));
                 FUZZ_ASSERT(out_len >= 4 && memcmp(out + out_len - 4, "\r\n\r\n", 4) == 0);
+                long body = http_body_scan(&req.body, data + req.head_len, size - req.head_len);
+                FUZZ_ASSERT(body <= (long)(size - req.head_len));
+                FUZZ_ASSERT(body < 0 || (size_t)body == size - req.head_len || req.body.state == BODY_DONE);
         }
         check_policy(req.host, req.port);
 }

@@ -168,7 +168,10 @@ void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, con
 {
         if (!fn)
                 return;
-        _cleanup_free_ char *m = xvasprintf(fmt, ap);
+        _cleanup_free_ char *raw = xvasprintf(fmt, ap);
+        /* messages name paths and hosts the sandbox chose: only the plan
+         * log (INFO) keeps its lines */
+        _cleanup_free_ char *m = raw ? str_escape(raw, level == CORDON_LOG_INFO) : NULL;
         if (m)
                 fn(level, m, userdata);
 }

@@ -12,11 +12,23 @@ static int exit_status_for(int errnum)
         return 125;
 }
 
+/* |m|, or its escaped copy: a message names paths and hosts the sandbox
+ * chose, and it is printed on the operator's terminal. Takes |m|. */
+static char *terminal_safe(char *m)
+{
+        if (!m || !str_needs_escape(m, false))
+                return m;
+        char *e = str_escape(m, false);
+        free(m);
+        return e;
+}
+
 static int error_store(cordon_error **ret, int errnum, const char *file, int line, int column,
                        const char *key, char *message)
 {
         if (errnum <= 0)
                 errnum = EINVAL;
+        message = terminal_safe(message);
         if (!ret) {
                 free(message);
                 return -errnum;
@@ -75,7 +87,7 @@ void error_prefix(cordon_error *e, const char *fmt, ...)
         va_start(ap, fmt);
         _cleanup_free_ char *p = xvasprintf(fmt, ap);
         va_end(ap);
-        char *m = p ? xasprintf("%s: %s", p, e->message) : NULL;
+        char *m = p ? terminal_safe(xasprintf("%s: %s", p, e->message)) : NULL;
         if (m) {
                 free(e->message);
                 e->message = m;

@@ -261,7 +261,10 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 text_seatbelt(&b, p);
         if (p->backend == BACKEND_WINDOWS)
                 text_windows(&b, p);
-        return buf_steal(&b);
+        /* paths, argv and env are the caller's and the workspace's: escaped
+         * for the terminal, the text's own lines kept */
+        _cleanup_free_ char *text = buf_steal(&b);
+        return text ? str_escape(text, true) : NULL;
 }
 
 static json_t *json_str_or_null(const char *s) { return s ? json_text(s) : json_null(); }

@@ -181,6 +181,70 @@ char *buf_steal(buf *b)
         return s;
 }
 
+/* The length of the valid UTF-8 sequence at |s| (1..4), 0 when invalid
+ * (overlong forms, surrogates, beyond U+10FFFF, truncated). */
+static size_t utf8_len(const unsigned char *s)
+{
+        unsigned c = s[0];
+        size_t n = c < 0x80                 ? 1
+                   : c >= 0xc2 && c <= 0xdf ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
+        for (size_t i = 1; i < n; i++)
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+        if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) ||
+            (c == 0xf4 && s[1] >= 0x90))
+                return 0;
+        return n;
+}
+
+/* Is the sequence of |n| bytes at |s| a control a terminal acts on, or
+ * one that reorders what is shown (U+202A..U+202E, U+2066..U+2069)? */
+static bool is_control(const unsigned char *s, size_t n, bool keep_newlines)
+{
+        if (n == 1)
+                return (s[0] < 0x20 && !(keep_newlines && s[0] == '\n')) || s[0] == 0x7f;
+        if (n == 2)
+                return s[0] == 0xc2 && s[1] < 0xa0; /* C1: U+0080..U+009F */
+        return n == 3 && s[0] == 0xe2 &&
+               ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) || (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9));
+}
+
+/* Copy |s| into |b| (when given), escaping; true when anything needed it. */
+static bool escape_scan(const char *s, bool keep_newlines, buf *b)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        bool any = false;
+        for (size_t i = 0; u[i];) {
+                size_t n = utf8_len(u + i);
+                if (n > 0 && !is_control(u + i, n, keep_newlines)) {
+                        if (b)
+                                buf_put(b, s + i, n);
+                        i += n;
+                        continue;
+                }
+                any = true;
+                for (size_t k = 0; k < (n ? n : 1); k++)
+                        if (b)
+                                buf_printf(b, "\\x%02x", u[i + k]);
+                i += n ? n : 1;
+        }
+        return any;
+}
+
+void buf_put_escaped(buf *b, const char *s, bool keep_newlines) { (void)escape_scan(s ? s : "", keep_newlines, b); }
+
+bool str_needs_escape(const char *s, bool keep_newlines) { return escape_scan(s ? s : "", keep_newlines, NULL); }
+
+char *str_escape(const char *s, bool keep_newlines)
+{
+        buf b = {0};
+        buf_put_escaped(&b, s, keep_newlines);
+        return buf_steal(&b);
+}
+
 /* The drive of a Windows path ("C:" before a separator): its length, 0
  * elsewhere. The one place that knows the platform's path syntax. */
 static size_t path_drive_len(const char *p)

@@ -121,6 +121,17 @@ void buf_put(buf *b, const char *s, size_t n) HIDDEN;
 /* Returns the string (caller frees) or NULL after an allocation failure. */
 char *buf_steal(buf *b) HIDDEN;
 
+/* Text the sandbox chose (host names, paths), made safe for a terminal:
+ * C0 controls (but '\n' when |keep_newlines|), DEL, C1 controls (raw and
+ * as UTF-8), the bidirectional overrides and isolates, and every byte of
+ * invalid UTF-8 become "\xNN"; the rest is copied. A backslash is kept, so
+ * escaping twice changes nothing. */
+void buf_put_escaped(buf *b, const char *s, bool keep_newlines) HIDDEN;
+/* The same into a new string (caller frees), or NULL on ENOMEM. */
+char *str_escape(const char *s, bool keep_newlines) HIDDEN;
+/* Does |s| need it? */
+bool str_needs_escape(const char *s, bool keep_newlines) HIDDEN;
+
 /* Paths. All take and return absolute paths without trailing slashes. */
 /* Normalise an absolute path: collapse "//" and "/./", drop a trailing "/".
  * Fails (-EINVAL) on a relative path and, unless |allow_dotdot|, on a ".."

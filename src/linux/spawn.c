@@ -924,8 +924,10 @@ static void log_plan(const cordon_plan *p, const launch_storage *s)
         strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
         buf b = {0};
         buf_printf(&b, "--- %s cordon run --", stamp);
-        for (size_t i = 0; p->argv && p->argv[i]; i++)
-                buf_printf(&b, " %s", p->argv[i]);
+        for (size_t i = 0; p->argv && p->argv[i]; i++) { /* read later with cat, less */
+                buf_put(&b, " ", 1);
+                buf_put_escaped(&b, p->argv[i], false);
+        }
         buf_printf(&b, "\n%s", text);
         _cleanup_free_ char *all = buf_steal(&b);
         if (all)

@@ -588,9 +588,12 @@ static void report_refusal(call_supervisor *s, const char *what, const target *t
                 return;
         s->refused[s->n_refused++] = strdup(key);
         bool connect = strncmp(what, "connect", 7) == 0;
-        _cleanup_free_ char *m = xasprintf("refused %s: outside the writable paths%s (to allow it, expose the path%s)",
-                                           key, connect ? " and the exposed ones" : "",
-                                           connect ? ": --expose" : " read-write: --expose-rw");
+        _cleanup_free_ char *shown = str_escape(key, false); /* a path the command chose */
+        _cleanup_free_ char *m = shown ? xasprintf("refused %s: outside the writable paths%s (to allow it, expose "
+                                                   "the path%s)",
+                                                   shown, connect ? " and the exposed ones" : "",
+                                                   connect ? ": --expose" : " read-write: --expose-rw")
+                                       : NULL;
         if (m)
                 s->opt.log_fn(CORDON_LOG_DENIED, m, s->opt.log_userdata);
 }

@@ -94,6 +94,8 @@ typedef struct flow {
         size_t piped;    /* bytes in the pipe */
         bool eof;        /* the source sent EOF */
         bool shut;       /* the destination was shut down for writing */
+        http_body *frame; /* a forwarded request's: where its body ends (copied, never spliced), or NULL */
+        bool after;       /* the client sent more after that body */
 } flow;
 
 typedef struct conn {
@@ -102,6 +104,7 @@ typedef struct conn {
         conn_state st;
         conn_proto proto;
         flow up, down; /* client -> upstream, upstream -> client */
+        http_body body; /* P_HTTP: the request's body */
         double deadline;
         char host[NET_HOST_MAX + 3];
         uint16_t port;
@@ -432,6 +435,18 @@ static void host_port(const char *host, unsigned port, char *out, size_t n)
         snprintf(out, n, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
 }
 
+/* May a denial of |host| (|hp|: with its port) suggest "--allow-net
+ * |hp|"? Only when it is a valid name or IP literal, as the policy
+ * checked it, and an entry as it is written. */
+static bool suggestable(const char *host, const char *hp)
+{
+        char name[NET_HOST_MAX + 3];
+        snprintf(name, sizeof(name), "%s", host);
+        net_entry e;
+        const char *why = NULL;
+        return net_host_normalize(name) && streq(name, host) && net_entry_parse(hp, &e, &why) == 0;
+}
+
 /* Record (host, port) once and tell the log. */
 static void note_denial(proxy *p, const char *host, unsigned port, const char *reason)
 {
@@ -456,7 +471,14 @@ static void note_denial(proxy *p, const char *host, unsigned port, const char *r
                 return;
         char hp[NET_HOST_MAX + 16];
         host_port(host, port, hp, sizeof(hp));
-        _cleanup_free_ char *m = xasprintf("network: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        /* the name is the command's choice: escaped for the terminal, and
+         * offered as an entry only when it is one */
+        bool entry = suggestable(host, hp);
+        _cleanup_free_ char *shown = str_escape(hp, false);
+        _cleanup_free_ char *m = !shown ? NULL
+                                 : entry ? xasprintf("network: denied %s: %s (allow it with --allow-net %s)", shown,
+                                                     reason, shown)
+                                         : xasprintf("network: denied %s: %s", shown, reason);
         if (m)
                 p->log_fn(CORDON_LOG_DENIED, m, p->log_userdata);
 }
@@ -620,7 +642,10 @@ static void deny(proxy *p, conn *c, const char *reason)
         }
         char hp[NET_HOST_MAX + 16], body[1024];
         host_port(c->host, c->port, hp, sizeof(hp));
-        snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        if (suggestable(c->host, hp))
+                snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        else
+                snprintf(body, sizeof(body), "cordon: denied %s: %s", hp, reason);
         http_error(c, 403, reason, body);
 }
 
@@ -776,10 +801,13 @@ static void start_request(proxy *p, conn *c)
 {
         char why[REASON_MAX];
         bool is_ip = false;
-        if (!net_host_normalize(c->host)) {
+        char name[sizeof(c->host)];
+        snprintf(name, sizeof(name), "%s", c->host);
+        if (!net_host_normalize(name)) { /* named as the client wrote it */
                 deny(p, c, "not a valid host name or IP address");
                 return;
         }
+        snprintf(c->host, sizeof(c->host), "%s", name);
         const char *r = net_policy_check_host(&p->policy, c->host, c->port, &is_ip, why, sizeof(why));
         if (r) {
                 deny(p, c, r);
@@ -862,16 +890,21 @@ static void parse_socks(proxy *p, conn *c)
 static void parse_http(proxy *p, conn *c)
 {
         http_request req;
-        char out[HTTP_HEAD_MAX + 256];
+        char out[HTTP_OUT_MAX];
         size_t out_len = 0;
         int r = http_parse_head((const char *)c->up.b, c->up.len, &req, out, sizeof(out), &out_len);
         if (r == 0)
                 return;
         c->proto = r > 0 && req.connect ? P_CONNECT : P_HTTP;
         if (r < 0) {
-                http_error(c, -r, NULL,
-                           -r == 501 ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) for https"
-                                     : "cordon: the proxy could not read this request");
+                const uint8_t *sp = memchr(c->up.b, ' ', c->up.len);
+                bool origin_form = sp && (size_t)(sp - c->up.b) + 1 < c->up.len && sp[1] == '/';
+                const char *why = -r == 501 ? "cordon: only http:// URIs are forwarded; use CONNECT (HTTPS_PROXY) "
+                                              "for https"
+                                  : origin_form ? "cordon: a request to the proxy names its target in full (GET "
+                                                  "http://HOST/PATH)"
+                                                : "cordon: the proxy could not read this request";
+                http_error(c, -r, NULL, why);
                 return;
         }
         snprintf(c->host, sizeof(c->host), "%s", req.host);
@@ -879,10 +912,18 @@ static void parse_http(proxy *p, conn *c)
         size_t rest = c->up.len - req.head_len;
         if (c->proto == P_CONNECT) {
                 consume_up(c, req.head_len);
-        } else { /* the head in origin form, then whatever followed it */
-                memmove(c->up.b + out_len, c->up.b + req.head_len, rest);
+        } else { /* the head in origin form, then what followed it of the body */
+                c->body = req.body;
+                c->up.frame = &c->body;
+                long body = http_body_scan(&c->body, c->up.b + req.head_len, rest);
+                if (body < 0) {
+                        http_error(c, 400, NULL, "cordon: the proxy could not read this request's chunked body");
+                        return;
+                }
+                c->up.after = (size_t)body < rest;
+                memmove(c->up.b + out_len, c->up.b + req.head_len, (size_t)body);
                 memcpy(c->up.b, out, out_len);
-                c->up.len = out_len + rest;
+                c->up.len = out_len + (size_t)body;
         }
         start_request(p, c);
 }
@@ -944,7 +985,7 @@ static bool drain(int fd, flow *f, bool *moved)
 /* A pipe for |f|, while descriptors are left for one (else the buffer). */
 static void flow_open_pipe(proxy *p, flow *f)
 {
-        if (2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
+        if (f->frame || 2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
                 f->pipe[0] = f->pipe[1] = -1;
                 return;
         }
@@ -952,6 +993,24 @@ static void flow_open_pipe(proxy *p, flow *f)
 }
 
 static bool splice_ok(ssize_t n) { return n >= 0 || errno == EAGAIN || errno == EINTR; }
+
+/* Keep of the bytes fill() just added to |f| (beyond |had| pending ones)
+ * only those of the request's body: what the client sends after it (a
+ * second request, smuggled or pipelined) is dropped, never forwarded to
+ * this upstream; the client asks again on a new connection, checked
+ * again. False when the framing is invalid. */
+static bool frame_new(flow *f, size_t had)
+{
+        size_t got = f->len - f->off - had;
+        long body = http_body_scan(f->frame, f->b + f->len - got, got);
+        if (body < 0)
+                return false;
+        f->after |= (size_t)body < got;
+        f->len -= got - (size_t)body;
+        if (f->off == f->len)
+                f->off = f->len = 0;
+        return true;
+}
 
 /* Move what |from| sends to |to| until one of them would block (or
  * PUMP_MAX moved): first what the buffer holds, then through the pipe (or
@@ -981,7 +1040,8 @@ static bool pump(int from, int to, flow *f, bool *moved)
                 if (f->eof || from < 0)
                         continue;
                 if (f->pipe[0] < 0) {
-                        if (!fill(from, f, BUF_CAP, &progress))
+                        size_t had = f->len - f->off; /* kept by fill's compaction */
+                        if (!fill(from, f, BUF_CAP, &progress) || (f->frame && !frame_new(f, had)))
                                 return false;
                         continue;
                 }
@@ -1043,6 +1103,15 @@ static bool update(proxy *p, conn *c)
         } else if (head) {
                 ce = EV_IN | (c->down.len > c->down.off ? EV_OUT : 0);
         } else if (c->st == ST_TUNNEL) {
+                /* a client that goes on after its request (it reuses the
+                 * connection, the upstream having ignored "Connection:
+                 * close"): the upstream is told that nothing more comes, so
+                 * that it closes once it answered; the client then asks
+                 * again on a new connection */
+                if (c->up.after && flow_pending(&c->up) == 0 && !c->up.shut) {
+                        shutdown(c->uw.fd, SHUT_WR);
+                        c->up.shut = true;
+                }
                 if (c->up.eof && flow_pending(&c->up) == 0 && !c->up.shut) {
                         shutdown(c->uw.fd, SHUT_WR);
                         c->up.shut = true;
@@ -1052,6 +1121,9 @@ static bool update(proxy *p, conn *c)
                         c->down.shut = true;
                 }
                 if (c->down.shut && c->up.shut)
+                        return false;
+                /* a forwarded request answered: nothing more comes of it */
+                if (c->down.shut && c->up.frame && c->up.frame->state == BODY_DONE && flow_pending(&c->up) == 0)
                         return false;
                 /* a side done both ways is closed (the other still drains) */
                 if (c->up.eof && c->down.shut)

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -92,41 +93,183 @@ static bool put(char *out, size_t cap, size_t *len, const char *s, size_t n)
         return true;
 }
 
-/* Headers a proxy consumes or that would keep the upstream connection
- * open (each forwarded request gets its own connection). */
-static bool hop_header(const char *line, size_t n)
+/* One header line: its name, and its value without the optional
+ * whitespace around it. */
+typedef struct field {
+        const char *name, *value;
+        size_t name_n, value_n;
+} field;
+
+static bool field_is(const field *f, const char *name)
+{
+        return f->name_n == strlen(name) && strncasecmp(f->name, name, f->name_n) == 0;
+}
+
+/* A value may hold SP, HTAB, VCHAR and obs-text: no NUL, no CR (a bare CR
+ * ends a line for some servers), no other control (RFC 9112 2.2, 5.5). */
+static int field_parse(const char *p, size_t n, field *f)
+{
+        const char *colon = memchr(p, ':', n);
+        /* obs-fold and nameless lines are rejected (RFC 9112 5.2), and so is
+         * whitespace before the colon (5.1) */
+        if (!colon || colon == p)
+                return -400;
+        for (const char *c = p; c < colon; c++)
+                if (!is_tchar(*c))
+                        return -400;
+        const char *v = colon + 1, *end = p + n;
+        for (const char *c = v; c < end; c++)
+                if (((unsigned char)*c < ' ' && *c != '\t') || *c == 0x7f)
+                        return -400;
+        while (v < end && (*v == ' ' || *v == '\t'))
+                v++;
+        while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+                end--;
+        *f = (field){p, v, (size_t)(colon - p), (size_t)(end - v)};
+        return 0;
+}
+
+/* Headers for this hop only (RFC 9110 7.6.1), or restated by the proxy. */
+static bool hop_header(const field *f)
 {
         static const char *const DROP[] = {"connection", "proxy-connection", "keep-alive", "proxy-authorization",
-                                           "proxy-authenticate", "upgrade"};
-        for (size_t i = 0; i < ARRAY_SIZE(DROP); i++) {
-                size_t k = strlen(DROP[i]);
-                if (n > k && line[k] == ':' && strncasecmp(line, DROP[i], k) == 0)
+                                           "proxy-authenticate", "upgrade", "te", "host", "content-length",
+                                           "transfer-encoding"};
+        for (size_t i = 0; i < ARRAY_SIZE(DROP); i++)
+                if (field_is(f, DROP[i]))
                         return true;
-        }
         return false;
 }
 
-/* The header lines from |p| to |end| (the blank line excluded). */
-static int copy_headers(const char *p, const char *end, char *out, size_t cap, size_t *len)
+#define CONNECTION_NAMES_MAX 16
+
+/* What the head says of the connection and the body. */
+typedef struct head_info {
+        field named[CONNECTION_NAMES_MAX]; /* the names the Connection header lists */
+        size_t n_named;
+        int n_length, n_coding;
+        uint64_t length;
+        bool chunked;
+} head_info;
+
+/* The comma-separated tokens of a Connection header. */
+static int connection_names(const field *f, head_info *h)
+{
+        const char *p = f->value, *end = f->value + f->value_n;
+        while (p < end) {
+                const char *comma = memchr(p, ',', (size_t)(end - p));
+                const char *e = comma ? comma : end, *s = p;
+                while (s < e && (*s == ' ' || *s == '\t'))
+                        s++;
+                const char *t = e;
+                while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
+                        t--;
+                for (const char *c = s; c < t; c++)
+                        if (!is_tchar(*c))
+                                return -400;
+                if (t > s) {
+                        if (h->n_named == CONNECTION_NAMES_MAX)
+                                return -431;
+                        h->named[h->n_named++] = (field){.name = s, .name_n = (size_t)(t - s)};
+                }
+                p = comma ? comma + 1 : end;
+        }
+        return 0;
+}
+
+/* Content-Length: 1*DIGIT, at most 18 of them; once. */
+static int content_length(const field *f, head_info *h)
+{
+        if (h->n_length++ || f->value_n == 0 || f->value_n > 18)
+                return -400;
+        uint64_t v = 0;
+        for (size_t i = 0; i < f->value_n; i++) {
+                if (!isdigit((unsigned char)f->value[i]))
+                        return -400;
+                v = v * 10 + (uint64_t)(f->value[i] - '0');
+        }
+        h->length = v;
+        return 0;
+}
+
+/* The first pass: every line valid; the framing and the Connection names. */
+static int scan_headers(const char *p, const char *end, bool http10, head_info *h)
 {
         while (p < end) {
                 const char *next;
                 size_t n = line_at(p, end, &next);
                 if (n == 0)
                         break;
-                const char *colon = memchr(p, ':', n);
-                /* obs-fold and nameless lines are rejected (RFC 9112 5.2) */
-                if (!colon || colon == p || !is_tchar(p[0]) || memchr(p, '\0', n))
+                field f;
+                int r = field_parse(p, n, &f);
+                if (r == 0 && field_is(&f, "connection"))
+                        r = connection_names(&f, h);
+                else if (r == 0 && field_is(&f, "content-length"))
+                        r = content_length(&f, h);
+                else if (r == 0 && field_is(&f, "transfer-encoding")) {
+                        /* only "chunked", once; never in HTTP/1.0 (RFC 9112 6.1) */
+                        h->chunked = f.value_n == 7 && strncasecmp(f.value, "chunked", 7) == 0;
+                        r = h->n_coding++ || !h->chunked || http10 ? -400 : 0;
+                }
+                if (r < 0)
+                        return r;
+                p = next;
+        }
+        /* both: a request smuggling attempt (RFC 9112 6.3, 11.2) */
+        return h->n_length && h->n_coding ? -400 : 0;
+}
+
+static bool named_by_connection(const head_info *h, const field *f)
+{
+        for (size_t i = 0; i < h->n_named; i++)
+                if (f->name_n == h->named[i].name_n && strncasecmp(f->name, h->named[i].name, f->name_n) == 0)
+                        return true;
+        return false;
+}
+
+/* The second pass: the lines to forward, then the framing restated. */
+static int copy_headers(const char *p, const char *end, const head_info *h, char *out, size_t cap, size_t *len)
+{
+        while (p < end) {
+                const char *next;
+                size_t n = line_at(p, end, &next);
+                if (n == 0)
+                        break;
+                field f;
+                if (field_parse(p, n, &f) < 0)
                         return -400;
-                for (const char *c = p; c < colon; c++)
-                        if (!is_tchar(*c))
-                                return -400;
-                if (!hop_header(p, n) && (!put(out, cap, len, p, n) || !put(out, cap, len, "\r\n", 2)))
+                if (!hop_header(&f) && !named_by_connection(h, &f) &&
+                    (!put(out, cap, len, p, n) || !put(out, cap, len, "\r\n", 2)))
                         return -431;
                 p = next;
         }
+        char framing[48] = "";
+        if (h->chunked)
+                snprintf(framing, sizeof(framing), "Transfer-Encoding: chunked\r\n");
+        else if (h->n_length)
+                snprintf(framing, sizeof(framing), "Content-Length: %llu\r\n", (unsigned long long)h->length);
         static const char CLOSE[] = "Connection: close\r\n\r\n";
-        return put(out, cap, len, CLOSE, sizeof(CLOSE) - 1) ? 0 : -431;
+        bool fits = put(out, cap, len, framing, strlen(framing)) && put(out, cap, len, CLOSE, sizeof(CLOSE) - 1);
+        return fits ? 0 : -431;
+}
+
+/* "Host: " the target's authority: the name normalised as the policy
+ * checks it (an invalid one is denied before anything is sent), the port
+ * unless it is 80. */
+static bool put_host(const http_request *req, char *out, size_t cap, size_t *len)
+{
+        char name[NET_HOST_MAX + 3], line[NET_HOST_MAX + 32];
+        snprintf(name, sizeof(name), "%s", req->host);
+        net_addr a;
+        if (!net_host_normalize(name))
+                snprintf(name, sizeof(name), "%s", req->host);
+        else if (net_addr_parse(name, &a))
+                net_addr_format(&a, name);
+        bool v6 = strchr(name, ':') != NULL;
+        int n = snprintf(line, sizeof(line), "Host: %s%s%s", v6 ? "[" : "", name, v6 ? "]" : "");
+        if (req->port != 80)
+                n += snprintf(line + n, sizeof(line) - (size_t)n, ":%u", req->port);
+        return put(out, cap, len, line, (size_t)n) && put(out, cap, len, "\r\n", 2);
 }
 
 /* "http://authority/path" -> host, port, and the origin-form path. */
@@ -183,14 +326,107 @@ int http_parse_head(const char *head, size_t len, http_request *req, char *out, 
         int r = parse_uri(target, tn, req, &path, &path_n);
         if (r < 0)
                 return r;
+        head_info h = {0};
+        r = scan_headers(next, end, version[7] == '0', &h);
+        if (r < 0)
+                return r;
         *out_len = 0;
         if (!put(out, out_cap, out_len, head, (size_t)(target - head)) ||
             (path_n == 0 || path[0] != '/' ? !put(out, out_cap, out_len, "/", 1) : false) ||
             !put(out, out_cap, out_len, path, path_n) || !put(out, out_cap, out_len, " ", 1) ||
             !put(out, out_cap, out_len, version, vn) || !put(out, out_cap, out_len, "\r\n", 2))
                 return -414;
-        r = copy_headers(next, end, out, out_cap, out_len);
-        return r < 0 ? r : 1;
+        if (!put_host(req, out, out_cap, out_len))
+                return -431;
+        r = copy_headers(next, end, &h, out, out_cap, out_len);
+        if (r < 0)
+                return r;
+        /* no Content-Length nor Transfer-Encoding: no body (RFC 9112 6.3) */
+        req->body = h.chunked ? (http_body){.state = BODY_CHUNK_SIZE}
+                    : h.length ? (http_body){.state = BODY_LENGTH, .left = h.length}
+                               : (http_body){.state = BODY_DONE};
+        return 1;
+}
+
+#define TRAILERS_MAX 16384
+
+static int hex_digit(uint8_t c)
+{
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
+}
+
+/* One byte of the chunked framing (RFC 9112 7.1): false when invalid. */
+static bool chunk_byte(http_body *b, uint8_t c)
+{
+        bool ctl = (c < ' ' && c != '\t') || c == 0x7f;
+        switch (b->state) {
+        case BODY_CHUNK_SIZE:
+                if (hex_digit(c) >= 0 && b->digits < 15) {
+                        b->left = b->left * 16 + (uint64_t)hex_digit(c);
+                        b->digits++;
+                        return true;
+                }
+                if (b->digits == 0 || (c != ';' && c != '\r'))
+                        return false;
+                b->state = c == ';' ? BODY_CHUNK_EXT : BODY_CHUNK_SIZE_LF;
+                return true;
+        case BODY_CHUNK_EXT:
+                if (c == '\r')
+                        b->state = BODY_CHUNK_SIZE_LF;
+                return c == '\r' || !ctl;
+        case BODY_CHUNK_SIZE_LF:
+                b->state = b->left ? BODY_CHUNK_DATA : BODY_TRAILER;
+                b->line = 0;
+                return c == '\n';
+        case BODY_CHUNK_DATA_CR:
+                b->state = BODY_CHUNK_DATA_LF;
+                return c == '\r';
+        case BODY_CHUNK_DATA_LF:
+                *b = (http_body){.state = BODY_CHUNK_SIZE, .trailers = b->trailers};
+                return c == '\n';
+        case BODY_TRAILER:
+                if (c == '\r') {
+                        b->state = b->line ? BODY_TRAILER_LF : BODY_FINAL_LF;
+                        return true;
+                }
+                /* no obs-fold, no control; bounded */
+                if (ctl || (b->line == 0 && (c == ' ' || c == '\t')) || ++b->trailers > TRAILERS_MAX)
+                        return false;
+                b->line++;
+                return true;
+        case BODY_TRAILER_LF:
+                b->state = BODY_TRAILER;
+                b->line = 0;
+                return c == '\n';
+        case BODY_FINAL_LF:
+                b->state = BODY_DONE;
+                return c == '\n';
+        case BODY_DONE:
+        case BODY_LENGTH:
+        case BODY_CHUNK_DATA:
+        default: return false;
+        }
+}
+
+long http_body_scan(http_body *b, const uint8_t *p, size_t n)
+{
+        size_t i = 0;
+        while (i < n && b->state != BODY_DONE) {
+                if (b->state == BODY_LENGTH || b->state == BODY_CHUNK_DATA) {
+                        size_t k = b->left < n - i ? (size_t)b->left : n - i;
+                        i += k;
+                        b->left -= k;
+                        if (b->left == 0)
+                                b->state = b->state == BODY_LENGTH ? BODY_DONE : BODY_CHUNK_DATA_CR;
+                        continue;
+                }
+                if (!chunk_byte(b, p[i++]))
+                        return -1;
+        }
+        return (long)i;
 }
 
 int socks_parse_greeting(const uint8_t *b, size_t n, bool *no_auth)

@@ -9,24 +9,61 @@
 
 #include "net/allowlist.h"
 
-/* The longest request head read before it must be complete. */
+/* The longest request head read before it must be complete, and the
+ * most the head sent upstream may grow to (a Host line, the framing). */
 #define HTTP_HEAD_MAX 16384
+#define HTTP_OUT_MAX (HTTP_HEAD_MAX + 512)
+
+/* Where a forwarded request's body ends: the framing its head declared
+ * (RFC 9112 6.3), followed byte by byte as it passes. */
+typedef enum body_state {
+        BODY_DONE,       /* complete (or none): what follows is not forwarded */
+        BODY_LENGTH,     /* |left| bytes of a Content-Length body */
+        BODY_CHUNK_SIZE, /* chunked: the hex size */
+        BODY_CHUNK_EXT,  /* ";ext" up to the CR */
+        BODY_CHUNK_SIZE_LF,
+        BODY_CHUNK_DATA, /* |left| bytes of a chunk */
+        BODY_CHUNK_DATA_CR,
+        BODY_CHUNK_DATA_LF,
+        BODY_TRAILER,    /* a trailer line, or the blank line that ends them */
+        BODY_TRAILER_LF,
+        BODY_FINAL_LF,
+} body_state;
+
+typedef struct http_body {
+        body_state state;
+        uint64_t left; /* BODY_LENGTH, BODY_CHUNK_DATA; the chunk size while reading it */
+        unsigned digits;
+        size_t line, trailers; /* bytes of the trailer line and of all trailers */
+} http_body;
 
 typedef struct http_request {
         bool connect;                /* CONNECT host:port, else forwarding */
         char host[NET_HOST_MAX + 3]; /* as written (IPv6 in brackets), not normalised */
         uint16_t port;
         size_t head_len;             /* bytes of the client's head, blank line included */
+        http_body body;              /* forwarding: the body's framing */
 } http_request;
 
 /* Parse the head at the start of |buf|. Returns 1 when complete (|req|
- * filled; for forwarding, the head to send upstream, in origin form with
- * "Connection: close" and without proxy headers, in |out| of |out_cap|
- * bytes, its length in |*out_len|), 0 when more bytes are needed, or a
- * negative HTTP status (-400, -405 method, -414 too long, -431 headers too
- * large, -501 a scheme other than http). */
+ * filled; for forwarding, the head to send upstream in |out| of |out_cap|
+ * bytes, its length in |*out_len|: in origin form, with a Host line made of
+ * the target's authority in place of the client's (RFC 9112 3.2.2), the
+ * body's framing restated, "Connection: close", and without hop-by-hop
+ * headers nor those the Connection header names), 0 when more bytes are
+ * needed, or a negative HTTP status (-400 a malformed or ambiguous head:
+ * origin form, a bare CR or a control in a field, obs-fold, Content-Length
+ * and Transfer-Encoding both or either twice, a coding other than chunked;
+ * -414 too long, -431 headers too large, -501 a scheme other than http). */
 int http_parse_head(const char *head, size_t len, http_request *req, char *out, size_t out_cap,
                     size_t *out_len) HIDDEN;
+
+/* Follow |n| bytes of a body. Returns how many of them belong to it (all,
+ * or fewer when it ends among them: |b|->state is then BODY_DONE), or -1
+ * when the chunked framing is not exactly RFC 9112's (bare CR or LF, a
+ * size of more than 15 hex digits, a control in an extension or trailer):
+ * the bytes pass unchanged, so the upstream must read them the same way. */
+long http_body_scan(http_body *b, const uint8_t *p, size_t n) HIDDEN;
 
 #define SOCKS_VERSION 5
 #define SOCKS_REP_OK 0x00

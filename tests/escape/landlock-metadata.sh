@@ -158,6 +158,16 @@ check_out "landlock: a refusal is reported once on stderr, naming the call and t
     "1 cordon: refused chmod $OUT/f: outside the writable paths (to allow it, expose the path read-write: --expose-rw)" \
     refusals $LLR -- sh -c "'$PROBE' meta chmod '$OUT/f'; '$PROBE' meta chmod '$OUT/f'"
 check_out "landlock: ... and not with --quiet" "" refusals $LLR --quiet -- "$PROBE" meta chmod "$OUT/f"
+# a path is any bytes but NUL and /: the report escapes what a terminal
+# would act on (an OSC title, CSI); the control: the raw name is on disk
+esc_name=$(printf 'f\033]0;pwned\007\033[2J')
+as_user touch "$OUT/$esc_name"
+check_out "control: the file's name holds raw ESC bytes" "1" sh -c 'ls "$1" | grep -c "$(printf "\033")"' sh "$OUT"
+check_out "landlock: a refused path is reported escaped" \
+    "1 cordon: refused chmod $OUT/f\\x1b]0;pwned\\x07\\x1b[2J: outside the writable paths (to allow it, expose the path read-write: --expose-rw)" \
+    refusals $LLR -- "$PROBE" meta chmod "$OUT/$esc_name"
+esc_err() { cordon $LLR -- "$PROBE" meta chmod "$OUT/$esc_name" 2>&1 >/dev/null | grep -c "$(printf '\033')"; }
+check_out "landlock: ... no raw ESC byte on stderr" "0" esc_err
 check_contains "cordon plan --backend landlock says what is supervised" \
     "supervised: mode, owner, times, xattrs only beneath the rw rules; connect: unix sockets beneath them or explicit exposures; listen: unix sockets with a path" \
     cordon plan --backend landlock -- true

@@ -74,7 +74,43 @@ held = []
 while True:
     held.append(hold.accept()[0])' "$PH" "$PB" &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
-for _ in $(seq 50); do curl -s -o /dev/null "http://$UP:$P/hello.txt" && break; sleep 0.1; done
+# an upstream that answers with the Host header(s) it received, the
+# header names, the path and the body, and logs each request to
+# $T/echo.log; like some servers it keeps every connection open, whatever
+# the Connection header says, and reads the next request on it (PE)
+PE=$(free_port)
+$PY - "$PE" "$T/echo.log" <<'PY' &
+import http.server, sys
+class Echo(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def parse_request(self):
+        r = super().parse_request()
+        self.close_connection = False
+        return r
+    def answer(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n).decode(errors="replace") if n else ""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""): pass
+                    break
+                body += self.rfile.read(size).decode(errors="replace"); self.rfile.readline()
+        hosts = ",".join(self.headers.get_all("Host") or [])
+        names = ",".join(k.lower() for k in self.headers.keys())
+        text = "host=%s path=%s body=%s headers=%s\n" % (hosts, self.path, body, names)
+        with open(sys.argv[2], "a") as log: log.write(text)
+        data = text.encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(data))); self.end_headers()
+        self.wfile.write(data)
+    do_GET = do_POST = answer
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("127.0.0.2", int(sys.argv[1])), Echo).serve_forever()
+PY
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+for _ in $(seq 50); do curl -s -o /dev/null "http://$UP:$P/hello.txt" && curl -s -o /dev/null "http://$UP:$PE/" && break; sleep 0.1; done
+: >"$T/echo.log"
 P2=$((P == 65535 ? P - 1 : P + 1))
 
 cat >"$T/hosts" <<HOSTS
@@ -203,6 +239,166 @@ run --stats "$W/stats.json" -- curl -s -o /dev/null "http://other.test:$P/" 2>/d
 check_contains "--stats lists network_denied" "\"network_denied\": [{\"host\": \"other.test\", \"port\": $P, \"reason\": \"not in the allowlist\"}]" cat "$W/stats.json"
 check_contains "--stats without denials: an empty list" '"network_denied": []' \
     cordon run --stats-fd 1 -- true
+
+# -- what the upstream reads is what the proxy checked. The ways a client
+# could make an allowed server read another request than the checked one:
+# its own Host header (another tenant, several, another port, an
+# origin-form request naming a host only there), hop-by-hop headers
+# (Proxy-Authorization, Proxy-Connection, those Connection names), a second
+# request after the body (Content-Length or chunked), pipelined or
+# smuggled, or on a kept-alive connection to another host, and ambiguous
+# framing (Content-Length with Transfer-Encoding, either twice, another
+# coding, obs-fold, bare CR, NUL, controls, absurd lengths): each is
+# rewritten as RFC 9112 says, or refused with 400. A CONNECT or SOCKS
+# tunnel is opaque (TLS and its SNI pass untouched): the tunnel's host is
+# checked, what the client says inside it is its business with that host.
+EA="allowed.test:$PE,$UP:$PE"
+erun() { in_hosts "$CORDON" run --allow-net "$EA" "$@"; }
+# PARTS... sent as they are (a pause after each), to the proxy or, with
+# --direct PORT, to the upstream; the status lines and echoes that came back
+raw='import os, socket, sys, time
+args = sys.argv[1:]
+eof = args[0] == "--eof"
+if eof: args = args[1:]
+if args[0] == "--direct": to, args = ("127.0.0.2", int(args[1])), args[2:]
+else: to = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+s = socket.create_connection(to, 5); s.settimeout(2)
+for part in args:
+    s.sendall(part.encode("latin-1").decode("unicode_escape").encode("latin-1")); time.sleep(0.3)
+got, end = b"", "closed"
+try:
+    while True:
+        d = s.recv(65536)
+        if not d: break
+        got += d
+except socket.timeout: end = "open"
+except ConnectionResetError: pass
+lines = [l.decode(errors="replace").strip() for l in got.split(b"\r\n") if l.startswith((b"HTTP/", b"host="))]
+print(" | ".join(lines + ([end] if eof else [])))'
+send() { erun -- $PY -c "$raw" "$@"; }
+status_of() { send "$@" | cut -d" " -f1-3; }
+send_direct() { as_user $PY -c "$raw" --direct "$PE" "$@"; }
+log_is() { # DESC WANT: what the upstream logged since the last call
+    local d=$1 want=$2 got
+    got=$(cat "$T/echo.log"); : >"$T/echo.log"
+    if [ "$got" = "$want" ]; then ok "$d"; else not_ok "$d"; printf 'want: %s\ngot:  %s\n' "$want" "$got" | diag; fi
+}
+check_contains "control: unsandboxed, the upstream serves the Host the client names" \
+    "host=other-tenant.example path=/" as_user curl -sS -H "Host: other-tenant.example" "http://$UP:$PE/"
+check_contains "a Host header of the client's is replaced by the target's authority" "host=allowed.test:$PE path=/" \
+    erun -- curl -sS -H "Host: other-tenant.example" "http://allowed.test:$PE/"
+check_contains "the target's authority (case, trailing dot) is sent as it was checked" \
+    "host=allowed.test:$PE path=/x" erun -- curl -sS "http://ALLOWED.test.:$PE/x"
+check_out "several Host headers, another port: one Host, the target's" "HTTP/1.1 200 OK | host=allowed.test:$PE path=/ body= headers=host,connection" \
+    send "GET http://allowed.test:$PE/ HTTP/1.1\r\nHost: other-tenant.example\r\nHost: allowed.test:1\r\nhost: x\r\n\r\n"
+check_out "control: unsandboxed, an origin-form request goes where its Host says" \
+    "HTTP/1.1 200 OK | host=other-tenant.example path=/ body= headers=host" \
+    send_direct "GET / HTTP/1.1\r\nHost: other-tenant.example\r\n\r\n"
+check_out "an origin-form request (a host only in Host) is refused: 400" "HTTP/1.1 400 Bad Request" \
+    send "GET / HTTP/1.1\r\nHost: allowed.test:$PE\r\n\r\n"
+check_contains "... saying how to write it" "names its target in full (GET http://HOST/PATH)" \
+    erun -- curl -sS --request-target / "http://allowed.test:$PE/"
+check_out "Proxy-Authorization, Proxy-Connection, Keep-Alive and the Connection names stay with the proxy" \
+    "HTTP/1.1 200 OK | host=allowed.test:$PE path=/ body= headers=host,x-kept,connection" \
+    send "GET http://allowed.test:$PE/ HTTP/1.1\r\nProxy-Authorization: Basic c2VjcmV0\r\nProxy-Connection: keep-alive\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\nKeep-Alive: 5\r\nX-Kept: 2\r\n\r\n"
+: >"$T/echo.log"
+after="GET /smuggled HTTP/1.1\r\nHost: other-tenant.example\r\n\r\n"
+send_direct "POST /a HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: 4\r\n\r\nbody$after" >/dev/null
+log_is "control: unsandboxed, a request after the body is read as the next one" \
+    "host=allowed.test path=/a body=body headers=host,content-length
+host=other-tenant.example path=/smuggled body= headers=host"
+send "POST http://allowed.test:$PE/a HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody$after" >/dev/null
+log_is "a request after a Content-Length body is not forwarded" \
+    "host=allowed.test:$PE path=/a body=body headers=host,content-length,connection"
+send_direct "POST /c HTTP/1.1\r\nHost: allowed.test\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n\r\n$after" >/dev/null
+log_is "control: unsandboxed, the same after a chunked body" \
+    "host=allowed.test path=/c body=body headers=host,transfer-encoding
+host=other-tenant.example path=/smuggled body= headers=host"
+send "POST http://allowed.test:$PE/c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbo" "dy\r\n0\r\n\r\n$after" >/dev/null
+log_is "a request after a chunked body (sent in parts) is not forwarded" \
+    "host=allowed.test:$PE path=/c body=body headers=host,transfer-encoding,connection"
+send_direct "GET /1 HTTP/1.1\r\nHost: allowed.test\r\n\r\n" "GET http://other.test:$PE/2 HTTP/1.1\r\nHost: other.test\r\n\r\n" >/dev/null
+log_is "control: unsandboxed, the upstream serves a second request on a kept-alive connection" \
+    "host=allowed.test path=/1 body= headers=host
+host=other.test path=http://other.test:$PE/2 body= headers=host"
+send "GET http://allowed.test:$PE/1 HTTP/1.1\r\n\r\n" "GET http://other.test:$PE/2 HTTP/1.1\r\n\r\n" >/dev/null
+log_is "a second request on the same client connection, to another host, does not reach the first one" \
+    "host=allowed.test:$PE path=/1 body= headers=host,connection"
+check_out "... nor one pipelined with it; the connection ends after the first answer" \
+    "HTTP/1.1 200 OK | host=allowed.test:$PE path=/1 body= headers=host,connection | closed" \
+    send --eof "GET http://allowed.test:$PE/1 HTTP/1.1\r\n\r\nGET http://other.test:$PE/2 HTTP/1.1\r\n\r\n"
+log_is "... the upstream saw only the first" "host=allowed.test:$PE path=/1 body= headers=host,connection"
+check_out "curl reusing its proxy connection: the second host is checked again (403), the first served" \
+    "200 403" erun -- sh -c 'curl -s -o /dev/null -o /dev/null -w "%{http_code}\n" "$@" | xargs' sh \
+    "http://allowed.test:$PE/1" "http://other.test:$PE/2"
+log_is "... and the upstream saw only the first" "host=allowed.test:$PE path=/1 body= headers=host,user-agent,accept,connection"
+# WHAT|REQUEST|THE SAME WITHOUT IT (the control, served)
+P1="POST http://allowed.test:$PE/ HTTP/1.1\r\n"
+G1="GET http://allowed.test:$PE/ HTTP/1.1\r\n"
+while IFS='|' read -r what bad good; do
+    check_out "control: without $what the request is served" "HTTP/1.1 200 OK" status_of "$good"
+    check_out "$what: refused (400)" "HTTP/1.1 400 Bad Request" send "$bad"
+done <<CASES
+Content-Length and Transfer-Encoding|${P1}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n|${P1}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n
+Transfer-Encoding and Content-Length|${P1}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n|${P1}Content-Length: 5\r\n\r\n0\r\n\r\n
+Content-Length twice|${P1}Content-Length: 4\r\nContent-Length: 40\r\n\r\nbody|${P1}Content-Length: 4\r\n\r\nbody
+Transfer-Encoding twice|${P1}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n|${P1}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n
+a coding other than chunked|${P1}Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n|${P1}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n
+an absurd Content-Length|${P1}Content-Length: 99999999999999999999\r\n\r\n|${P1}Content-Length: 0\r\n\r\n
+obs-fold|${G1}X-A: 1\r\n Host: other-tenant.example\r\n\r\n|${G1}X-A: 1\r\nX-B: other-tenant.example\r\n\r\n
+a bare CR in a value|${G1}X-A: 1\rHost: other-tenant.example\r\n\r\n|${G1}X-A: 1\r\nX-B: other-tenant.example\r\n\r\n
+a NUL in a value|${G1}X-A: 1\x00\r\n\r\n|${G1}X-A: 1\r\n\r\n
+an ESC in a value|${G1}X-A: \x1b[31m\r\n\r\n|${G1}X-A: [31m\r\n\r\n
+a space before the colon|${G1}Host : other-tenant.example\r\n\r\n|${G1}Host: other-tenant.example\r\n\r\n
+CASES
+# chunked framing the upstream might read otherwise: refused with 400 when
+# it comes with the head; once the head went on, the connection is cut,
+# and nothing of it is forwarded
+chunked="${P1}Transfer-Encoding: chunked\r\n\r\n"
+while IFS='|' read -r what bad good; do
+    check_out "control: without $what the request is served" "HTTP/1.1 200 OK" status_of "$chunked$good"
+    check_out "$what, with the head: refused (400)" "HTTP/1.1 400 Bad Request" send "$chunked$bad"
+    : >"$T/echo.log"
+    send "$chunked" "$good" >/dev/null
+    log_is "control: without $what, the body sent after the head is forwarded" \
+        "host=allowed.test:$PE path=/ body=body headers=host,transfer-encoding,connection"
+    check_out "$what, after the head: the connection is cut" "" send "$chunked" "$bad"
+    log_is "$what, after the head: nothing was served" ""
+done <<CASES
+a bare LF in the chunk size line|4\nbody\r\n0\r\n\r\n|4\r\nbody\r\n0\r\n\r\n
+a bare CR after the chunk|4\r\nbody\r0\r\n\r\n|4\r\nbody\r\n0\r\n\r\n
+an absurd chunk size|fffffffffffffffff\r\nbody\r\n0\r\n\r\n|00004\r\nbody\r\n0\r\n\r\n
+a chunk size with a sign|+4\r\nbody\r\n0\r\n\r\n|4\r\nbody\r\n0\r\n\r\n
+CASES
+: >"$T/echo.log"
+
+# -- what the command names reaches the operator's terminal only escaped:
+# a SOCKS5 name is any bytes (OSC title, OSC 52 clipboard, CSI, C1 as raw
+# byte and as UTF-8, bidi override), an HTTP host any byte above space
+socks_esc='import os, socket, struct, sys
+px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+for name in (b"\x1b]0;pwned\x07evil.test", b"\x1b]52;c;aGVsbG8=\x07clip.test", b"\x1b[2J\x9b31m\xc2\x9b1m\xe2\x80\xaerev.test"):
+    s = socket.create_connection(px, 5); s.settimeout(5)
+    s.sendall(b"\x05\x01\x00"); s.recv(2)
+    req = bytes([5, 1, 0, 3, len(name)]) + name + struct.pack(">H", 80)
+    s.sendall(req); print(req.hex(), s.recv(10)[1])'
+erun -- $PY -c "$socks_esc" >"$T/esc.out" 2>"$T/esc.err"
+check_contains "control: the SOCKS5 requests hold the raw ESC bytes" "1b5d303b70776e6564" cat "$T/esc.out"
+check_out "control: and are denied (reply 2)" "2 2 2" sh -c "cut -d' ' -f2 '$T/esc.out' | tr '\n' ' ' | sed 's/ \$//'"
+raw_bytes='import sys
+d = open(sys.argv[1], "rb").read()
+print(sum(d.count(b) for b in (b"\x1b", b"\x07", b"\x9b", b"\xe2\x80\xae")))'
+check_out "no raw ESC, BEL, C1 or bidi byte reaches cordon's stderr" "0" $PY -c "$raw_bytes" "$T/esc.err"
+check_contains "the denial shows the name escaped" 'cordon: network: denied \x1b]0;pwned\x07evil.test:80: not a valid host name or IP address' \
+    cat "$T/esc.err"
+check_contains "... OSC 52 too" 'denied \x1b]52;c;aGVsbG8=\x07clip.test:80' cat "$T/esc.err"
+check_contains "... C1 raw and as UTF-8, and a bidi override" 'denied \x1b[2J\x9b31m\xc2\x9b1m\xe2\x80\xaerev.test:80' cat "$T/esc.err"
+check_out "and suggests no --allow-net for a name that is none" "0" grep -c -- "--allow-net" "$T/esc.err"
+check_contains "control: a valid name's denial suggests it" "(allow it with --allow-net other.test:$PE)" \
+    erun -- curl -sS -o /dev/null "http://other.test:$PE/"
+send "GET http://x\x9b31m.test/ HTTP/1.1\r\n\r\n" >"$T/esc.out" 2>"$T/esc.err"
+check_contains "an HTTP host with a C1 byte is denied, escaped" 'denied x\x9b31m.test:80: not a valid host name or IP address' cat "$T/esc.err"
+check_out "... no raw C1 byte on stderr" "0" $PY -c "$raw_bytes" "$T/esc.err"
 
 # -- nothing else leaves the sandbox
 check_out "control: direct TCP to the upstream, unsandboxed" "OK" as_user "$PROBE" connect $UP "$P"

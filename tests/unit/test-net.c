@@ -14,6 +14,7 @@
 
 #include "net/allowlist.h"
 #include "net/proxy.h"
+#include "net/request.h"
 #include "tap.h"
 
 static void test_entry_parse(void)
@@ -222,6 +223,136 @@ static void test_host_normalize(void)
         }
 }
 
+/* The head forwarded for a request, or its (negative) status. The ways a
+ * client could make the upstream read another request than the one the
+ * proxy checked: a Host header of its own (one, several, another port, in
+ * origin form), hop-by-hop headers, and ambiguous framing (RFC 9112 6.3,
+ * 11.2): Content-Length with Transfer-Encoding, either twice, a coding
+ * other than chunked, obs-fold, bare CR, NUL and controls in values. */
+static void test_http_head(void)
+{
+        static const struct {
+                const char *in;
+                int r;
+                const char *out;
+        } T[] = {
+                {"GET http://allowed.test/ HTTP/1.1\r\nHost: other-tenant.example\r\n\r\n", 1,
+                 "GET / HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n"},
+                {"GET http://Allowed.TEST.:8080/a?b HTTP/1.1\r\nHost: x\r\nhost: y\r\nHOST: allowed.test:9\r\n"
+                 "Accept: */*\r\n\r\n",
+                 1, "GET /a?b HTTP/1.1\r\nHost: allowed.test:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n"},
+                {"GET http://[2001:DB8::1]:81 HTTP/1.0\n\n", 1,
+                 "GET / HTTP/1.0\r\nHost: [2001:db8::1]:81\r\nConnection: close\r\n\r\n"},
+                {"GET http://a.test/ HTTP/1.1\r\nProxy-Authorization: Basic eA==\r\nProxy-Connection: keep-alive\r\n"
+                 "Connection: keep-alive, X-Secret\r\nX-Secret: 1\r\nKeep-Alive: 5\r\nTE: trailers\r\nUpgrade: h2c\r\n"
+                 "X-Kept: 2\r\n\r\n",
+                 1, "GET / HTTP/1.1\r\nHost: a.test\r\nX-Kept: 2\r\nConnection: close\r\n\r\n"},
+                {"POST http://a.test/ HTTP/1.1\r\ncontent-length: 0005\r\n\r\n", 1,
+                 "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"},
+                {"POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding:  Chunked \r\n\r\n", 1,
+                 "POST / HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"},
+                {"GET / HTTP/1.1\r\nHost: allowed.test\r\n\r\n", -400, NULL},
+                {"GET * HTTP/1.1\r\nHost: allowed.test\r\n\r\n", -400, NULL},
+                {"GET http://user@a.test/ HTTP/1.1\r\n\r\n", -400, NULL},
+                {"GET https://a.test/ HTTP/1.1\r\n\r\n", -501, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nContent-Length: 1234567890123456789\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+                 -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: xchunked\r\n\r\n", -400, NULL},
+                {"POST http://a.test/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nX: a\rHost: other\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nX: a\x01\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nX: a\x7f\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nHost : other\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nConnection: a b\r\n\r\n", -400, NULL},
+                {"GET http://a.test/ HTTP/1.1\r\nX: caf\xc3\xa9\r\n\r\n", 1,
+                 "GET / HTTP/1.1\r\nHost: a.test\r\nX: caf\xc3\xa9\r\nConnection: close\r\n\r\n"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                http_request req;
+                char out[HTTP_OUT_MAX];
+                size_t out_len = 0;
+                int r = http_parse_head(T[i].in, strlen(T[i].in), &req, out, sizeof(out), &out_len);
+                if (r != T[i].r)
+                        printf("# %zu: %s\n", i, T[i].in);
+                CHECK_INTEQ(r, T[i].r);
+                if (r == 1 && T[i].out) {
+                        out[out_len] = '\0';
+                        CHECK_STREQ(out, T[i].out);
+                }
+        }
+        /* a NUL in a value (strlen would stop at it) */
+        static const char NUL[] = "GET http://a.test/ HTTP/1.1\r\nX: a\0b\r\n\r\n";
+        http_request req;
+        char out[HTTP_OUT_MAX];
+        size_t out_len = 0;
+        CHECK_INTEQ(http_parse_head(NUL, sizeof(NUL) - 1, &req, out, sizeof(out), &out_len), -400);
+        /* the body's framing */
+        static const char CL[] = "POST http://a.test/ HTTP/1.1\r\nContent-Length: 7\r\n\r\n";
+        CHECK_INTEQ(http_parse_head(CL, sizeof(CL) - 1, &req, out, sizeof(out), &out_len), 1);
+        CHECK_INTEQ(req.body.state, BODY_LENGTH);
+        CHECK_INTEQ(req.body.left, 7);
+        static const char NONE[] = "GET http://a.test/ HTTP/1.1\r\n\r\nGET http://other.test/ HTTP/1.1\r\n\r\n";
+        CHECK_INTEQ(http_parse_head(NONE, sizeof(NONE) - 1, &req, out, sizeof(out), &out_len), 1);
+        CHECK_INTEQ(req.body.state, BODY_DONE);
+        CHECK_INTEQ(req.head_len, 31);
+}
+
+/* Where a body ends: what follows it is another request, never part of
+ * this one; invalid chunked framing is refused rather than guessed. */
+static void test_http_body(void)
+{
+        static const struct {
+                bool chunked;
+                uint64_t length;
+                const char *in;
+                long r; /* bytes of the body, or -1 */
+                bool done;
+        } T[] = {
+                {false, 5, "helloGET / HTTP/1.1\r\n", 5, true},
+                {false, 5, "hel", 3, false},
+                {true, 0, "5\r\nhello\r\n0\r\n\r\nGET /smuggled", 15, true},
+                {true, 0, "5;ext=\"v\"\r\nhello\r\n0\r\nX-T: 1\r\n\r\nrest", 31, true},
+                {true, 0, "A\r\n0123456789\r\n", 15, false},
+                {true, 0, "5\nhello\r\n0\r\n\r\n", -1, false},
+                {true, 0, "5\r\nhello\n0\r\n\r\n", -1, false},
+                {true, 0, "5\r\nhelloXX0\r\n\r\n", -1, false},
+                {true, 0, " 5\r\nhello\r\n", -1, false},
+                {true, 0, "0x5\r\nhello\r\n", -1, false},
+                {true, 0, "-1\r\n", -1, false},
+                {true, 0, "1234567890123456\r\n", -1, false},
+                {true, 0, "5;a\x01\r\n", -1, false},
+                {true, 0, "0\r\nX: a\rb\r\n\r\n", -1, false},
+                {true, 0, "0\r\nX: a\r\n b\r\n\r\n", -1, false},
+                {true, 0, "0\r\n\n", -1, false},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                http_body b = T[i].chunked ? (http_body){.state = BODY_CHUNK_SIZE}
+                                           : (http_body){.state = BODY_LENGTH, .left = T[i].length};
+                long r = http_body_scan(&b, (const uint8_t *)T[i].in, strlen(T[i].in));
+                if (r != T[i].r)
+                        printf("# %zu: %s\n", i, T[i].in);
+                CHECK_INTEQ(r, T[i].r);
+                if (r >= 0)
+                        CHECK_INTEQ(b.state == BODY_DONE, T[i].done);
+        }
+        /* byte by byte, the same as all at once */
+        static const char BODY[] = "3\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nT: x\r\n\r\nNEXT";
+        http_body b = {.state = BODY_CHUNK_SIZE};
+        size_t taken = 0;
+        for (size_t i = 0; i < sizeof(BODY) - 1; i++)
+                taken += (size_t)http_body_scan(&b, (const uint8_t *)BODY + i, 1);
+        CHECK_INTEQ(taken, sizeof(BODY) - 1 - 4);
+        CHECK_INTEQ(b.state, BODY_DONE);
+}
+
 /* Entries of /proc/self/DIR (threads, descriptors), without . and .. */
 static int count_entries(const char *dir)
 {
@@ -392,6 +523,8 @@ int main(void)
         RUN(test_policy_hosts);
         RUN(test_policy_addresses);
         RUN(test_host_normalize);
+        RUN(test_http_head);
+        RUN(test_http_body);
         RUN(test_proxy_stops_clean);
         RUN(test_library_caller_keeps_nothing);
         return TAP_DONE();

@@ -154,6 +154,57 @@ static void test_json_text(void)
         json_decref(n);
 }
 
+/* What a hostile name or path could hold to act on the operator's
+ * terminal: each control escaped, printable text (UTF-8 too) kept. */
+static void test_str_escape(void)
+{
+        static const struct {
+                const char *in, *out, *out_lines;
+        } T[] = {
+                {"example.org", "example.org", "example.org"},
+                {"", "", ""},
+                {"\x1b]0;title\x07", "\\x1b]0;title\\x07", "\\x1b]0;title\\x07"},
+                {"\x1b]52;c;aGk=\x1b\\", "\\x1b]52;c;aGk=\\x1b\\", "\\x1b]52;c;aGk=\\x1b\\"},
+                {"a\nb\tc\r", "a\\x0ab\\x09c\\x0d", "a\nb\\x09c\\x0d"},
+                {"del\x7f", "del\\x7f", "del\\x7f"},
+                {"c1 raw \x9b" "31m", "c1 raw \\x9b31m", "c1 raw \\x9b31m"},
+                {"c1 utf8 \xc2\x9b" "31m", "c1 utf8 \\xc2\\x9b31m", "c1 utf8 \\xc2\\x9b31m"},
+                {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+                {"\xc2\xa0nbsp", "\xc2\xa0nbsp", "\xc2\xa0nbsp"},
+                {"rlo \xe2\x80\xae txt", "rlo \\xe2\\x80\\xae txt", "rlo \\xe2\\x80\\xae txt"},
+                {"fsi \xe2\x81\xa8", "fsi \\xe2\\x81\\xa8", "fsi \\xe2\\x81\\xa8"},
+                {"overlong \xc0\xaf", "overlong \\xc0\\xaf", "overlong \\xc0\\xaf"},
+                {"surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80", "surrogate \\xed\\xa0\\x80"},
+                {"cut \xe2\x82", "cut \\xe2\\x82", "cut \\xe2\\x82"},
+                {"big \xf4\x90\x80\x80", "big \\xf4\\x90\\x80\\x80", "big \\xf4\\x90\\x80\\x80"},
+                {"C:\\Users\\x1b", "C:\\Users\\x1b", "C:\\Users\\x1b"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                char *e = str_escape(T[i].in, false), *l = str_escape(T[i].in, true);
+                CHECK_STREQ(e, T[i].out);
+                CHECK_STREQ(l, T[i].out_lines);
+                CHECK_INTEQ(str_needs_escape(T[i].in, false), !streq(T[i].in, T[i].out));
+                char *twice = str_escape(e, false);
+                CHECK_STREQ(twice, e); /* idempotent */
+                free(twice);
+                free(e);
+                free(l);
+        }
+        /* every single byte: the output holds no control byte */
+        for (int c = 1; c < 256; c++) {
+                char in[2] = {(char)c, 0};
+                char *e = str_escape(in, false);
+                bool clean = e != NULL;
+                for (const unsigned char *u = (const unsigned char *)e; e && *u; u++)
+                        clean &= *u >= 0x20 && *u < 0x7f;
+                if (!clean)
+                        printf("# byte 0x%02x: %s\n", c, e ? e : "(null)");
+                CHECK(clean);
+                free(e);
+        }
+}
+
 int main(void)
 {
         RUN(test_path_normalize);
@@ -166,5 +217,6 @@ int main(void)
         RUN(test_format_size);
         RUN(test_strv);
         RUN(test_json_text);
+        RUN(test_str_escape);
         return TAP_DONE();
 }
