@@ -27,7 +27,7 @@ check_out "the landlock backend's plan, a rule naming it: no raw control byte" "
 check_contains "... the rule shown escaped" "ro  $W/$shown -> $W/$shown" cat "$T/out"
 mkdir -p "$T/pathdir/$esc"
 check_out "a note naming a PATH entry: no raw control byte" "0" out \
-    as_user env PATH="$T/pathdir/$esc:$PATH" "$CORDON" run -- true
+    as_user env PATH="$T/pathdir/$esc:$PATH" "$CORDON" run --verbose -- true
 check_contains "... the entry shown escaped" "$T/pathdir/$shown" cat "$T/out"
 plain_cwd() { cordon plan -- true | grep "^cwd:"; }
 check_out "control: a plain name is shown as it is" "cwd: $W" plain_cwd
