@@ -852,6 +852,8 @@ static int connect_unix(const call *c, int *sock, const struct sockaddr_un *a, s
 {
         if (len <= offsetof(struct sockaddr_un, sun_path))
                 return connect(*sock, (const struct sockaddr *)a, len) < 0 ? -errno : 0;
+        if (len > sizeof(*a))
+                return -EINVAL; /* as the kernel says; and more than |path| holds */
         if (a->sun_path[0] == '\0')
                 return -EPERM; /* as Landlock's scope refuses them */
         char path[sizeof(a->sun_path) + 1];
