@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -70,6 +71,7 @@ static const int I386_DENIED[] = {15,  16,  30,  94,  95,  182, 198, 207, 212, 2
 static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  360 /* socketpair */,
                                         362 /* connect */,  363 /* listen */,  369 /* sendto */,
                                         370 /* sendmsg */};
+#define I386_SOCKETCALL 102 /* the multiplexer: its arguments are in memory */
 #define I386_SOCKET 359
 #define I386_SOCKETPAIR 360
 #define I386_CONNECT 362
@@ -154,6 +156,26 @@ static void no_fast_open(bpf *b, uint32_t nr, unsigned arg)
         emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
+/* socket |nr| on the network "full": the internet, not the host's IPC.
+ * Families but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK get EPERM
+ * (AF_VSOCK reaches the VM's host and its guests, AF_BLUETOOTH devices
+ * nearby, and the rest is kernel attack surface), and so does netlink's
+ * NETLINK_USERSOCK, whose messages any process of the host may send and
+ * receive (as an abstract unix socket). Falls through with the number in A. */
+static void full_network_families(bpf *b, uint32_t nr)
+{
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 9, nr);
+        ld(b, ARG_LO(0));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 6, 0, AF_UNIX);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 5, 0, AF_INET);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 4, 0, AF_INET6);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 2, AF_NETLINK);
+        ld(b, ARG_LO(2));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, NETLINK_USERSOCK);
+        emit_ret(b, DENY(EPERM));
+        ld(b, offsetof(struct seccomp_data, nr));
+}
+
 static void native_section(bpf *b, const supervise_options *o)
 {
         ld(b, offsetof(struct seccomp_data, nr));
@@ -173,6 +195,8 @@ static void native_section(bpf *b, const supervise_options *o)
                 no_fast_open(b, SYS_sendmsg, 2);
                 no_fast_open(b, SYS_sendmmsg, 3);
         }
+        if (o->full_network)
+                full_network_families(b, SYS_socket);
         flag_ioctls(b, SYS_ioctl);
         unix_datagrams(b, SYS_socket, SYS_socketpair);
         emit_ret(b, SECCOMP_RET_ALLOW);
@@ -184,12 +208,16 @@ static void i386_section(bpf *b, const supervise_options *o)
         ld(b, offsetof(struct seccomp_data, nr));
         for (size_t i = 0; i < ARRAY_SIZE(I386_DENIED); i++)
                 on_nr(b, (uint32_t)I386_DENIED[i], DENY(EPERM));
-        /* their connect and listen are not supervised: refused on every network */
+        /* their connect and listen are not supervised: refused on every
+         * network, and so is socketcall, which performs every socket call
+         * (connect, listen, a datagram socket) with the arguments in memory */
+        on_nr(b, I386_SOCKETCALL, DENY(EPERM));
         for (size_t i = 0; !o->full_network && i < ARRAY_SIZE(I386_SOCKET_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SOCKET_CALLS[i], DENY(EPERM));
         if (o->full_network) {
                 on_nr(b, I386_CONNECT, DENY(EPERM));
                 on_nr(b, I386_LISTEN, DENY(EPERM));
+                full_network_families(b, I386_SOCKET);
                 unix_datagrams(b, I386_SOCKET, I386_SOCKETPAIR);
         }
         flag_ioctls(b, 54 /* ioctl */);
