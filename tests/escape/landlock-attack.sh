@@ -25,7 +25,10 @@
 #     then listen, on stream and seqpacket sockets;
 #   - a race on the socket's name: a symlink swapped between the command's
 #     own socket and the host's while connecting;
-#   - the launcher that runs the supervisor: ptrace, pidfd_getfd of its fds.
+#   - a seccomp listener of the command's own, which would take the calls
+#     before cordon's supervisor (and could let them go on);
+#   - the launcher that runs the supervisor, and any other process of the
+#     user's: ptrace, pidfd_getfd of their descriptors (sockets among them).
 # Everything the test starts is bounded and stops itself.
 . "$(dirname "$0")/../integration/lib.sh"
 LL="run --backend landlock --quiet --expose $T/bin"
@@ -163,7 +166,15 @@ for net in proxy full; do
         race_ok cordon $LL $(net_flags $net) -- "$PROBE" atk-race-connect "$ws/link" "$T/host-ipc/sock" "$ws/own.sock" 400
 done
 
-# -- the launcher, whose thread is the supervisor
+# -- a seccomp listener of its own: the kernel gives a call to the newest
+# filter's listener, so one under cordon's could answer "go on"
+check_out "control: a seccomp filter with a listener of its own unsandboxed" "OK" as_user "$PROBE" atk-seccomp-listener
+for net in $NETS; do
+    check_out "$net: no seccomp listener of its own (EBUSY: the kernel allows one per chain)" "EBUSY" \
+        cordon $LL $(net_flags $net) -- "$PROBE" atk-seccomp-listener
+done
+
+# -- the launcher, whose thread is the supervisor, and the user's others
 bg_as_user sleep 60
 sib=$BG_PID
 check_out "control: ptrace and pidfd_getfd of another process of the user unsandboxed" "OK OK" \
@@ -172,5 +183,7 @@ launcher='tree=$PPID; l=$(awk "/^PPid/{print \$2}" /proc/$tree/status); echo $(c
 for net in proxy full; do
     check_out "$net: the launcher cannot be traced nor its descriptors taken" "cordon EPERM EPERM" \
         cordon $LL $(net_flags $net) -- sh -c "$launcher" "$PROBE"
+    check_out "$net: ... nor another process of the user's" "EPERM EPERM" \
+        cordon $LL $(net_flags $net) -- sh -c "echo \$('$PROBE' ptrace $sib) \$('$PROBE' atk-pidfd-getfd $sib 0)"
 done
 done_testing
