@@ -738,6 +738,7 @@ static int atk_race_connect(const char *link_path, const char *host, const char 
                 }
                 if (s >= 0)
                         close(s);
+                usleep(200); /* the child's turn, on a loaded machine too */
         }
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);
