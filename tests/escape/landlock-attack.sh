@@ -186,4 +186,8 @@ for net in proxy full; do
     check_out "$net: ... nor another process of the user's" "EPERM EPERM" \
         cordon $LL $(net_flags $net) -- sh -c "echo \$('$PROBE' ptrace $sib) \$('$PROBE' atk-pidfd-getfd $sib 0)"
 done
+check_contains "cordon check names the families the network full keeps" \
+    "by AF_UNIX, AF_INET, AF_INET6 and netlink sockets but NETLINK_USERSOCK" cordon check --backend landlock
+check_contains "... and that socketcall is refused with it" "connect, listen and socketcall) (refused here)" \
+    cordon check --backend landlock
 done_testing
