@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -241,6 +242,13 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
         struct scmp_arg_cmp vsock = ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffUL, AF_VSOCK);
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &vsock);
+        /* netlink's NETLINK_USERSOCK: messages between any processes of the
+         * network namespace, the host's with the network full (as an
+         * abstract unix socket) */
+        struct scmp_arg_cmp usersock[] = {ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffUL, AF_NETLINK),
+                                          ARG(2, SCMP_CMP_MASKED_EQ, 0xffffffffUL, NETLINK_USERSOCK)};
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 2, usersock);
         /* i386's socketcall performs every socket call with the arguments in
          * memory, past the rules on socket (i386 programs of a libc that has
          * no direct socket calls get no sockets) */

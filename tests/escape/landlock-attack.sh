@@ -13,7 +13,8 @@
 #     sockaddr_un (it must neither overflow nor die);
 #   - socket families and types past the filters: AF_VSOCK (the VM's host,
 #     past any network namespace: the linux backend too), netlink's
-#     NETLINK_USERSOCK (IPC with any host process), AF_PACKET and raw
+#     NETLINK_USERSOCK (IPC with any host process; the linux backend's full
+#     network is the host's namespace too), AF_PACKET and raw
 #     sockets (root), type flags (SOCK_NONBLOCK|SOCK_CLOEXEC) and bits above
 #     32 in the arguments (the kernel reads ints);
 #   - root inside: no capabilities (no change to the host's addresses by
@@ -113,6 +114,8 @@ for net in proxy full; do
     check_out "linux backend, $net: no AF_VSOCK socket (no network namespace holds it)" "EPERM" \
         cordon run --backend linux --quiet --expose $T/bin $(net_flags $net) -- "$PROBE" atk-socket 40 1
 done
+check_out "linux backend, full (the host's network namespace): no NETLINK_USERSOCK socket" "EPERM" \
+    cordon run --backend linux --quiet --expose $T/bin --network full -- "$PROBE" atk-socket 16 3 2
 
 # -- root inside has no capabilities: no raw or packet socket, no change to
 # the host's addresses (the control: root in a network namespace of its own)
