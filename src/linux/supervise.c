@@ -541,10 +541,12 @@ static int target_of_fd(const call *c, int fd, target *t)
 }
 
 /* "/proc/self/fd/N" (what libc uses for calls on O_PATH descriptors) means
- * the command's own fd N; any other magic link is refused by resolve. */
+ * the command's own fd N, and so does "/dev/fd/N" (its link to
+ * /proc/self/fd would name the supervisor's here); any other magic link is
+ * refused by resolve. */
 static int proc_self_fd(const call *c, const char *path)
 {
-        static const char *const PREFIX[] = {"/proc/self/fd/", "/proc/thread-self/fd/"};
+        static const char *const PREFIX[] = {"/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/"};
         char own[40];
         snprintf(own, sizeof(own), "/proc/%d/fd/", c->tid);
         for (size_t i = 0; i <= ARRAY_SIZE(PREFIX); i++) {

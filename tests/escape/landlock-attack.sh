@@ -10,7 +10,8 @@
 #     AF_UNIX datagram socket sending to the host's, a socket of any family;
 #     the direct i386 socket call too;
 #   - the supervisor's own copy of the address: a unix address longer than a
-#     sockaddr_un (it must neither overflow nor die);
+#     sockaddr_un (it must neither overflow nor die); /dev/fd/N, which names
+#     the supervisor's own descriptor when it resolves the link itself;
 #   - socket families and types past the filters: AF_VSOCK (the VM's host,
 #     past any network namespace: the linux backend too), netlink's
 #     NETLINK_USERSOCK (IPC with any host process; the linux backend's full
@@ -82,6 +83,20 @@ check_out "control: a unix address of 128 bytes is EINVAL unsandboxed" "EINVAL" 
 for net in $NETS; do
     check_out "$net: ... EINVAL too, and the supervisor goes on serving" "EINVAL OK" \
         cordon $LL $(net_flags $net) -- sh -c "echo \$('$PROBE' atk-unix-long) \$('$PROBE' unix-connect '$ws/sock')"
+done
+
+# -- /dev/fd/N: the command's fd N (an O_PATH descriptor of the socket), not
+# the supervisor's
+by_dev_fd='import os, socket, sys
+fd = os.open(sys.argv[1], os.O_PATH)
+s = socket.socket(socket.AF_UNIX)
+try: s.connect("/dev/fd/%d" % fd); print("OK")
+except OSError as e: print(e.strerror)'
+check_out "control: the host's socket through /dev/fd/N unsandboxed" "OK" as_user python3 -c "$by_dev_fd" "$T/host-ipc/sock"
+for net in proxy full; do
+    check_out "$net: ... refused" "Permission denied" \
+        cordon $LL $(net_flags $net) -- python3 -c "$by_dev_fd" "$T/host-ipc/sock"
+    check_out "$net: ... while the workspace's connects" "OK" cordon $LL $(net_flags $net) -- python3 -c "$by_dev_fd" "$ws/sock"
 done
 
 # -- families and types
