@@ -126,21 +126,23 @@ static void flag_ioctls(bpf *b, uint32_t nr)
 }
 
 /* socket and socketpair (|nr_socket|, |nr_pair|) of AF_UNIX datagrams:
- * EPERM, on every network. A datagram can be sent to any pathname socket
- * by sendto/sendmsg, whose address (in a msghdr for sendmsg) no filter can
- * check; stream and seqpacket sockets reach a path only through connect,
- * which is supervised. */
+ * EPERM, on every network; every type but stream and seqpacket, for
+ * SOCK_RAW is a datagram socket too (the kernel's unix_create). A datagram
+ * can be sent to any pathname socket by sendto/sendmsg, whose address (in
+ * a msghdr for sendmsg) no filter can check; stream and seqpacket sockets
+ * reach a path only through connect, which is supervised. */
 static void unix_datagrams(bpf *b, uint32_t nr_socket, uint32_t nr_pair)
 {
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, nr_socket);
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, nr_pair);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 8, nr_pair);
         ld(b, ARG_LO(0));
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, AF_UNIX);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 5, AF_UNIX);
         ld(b, ARG_LO(1));
         op(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xf);
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SOCK_DGRAM);
-        emit_ret(b, SECCOMP_RET_ALLOW);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, SOCK_STREAM);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SOCK_SEQPACKET);
         emit_ret(b, DENY(EPERM));
+        emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
 /* |nr| with MSG_FASTOPEN in its flags argument |arg|: EOPNOTSUPP (as

@@ -15,7 +15,8 @@
 #   - socket families and types past the filters: AF_VSOCK (the VM's host,
 #     past any network namespace: the linux backend too), netlink's
 #     NETLINK_USERSOCK (IPC with any host process; the linux backend's full
-#     network is the host's namespace too), AF_PACKET and raw
+#     network is the host's namespace too), AF_UNIX of SOCK_RAW (the kernel
+#     makes it a datagram socket), AF_PACKET and raw
 #     sockets (root), type flags (SOCK_NONBLOCK|SOCK_CLOEXEC) and bits above
 #     32 in the arguments (the kernel reads ints);
 #   - root inside: no capabilities (no change to the host's addresses by
@@ -120,6 +121,14 @@ for net in $NETS; do
         cordon $LL $(net_flags $net) -- "$PROBE" atk-socket 16 3 2
     check_out "$net: no AF_UNIX datagram socket with bits above 32, nor with type flags" "EPERM EPERM" \
         cordon $LL $(net_flags $net) -- sh -c "echo \$('$PROBE' atk-socket 0x100000001 0x100000002) \$('$PROBE' atk-socket 1 0x80802)"
+done
+check_out "control: an AF_UNIX socket of SOCK_RAW (a datagram socket) sends to the host's, and pairs, unsandboxed" \
+    "OK OK" as_user sh -c "echo \$('$PROBE' atk-unix-raw '$T/host-ipc/dgram') \$('$PROBE' atk-unix-raw pair)"
+for net in $NETS; do
+    check_out "$net: no AF_UNIX socket nor pair of SOCK_RAW" "EPERM EPERM" cordon $LL $(net_flags $net) -- \
+        sh -c "echo \$('$PROBE' atk-unix-raw '$T/host-ipc/dgram') \$('$PROBE' atk-unix-raw pair)"
+    check_out "$net: ... while stream and seqpacket ones work" "OK OK" cordon $LL $(net_flags $net) -- \
+        sh -c "echo \$('$PROBE' atk-socket 1 0x80801) \$('$PROBE' atk-socket 1 5)"
 done
 check_out "proxy: no UDP socket with type flags" "EPERM" cordon $LL $(net_flags proxy) -- "$PROBE" atk-socket 2 0x80802
 check_out "full: ... while TCP, UDP, IPv6 and rtnetlink sockets work (the host's network)" "OK OK OK OK" \

@@ -662,6 +662,20 @@ static int atk_socketcall_probe(const char *kind, const char *where)
 }
 #endif
 
+/* An AF_UNIX socket of SOCK_RAW (a datagram socket to the kernel) sending
+ * to the datagram socket PATH; "pair": socketpair of that type. */
+static int atk_unix_raw(const char *path)
+{
+        if (!strcmp(path, "pair")) {
+                int sv[2];
+                return result(socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv));
+        }
+        struct sockaddr_un un;
+        socklen_t len = atk_unix_addr(path, &un);
+        int s = socket(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0);
+        return result(s < 0 ? -1 : sendto(s, "x", 1, 0, (struct sockaddr *)&un, len));
+}
+
 /* connect to HOST (IPv6 text, ::ffff:127.0.0.1 for one) PORT over AF_INET6. */
 static int atk_connect6(const char *host, const char *port)
 {
@@ -846,6 +860,7 @@ static int do_atk(int argc, char **argv)
         if (!strncmp(k, "atk-socketcall-", 15)) return atk_socketcall_probe(k, x);
 #endif
         if (!strcmp(k, "atk-connect6")) return atk_connect6(x, y);
+        if (!strcmp(k, "atk-unix-raw")) return atk_unix_raw(x);
         if (!strcmp(k, "atk-socket")) return atk_socket(x, y, argc > 4 ? argv[4] : "0");
         if (!strcmp(k, "atk-autobind-listen")) return atk_autobind_listen(x);
         if (!strcmp(k, "atk-unix-long")) return atk_unix_long();
