@@ -16,7 +16,8 @@
 #     past any network namespace: the linux backend too), netlink's
 #     NETLINK_USERSOCK (IPC with any host process; the linux backend's full
 #     network is the host's namespace too), AF_UNIX of SOCK_RAW (the kernel
-#     makes it a datagram socket), AF_PACKET and raw
+#     makes it a datagram socket), MPTCP (past Landlock's TCP rules), a
+#     unix socket bound outside the writable paths, AF_PACKET and raw
 #     sockets (root), type flags (SOCK_NONBLOCK|SOCK_CLOEXEC) and bits above
 #     32 in the arguments (the kernel reads ints);
 #   - root inside: no capabilities (no change to the host's addresses by
@@ -129,6 +130,18 @@ for net in $NETS; do
         sh -c "echo \$('$PROBE' atk-unix-raw '$T/host-ipc/dgram') \$('$PROBE' atk-unix-raw pair)"
     check_out "$net: ... while stream and seqpacket ones work" "OK OK" cordon $LL $(net_flags $net) -- \
         sh -c "echo \$('$PROBE' atk-socket 1 0x80801) \$('$PROBE' atk-socket 1 5)"
+done
+check_out "control: MPTCP sockets over IPv4 and IPv6 unsandboxed" "OK OK" \
+    as_user sh -c "echo \$('$PROBE' atk-socket 2 1 262) \$('$PROBE' atk-socket 10 1 262)"
+check_out "proxy: no MPTCP socket (past Landlock's TCP rules)" "EPERM EPERM" cordon $LL $(net_flags proxy) -- \
+    sh -c "echo \$('$PROBE' atk-socket 2 1 262) \$('$PROBE' atk-socket 10 1 262)"
+unix_bind='import socket, sys
+try: socket.socket(socket.AF_UNIX).bind(sys.argv[1]); print("OK")
+except OSError as e: print(e.strerror)'
+check_out "control: a unix socket bound beside the host's unsandboxed" "OK" as_user python3 -c "$unix_bind" "$T/host-ipc/bound-ctl"
+for net in proxy full; do
+    check_out "$net: no unix socket bound outside the writable paths (Landlock)" "Permission denied" \
+        cordon $LL $(net_flags $net) -- python3 -c "$unix_bind" "$T/host-ipc/bound-$net"
 done
 check_out "proxy: no UDP socket with type flags" "EPERM" cordon $LL $(net_flags proxy) -- "$PROBE" atk-socket 2 0x80802
 check_out "full: ... while TCP, UDP, IPv6 and rtnetlink sockets work (the host's network)" "OK OK OK OK" \
