@@ -164,8 +164,10 @@ if is_root_run; then
     for net in proxy full; do
         check_out "$net: root inside has no capability" "NONE" cordon $LL $(net_flags $net) -- "$PROBE" atk-caps
     done
-    check_out "full: root inside gets no raw nor packet socket" "EPERM EPERM" \
-        cordon $LL --network full -- sh -c "echo \$('$PROBE' atk-socket 2 3 1) \$('$PROBE' atk-socket 17 3 0)"
+    check_out "control: root makes an AF_XDP socket unsandboxed" "OK" "$PROBE" atk-socket 44 3
+    check_out "full: root inside gets no raw, packet nor AF_XDP socket" "EPERM EPERM EPERM" \
+        cordon $LL --network full -- \
+        sh -c "echo \$('$PROBE' atk-socket 2 3 1) \$('$PROBE' atk-socket 17 3 0) \$('$PROBE' atk-socket 44 3)"
     check_out "full: root inside changes no address of the host's" "EPERM" \
         cordon $LL --network full -- "$PROBE" atk-netlink-addr
 fi
@@ -179,6 +181,13 @@ to_proxy='p=${http_proxy##*:}; p=${p%/}; echo $("$0" atk-connect6 ::ffff:127.0.0
     $("$0" atk-unspec-reconnect 127.0.0.1 $p 127.0.0.1 '$port') $("$0" atk-unspec-reconnect 127.0.0.1 $p 127.0.0.1 $p)'
 check_out "proxy: the proxy's port as ::ffff:127.0.0.1 or 0.0.0.0 is refused; connected to it, dissolved, then elsewhere: refused; to it again: works" \
     "EACCES EACCES EACCES OK" cordon $LL $(net_flags proxy) -- sh -c "$to_proxy" "$PROBE"
+
+# -- an IPv6 TCP socket listening unbound (the kernel binds it to [::])
+listen6='import socket
+try: socket.socket(socket.AF_INET6).listen(); print("OK")
+except OSError as e: print(e.strerror)'
+check_out "control: listen() on an unbound IPv6 socket unsandboxed" "OK" as_user python3 -c "$listen6"
+check_out "proxy: ... refused" "Operation not permitted" cordon $LL $(net_flags proxy) -- python3 -c "$listen6"
 
 # -- unix listeners the host reaches: autobind's abstract name
 check_out "control: autobind then listen, stream and seqpacket, unsandboxed" "OK OK" \
