@@ -206,15 +206,15 @@ static const char *const LANDLOCK_LACKS[] = {
         "--pids without cgroups",
         "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets, TCP Fast Open "
         "(but with the network full), 32-bit metadata calls and socket calls (with the network full their "
-        "connect and listen) (refused here)",
+        "connect, listen and socketcall) (refused here)",
         NULL,
 };
 
 static void landlock_backend_text(buf *b, int abi)
 {
         buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
-                      "sockets unless the network is full (the host's network, its loopback services included; the "
-                      "proxy adds TCP: connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the seccomp filter, no System V IPC, "
+                      "sockets unless the network is full (the host's network, its loopback services included, by "
+                      "AF_UNIX, AF_INET, AF_INET6 and netlink sockets but NETLINK_USERSOCK; the proxy adds TCP: connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the seccomp filter, no System V IPC, "
                       "only the command's own terminal, the whole process tree killed with the command and with "
                       "the launcher (a subreaper), and through a call supervisor in the launcher: no "
                       "mode/owner/times/xattr change outside the writable paths, on every network no connect to "

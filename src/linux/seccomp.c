@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -195,8 +196,7 @@ static int add_socket_rules(scmp_filter_ctx ctx, seccomp_sockets sockets)
                 if (!r)
                         r = deny_non_tcp(ctx, AF_INET6);
         }
-        /* i386's socketcall hides the arguments in memory */
-        return r ? r : add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socketcall", 0, NULL);
+        return r;
 }
 
 static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
@@ -236,6 +236,24 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
          * ENOSYS, glibc falls back to fchmodat */
         if (!r)
                 r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "fchmodat2", 0, NULL);
+        /* AF_VSOCK reaches the VM's host (and a host's guests) past any
+         * network namespace: on every backend and network (the family is an
+         * int: 32 bits compared) */
+        struct scmp_arg_cmp vsock = ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffUL, AF_VSOCK);
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &vsock);
+        /* netlink's NETLINK_USERSOCK: messages between any processes of the
+         * network namespace, the host's with the network full (as an
+         * abstract unix socket) */
+        struct scmp_arg_cmp usersock[] = {ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffUL, AF_NETLINK),
+                                          ARG(2, SCMP_CMP_MASKED_EQ, 0xffffffffUL, NETLINK_USERSOCK)};
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 2, usersock);
+        /* i386's socketcall performs every socket call with the arguments in
+         * memory, past the rules on socket (i386 programs of a libc that has
+         * no direct socket calls get no sockets) */
+        if (!r)
+                r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), "socketcall", 0, NULL);
         if (!r && opt->sockets != SECCOMP_SOCKETS_ANY)
                 r = add_socket_rules(ctx, opt->sockets);
         return r;

@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -70,6 +71,7 @@ static const int I386_DENIED[] = {15,  16,  30,  94,  95,  182, 198, 207, 212, 2
 static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  360 /* socketpair */,
                                         362 /* connect */,  363 /* listen */,  369 /* sendto */,
                                         370 /* sendmsg */};
+#define I386_SOCKETCALL 102 /* the multiplexer: its arguments are in memory */
 #define I386_SOCKET 359
 #define I386_SOCKETPAIR 360
 #define I386_CONNECT 362
@@ -124,21 +126,23 @@ static void flag_ioctls(bpf *b, uint32_t nr)
 }
 
 /* socket and socketpair (|nr_socket|, |nr_pair|) of AF_UNIX datagrams:
- * EPERM, on every network. A datagram can be sent to any pathname socket
- * by sendto/sendmsg, whose address (in a msghdr for sendmsg) no filter can
- * check; stream and seqpacket sockets reach a path only through connect,
- * which is supervised. */
+ * EPERM, on every network; every type but stream and seqpacket, for
+ * SOCK_RAW is a datagram socket too (the kernel's unix_create). A datagram
+ * can be sent to any pathname socket by sendto/sendmsg, whose address (in
+ * a msghdr for sendmsg) no filter can check; stream and seqpacket sockets
+ * reach a path only through connect, which is supervised. */
 static void unix_datagrams(bpf *b, uint32_t nr_socket, uint32_t nr_pair)
 {
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, nr_socket);
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 7, nr_pair);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 8, nr_pair);
         ld(b, ARG_LO(0));
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, AF_UNIX);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 5, AF_UNIX);
         ld(b, ARG_LO(1));
         op(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xf);
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SOCK_DGRAM);
-        emit_ret(b, SECCOMP_RET_ALLOW);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 2, 0, SOCK_STREAM);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, SOCK_SEQPACKET);
         emit_ret(b, DENY(EPERM));
+        emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
 /* |nr| with MSG_FASTOPEN in its flags argument |arg|: EOPNOTSUPP (as
@@ -152,6 +156,26 @@ static void no_fast_open(bpf *b, uint32_t nr, unsigned arg)
         op(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, MSG_FASTOPEN);
         emit_ret(b, DENY(EOPNOTSUPP));
         emit_ret(b, SECCOMP_RET_ALLOW);
+}
+
+/* socket |nr| on the network "full": the internet, not the host's IPC.
+ * Families but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK get EPERM
+ * (AF_VSOCK reaches the VM's host and its guests, AF_BLUETOOTH devices
+ * nearby, and the rest is kernel attack surface), and so does netlink's
+ * NETLINK_USERSOCK, whose messages any process of the host may send and
+ * receive (as an abstract unix socket). Falls through with the number in A. */
+static void full_network_families(bpf *b, uint32_t nr)
+{
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 9, nr);
+        ld(b, ARG_LO(0));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 6, 0, AF_UNIX);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 5, 0, AF_INET);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 4, 0, AF_INET6);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 2, AF_NETLINK);
+        ld(b, ARG_LO(2));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, NETLINK_USERSOCK);
+        emit_ret(b, DENY(EPERM));
+        ld(b, offsetof(struct seccomp_data, nr));
 }
 
 static void native_section(bpf *b, const supervise_options *o)
@@ -173,6 +197,8 @@ static void native_section(bpf *b, const supervise_options *o)
                 no_fast_open(b, SYS_sendmsg, 2);
                 no_fast_open(b, SYS_sendmmsg, 3);
         }
+        if (o->full_network)
+                full_network_families(b, SYS_socket);
         flag_ioctls(b, SYS_ioctl);
         unix_datagrams(b, SYS_socket, SYS_socketpair);
         emit_ret(b, SECCOMP_RET_ALLOW);
@@ -184,12 +210,16 @@ static void i386_section(bpf *b, const supervise_options *o)
         ld(b, offsetof(struct seccomp_data, nr));
         for (size_t i = 0; i < ARRAY_SIZE(I386_DENIED); i++)
                 on_nr(b, (uint32_t)I386_DENIED[i], DENY(EPERM));
-        /* their connect and listen are not supervised: refused on every network */
+        /* their connect and listen are not supervised: refused on every
+         * network, and so is socketcall, which performs every socket call
+         * (connect, listen, a datagram socket) with the arguments in memory */
+        on_nr(b, I386_SOCKETCALL, DENY(EPERM));
         for (size_t i = 0; !o->full_network && i < ARRAY_SIZE(I386_SOCKET_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SOCKET_CALLS[i], DENY(EPERM));
         if (o->full_network) {
                 on_nr(b, I386_CONNECT, DENY(EPERM));
                 on_nr(b, I386_LISTEN, DENY(EPERM));
+                full_network_families(b, I386_SOCKET);
                 unix_datagrams(b, I386_SOCKET, I386_SOCKETPAIR);
         }
         flag_ioctls(b, 54 /* ioctl */);
@@ -513,10 +543,12 @@ static int target_of_fd(const call *c, int fd, target *t)
 }
 
 /* "/proc/self/fd/N" (what libc uses for calls on O_PATH descriptors) means
- * the command's own fd N; any other magic link is refused by resolve. */
+ * the command's own fd N, and so does "/dev/fd/N" (its link to
+ * /proc/self/fd would name the supervisor's here); any other magic link is
+ * refused by resolve. */
 static int proc_self_fd(const call *c, const char *path)
 {
-        static const char *const PREFIX[] = {"/proc/self/fd/", "/proc/thread-self/fd/"};
+        static const char *const PREFIX[] = {"/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/"};
         char own[40];
         snprintf(own, sizeof(own), "/proc/%d/fd/", c->tid);
         for (size_t i = 0; i <= ARRAY_SIZE(PREFIX); i++) {
@@ -855,6 +887,8 @@ static int connect_unix(const call *c, int *sock, const struct sockaddr_un *a, s
 {
         if (len <= offsetof(struct sockaddr_un, sun_path))
                 return connect(*sock, (const struct sockaddr *)a, len) < 0 ? -errno : 0;
+        if (len > sizeof(*a))
+                return -EINVAL; /* as the kernel says; and more than |path| holds */
         if (a->sun_path[0] == '\0')
                 return -EPERM; /* as Landlock's scope refuses them */
         char path[sizeof(a->sun_path) + 1];

@@ -19,13 +19,19 @@
  *   probe llnet-tfo-sendto|llnet-tfo-sendmsg|llnet-tfo-sendmmsg|llnet-tfo-connect HOST PORT
  *   probe llnet-listen-unbound | llnet-udp-sendto HOST PORT (see do_llnet)
  *   probe llnet-i386-connect PATH | llnet-i386-listen NAME (x86-64 only)
+ *   probe atk-KIND ARGS...: an attack on the landlock backend's network (see do_atk,
+ *     tests/escape/landlock-attack.sh)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -38,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
@@ -590,6 +597,283 @@ static int llnet_i386(const char *kind, const char *where)
 }
 #endif
 
+/* ---- atk: attacks on the landlock backend's network (tests/escape/landlock-attack.sh) ---- */
+
+static socklen_t atk_unix_addr(const char *path, struct sockaddr_un *un)
+{
+        memset(un, 0, sizeof(*un));
+        un->sun_family = AF_UNIX;
+        snprintf(un->sun_path, sizeof(un->sun_path), "%s", path);
+        return sizeof(*un);
+}
+
+#if defined(__x86_64__)
+/* i386's socketcall(CALL, ARGS) (102): the socket calls' arguments in
+ * memory, through int $0x80. ARGS is copied below 4 GiB. */
+static long atk_socketcall(int call, const long *args, int n)
+{
+        static unsigned *low;
+        if (!low)
+                low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        if (low == MAP_FAILED) {
+                low = NULL;
+                return -1;
+        }
+        for (int i = 0; i < n; i++)
+                low[i] = (unsigned)args[i];
+        return i386_syscall(102, call, (long)low, 0, 0, 0);
+}
+
+/* connect (to the unix socket PATH), listen (on a unix socket bound to the
+ * abstract NAME), or an AF_UNIX datagram socket sending to PATH, each by
+ * socketcall. */
+static int atk_socketcall_probe(const char *kind, const char *where)
+{
+        struct sockaddr_un *un = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+                                      -1, 0);
+        if (un == MAP_FAILED)
+                return result(-1);
+        if (!strcmp(kind, "atk-socketcall-socket")) { /* atk-socketcall-socket FAMILY: a stream */
+                long sock[] = {atol(where), SOCK_STREAM, 0};
+                return result(atk_socketcall(1 /* SYS_SOCKET */, sock, 3));
+        }
+        if (!strcmp(kind, "atk-socketcall-i386-socket")) /* the direct call (359) */
+                return result(i386_syscall(359, atol(where), SOCK_STREAM, 0, 0, 0));
+        if (!strcmp(kind, "atk-socketcall-dgram")) {
+                long sock[] = {AF_UNIX, SOCK_DGRAM, 0};
+                long s = atk_socketcall(1 /* SYS_SOCKET */, sock, 3);
+                if (s < 0)
+                        return result(-1);
+                socklen_t len = atk_unix_addr(where, un);
+                return result(sendto((int)s, "x", 1, 0, (struct sockaddr *)un, len));
+        }
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0)
+                return result(-1);
+        if (!strcmp(kind, "atk-socketcall-connect")) {
+                long args[] = {s, (long)un, atk_unix_addr(where, un)};
+                return result(atk_socketcall(3 /* SYS_CONNECT */, args, 3));
+        }
+        socklen_t len = abstract_addr(where, un);
+        if (bind(s, (struct sockaddr *)un, len) < 0)
+                return result(-1);
+        long args[] = {s, 4};
+        return result(atk_socketcall(4 /* SYS_LISTEN */, args, 2));
+}
+#endif
+
+/* An AF_UNIX socket of SOCK_RAW (a datagram socket to the kernel) sending
+ * to the datagram socket PATH; "pair": socketpair of that type. */
+static int atk_unix_raw(const char *path)
+{
+        if (!strcmp(path, "pair")) {
+                int sv[2];
+                return result(socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv));
+        }
+        struct sockaddr_un un;
+        socklen_t len = atk_unix_addr(path, &un);
+        int s = socket(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0);
+        return result(s < 0 ? -1 : sendto(s, "x", 1, 0, (struct sockaddr *)&un, len));
+}
+
+/* connect to HOST (IPv6 text, ::ffff:127.0.0.1 for one) PORT over AF_INET6. */
+static int atk_connect6(const char *host, const char *port)
+{
+        struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)atoi(port))};
+        int s = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0 || inet_pton(AF_INET6, host, &sa.sin6_addr) != 1)
+                return result(-1);
+        return result(connect(s, (struct sockaddr *)&sa, sizeof(sa)));
+}
+
+/* socket(FAMILY, TYPE, PROTOCOL) by the raw call, numbers as given (0x...
+ * too: bits above 32 reach the kernel, which reads ints). */
+static int atk_socket(const char *family, const char *type, const char *proto)
+{
+        long r = syscall(SYS_socket, strtoul(family, NULL, 0), strtoul(type, NULL, 0), strtoul(proto, NULL, 0));
+        return result(r);
+}
+
+/* A unix stream socket autobound (bind with only the family: the kernel
+ * picks an abstract name), then listen. SEQPACKET with "seqpacket". */
+static int atk_autobind_listen(const char *type)
+{
+        int s = socket(AF_UNIX, (!strcmp(type, "seqpacket") ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+        struct sockaddr_un un = {.sun_family = AF_UNIX};
+        if (s < 0 || bind(s, (struct sockaddr *)&un, sizeof(sa_family_t)) < 0)
+                return result(-1);
+        return result(listen(s, 4));
+}
+
+/* connect to a unix address of the full 128 bytes of a sockaddr_storage,
+ * its path not terminated: more than a sockaddr_un holds (EINVAL), which
+ * the supervisor must not copy into a path buffer of that size. */
+static int atk_unix_long(void)
+{
+        struct sockaddr_storage ss;
+        memset(&ss, 'A', sizeof(ss));
+        ss.ss_family = AF_UNIX;
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        return result(s < 0 ? -1 : connect(s, (struct sockaddr *)&ss, sizeof(ss)));
+}
+
+/* A race on the name: a child swaps LINK between a symlink to HOST (a
+ * socket outside the writable paths) and one to OWN (the command's own
+ * listener) while the parent connects through LINK N times; prints how
+ * many connects reached HOST's listener (its greeting "hello"). */
+static int atk_race_connect(const char *link_path, const char *host, const char *own, int n)
+{
+        char tmp[4096];
+        snprintf(tmp, sizeof(tmp), "%s.tmp", link_path);
+        pid_t child = fork();
+        if (child == 0) {
+                alarm(30);
+                for (unsigned i = 0;; i++) {
+                        unlink(tmp);
+                        if (symlink(i % 2 ? host : own, tmp) == 0)
+                                rename(tmp, link_path);
+                }
+        }
+        struct stat st;
+        for (int i = 0; i < 200 && lstat(link_path, &st) < 0; i++)
+                usleep(5000); /* until the child made the link */
+        int reached = 0, connected = 0;
+        struct sockaddr_un un;
+        socklen_t len = atk_unix_addr(link_path, &un);
+        for (int i = 0; i < n; i++) {
+                int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (s >= 0 && connect(s, (struct sockaddr *)&un, len) == 0) {
+                        connected++;
+                        char got[7] = "";
+                        struct timeval tv = {.tv_sec = 1};
+                        setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+                        if (recv(s, got, 6, MSG_WAITALL) == 6 && !strcmp(got, "hello\n"))
+                                reached++;
+                }
+                if (s >= 0)
+                        close(s);
+                usleep(200); /* the child's turn, on a loaded machine too */
+        }
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        printf("host %d connected %d\n", reached, connected);
+        return 0;
+}
+
+/* connect to HOST1 PORT1, dissolve it (AF_UNSPEC), then connect the same
+ * socket to HOST2 PORT2: the second connect's result. */
+static int atk_unspec_reconnect(char **hp)
+{
+        struct sockaddr_in a, b;
+        struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0 || tcp_addr(hp[0], hp[1], &a) < 0 || tcp_addr(hp[2], hp[3], &b) < 0 ||
+            connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
+                printf("first connect: ");
+                return result(-1);
+        }
+        if (connect(s, &unspec, sizeof(unspec)) < 0) {
+                printf("AF_UNSPEC: ");
+                return result(-1);
+        }
+        return result(connect(s, (struct sockaddr *)&b, sizeof(b)));
+}
+
+/* The effective capabilities, as /proc/self/status says them. */
+static int atk_caps(void)
+{
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        while (f && fgets(line, sizeof(line), f))
+                if (!strncmp(line, "CapEff:", 7)) {
+                        unsigned long long caps = strtoull(line + 7, NULL, 16);
+                        printf("%s\n", caps ? "CAPS" : "NONE");
+                        fclose(f);
+                        return 0;
+                }
+        return result(-1);
+}
+
+/* rtnetlink: add then delete 127.0.0.77/32 on lo (ifindex 1): what a
+ * command with CAP_NET_ADMIN over the host's network could do. */
+static int atk_netlink_addr(void)
+{
+        int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+        if (s < 0)
+                return result(-1);
+        for (int op = RTM_NEWADDR; op >= 0; op = op == RTM_NEWADDR ? RTM_DELADDR : -1) {
+                struct {
+                        struct nlmsghdr nh;
+                        struct ifaddrmsg ifa;
+                        struct rtattr rta;
+                        struct in_addr addr;
+                } req = {.nh = {.nlmsg_len = sizeof(req), .nlmsg_type = (unsigned short)op,
+                                .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (op == RTM_NEWADDR ? NLM_F_CREATE : 0)},
+                         .ifa = {.ifa_family = AF_INET, .ifa_prefixlen = 32, .ifa_index = 1},
+                         .rta = {.rta_len = RTA_LENGTH(sizeof(struct in_addr)), .rta_type = IFA_LOCAL}};
+                inet_pton(AF_INET, "127.0.0.77", &req.addr);
+                struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+                if (sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+                        return result(-1);
+                char buf[4096];
+                ssize_t n = recv(s, buf, sizeof(buf), 0);
+                struct nlmsghdr *h = (struct nlmsghdr *)buf;
+                if (n < (ssize_t)sizeof(*h) || h->nlmsg_type != NLMSG_ERROR)
+                        return result(-1);
+                int err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+                if (err) {
+                        errno = -err;
+                        return result(-1);
+                }
+        }
+        return result(0);
+}
+
+/* pidfd_getfd of PID's descriptor FD: another process's socket, say. */
+static int atk_pidfd_getfd(const char *pid, const char *fd)
+{
+        int pidfd = (int)syscall(434 /* pidfd_open */, atoi(pid), 0);
+        return result(pidfd < 0 ? -1 : syscall(438 /* pidfd_getfd */, pidfd, atoi(fd), 0));
+}
+
+/* A seccomp filter of the command's own that hands connect to a listener
+ * it holds (which could let the call go on, past cordon's supervisor):
+ * the listener's descriptor, or the errno. */
+static int atk_seccomp_listener(void)
+{
+        struct sock_filter f[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {.len = 4, .filter = f};
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                return result(-1);
+        return result(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
+}
+
+static int do_atk(int argc, char **argv)
+{
+        const char *k = argv[1], *x = argc > 2 ? argv[2] : "", *y = argc > 3 ? argv[3] : "";
+#if defined(__x86_64__)
+        if (!strncmp(k, "atk-socketcall-", 15)) return atk_socketcall_probe(k, x);
+#endif
+        if (!strcmp(k, "atk-connect6")) return atk_connect6(x, y);
+        if (!strcmp(k, "atk-unix-raw")) return atk_unix_raw(x);
+        if (!strcmp(k, "atk-socket")) return atk_socket(x, y, argc > 4 ? argv[4] : "0");
+        if (!strcmp(k, "atk-autobind-listen")) return atk_autobind_listen(x);
+        if (!strcmp(k, "atk-unix-long")) return atk_unix_long();
+        if (!strcmp(k, "atk-race-connect") && argc > 5) return atk_race_connect(x, y, argv[4], atoi(argv[5]));
+        if (!strcmp(k, "atk-unspec-reconnect") && argc > 5) return atk_unspec_reconnect(argv + 2);
+        if (!strcmp(k, "atk-seccomp-listener")) return atk_seccomp_listener();
+        if (!strcmp(k, "atk-caps")) return atk_caps();
+        if (!strcmp(k, "atk-netlink-addr")) return atk_netlink_addr();
+        if (!strcmp(k, "atk-pidfd-getfd")) return atk_pidfd_getfd(x, y);
+        fprintf(stderr, "probe: unknown attack %s\n", k);
+        return 2;
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 2) {
@@ -641,6 +925,7 @@ int main(int argc, char **argv)
         if (!strncmp(a, "llnet-i386-", 11)) return llnet_i386(a, x);
 #endif
         if (!strncmp(a, "llnet-", 6)) return do_llnet(a, x, y);
+        if (!strncmp(a, "atk-", 4)) return do_atk(argc, argv);
         if (!strcmp(a, "pid")) { printf("%d\n", getpid()); return 0; }
         if (!strcmp(a, "exec-ignoring")) {
                 /* ignore SIGPIPE and glibc's internal 32 and 33 (which glibc's
