@@ -34,6 +34,7 @@ static const flag_spec FLAGS[] = {
         {{"backend", required_argument, NULL, OPT_BACKEND}, F_CONFIG},
         {{"inherit", required_argument, NULL, OPT_INHERIT}, F_VIEW},
         {{"set", required_argument, NULL, OPT_SET}, F_VIEW},
+        {{"pass-env", required_argument, NULL, OPT_PASS_ENV}, F_VIEW},
         {{"exclude", required_argument, NULL, OPT_EXCLUDE}, F_VIEW},
         {{"include-only", required_argument, NULL, OPT_INCLUDE_ONLY}, F_VIEW},
         {{"keep-default-excludes", no_argument, NULL, OPT_KEEP_DEFAULT_EXCLUDES}, F_VIEW},
@@ -54,6 +55,7 @@ static const flag_spec FLAGS[] = {
         {{"stats", required_argument, NULL, OPT_STATS}, F_RUN},
         {{"stats-fd", required_argument, NULL, OPT_STATS_FD}, F_RUN},
         {{"quiet", no_argument, NULL, OPT_QUIET}, F_RUN},
+        {{"verbose", no_argument, NULL, OPT_VERBOSE}, F_RUN},
         {{"pty", no_argument, NULL, OPT_PTY}, F_RUN},
         {{"no-pty", no_argument, NULL, OPT_NO_PTY}, F_RUN},
         {{"json", no_argument, NULL, OPT_JSON}, F_PLAN | F_CHECK},
@@ -83,6 +85,13 @@ static int fail(cli_args *a, const char *fmt, ...)
                 a->error = NULL;
         va_end(ap);
         return -1;
+}
+
+/* The flag as typed, without "=VALUE". */
+static void error_flag(cli_args *a, const char *word)
+{
+        free(a->error_flag);
+        a->error_flag = strndup(word, strcspn(word, "="));
 }
 
 static bool push(void **arr, size_t *n, size_t size, const void *item)
@@ -121,6 +130,7 @@ static int take_option(cli_args *a, int c, const char *arg)
         case OPT_HELP: a->help = true; return 0;
         case OPT_JSON: a->json = true; return 0;
         case OPT_QUIET: a->quiet = true; return 0;
+        case OPT_VERBOSE: a->verbose = true; return 0;
         case OPT_PTY: a->pty = 1; return 0;
         case OPT_NO_PTY: a->pty = 0; return 0;
         case OPT_CWD: a->cwd = arg; return 0;
@@ -128,8 +138,10 @@ static int take_option(cli_args *a, int c, const char *arg)
         case OPT_STATS_FD: {
                 char *end = NULL;
                 long v = strtol(arg, &end, 10);
-                if (!*arg || *end || v < 0 || v > 1 << 20)
+                if (!*arg || *end || v < 0 || v > 1 << 20) {
+                        error_flag(a, "--stats-fd");
                         return fail(a, "--stats-fd: not a file descriptor: \"%s\"", arg);
+                }
                 a->stats_fd = (int)v;
                 return 0;
         }
@@ -174,11 +186,19 @@ int cli_parse(int argc, char **argv, cli_args *a)
         char **sub_argv = argv + 1;
         /* -C is --cwd: only where --cwd is accepted */
         const char *shortopts = mask & (F_RUN | F_PLAN) ? "+:hC:" : "+:h";
-        while (r == 0 && (c = getopt_long(sub_argc, sub_argv, shortopts, opts, NULL)) != -1) {
+        while ((c = getopt_long(sub_argc, sub_argv, shortopts, opts, NULL)) != -1) {
                 if (c == 'h')
                         c = OPT_HELP;
                 if (c == 'C')
                         c = OPT_CWD;
+                if (r < 0) { /* the refusal is reported there too */
+                        if (c == OPT_STATS)
+                                a->stats_file = optarg;
+                        continue;
+                }
+                if (c == '?' || c == ':')
+                        error_flag(a, optopt > 0 && optopt < 256 ? (char[]){'-', (char)optopt, '\0'}
+                                                                 : sub_argv[optind - 1]);
                 /* getopt sets optopt to the unknown short option ("-xy":
                  * optind has not moved past the word yet), to the id of a
                  * long option given a value it does not take, and to 0 for
@@ -212,6 +232,7 @@ void cli_args_free(cli_args *a)
         free(a->configs);
         free(a->flags);
         free(a->error);
+        free(a->error_flag);
         *a = (cli_args){0};
 }
 
@@ -232,6 +253,8 @@ void cli_args_free(cli_args *a)
         "  --landlock required|best_effort|off  Landlock requirement (default best_effort)\n"          \
         "  --inherit core|all|none    environment template (default core)\n"                           \
         "  --set NAME=VALUE           set a variable (repeatable; always wins)\n"                      \
+        "  --pass-env NAME            pass NAME from this environment even when an exclude\n"       \
+        "                             matches it (a secret on purpose; repeatable)\n"               \
         "  --exclude GLOB             drop matching variables (repeatable)\n"                          \
         "  --include-only GLOB        keep only matching variables (repeatable)\n"                     \
         "  --ignore-default-excludes  keep variables named *KEY*, *SECRET*, *TOKEN*\n"                 \
@@ -259,8 +282,11 @@ const char *cli_usage(cli_command command)
                        "  --log-plan                 print the mount plan to stderr and <home>/logs/cordon.log\n"
                        "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
                        "                             through a symlink)\n"
-                       "  --quiet                    no notes (PATH entries not visible inside) and no message\n"
-                       "                             when a limit killed the command\n"
+                       "  --quiet                    no notes, no denials, no message when a limit killed\n"
+                       "                             the command (errors and warnings stay)\n"
+                       "  --verbose                  notes (PATH entries not visible inside) also when stderr\n"
+                       "                             is not a terminal (default: only on a terminal, or on\n"
+                       "                             exit 127)\n"
                        "  --pty, --no-pty            a terminal of the command's own, relayed to the caller's\n"
                        "                             (default: when stdin is a terminal, linux backend)\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"

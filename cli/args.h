@@ -30,13 +30,14 @@ typedef struct cli_args {
         size_t n_configs;
         cli_flag *flags;
         size_t n_flags;
-        bool json, quiet, help;
+        bool json, quiet, verbose, help;
         const char *cwd;
         const char *stats_file;
         int stats_fd;
         int pty;           /* -1: when stdin is a terminal (default), 0: --no-pty, 1: --pty */
         char **argv;       /* the command, NULL-terminated (points into the input argv) */
         char *error;       /* set when parsing failed (caller frees) */
+        char *error_flag;  /* the flag it failed on ("--timeout"), or NULL (caller frees) */
 } cli_args;
 
 enum {
@@ -77,9 +78,13 @@ enum {
         OPT_PROFILE,
         OPT_PTY,
         OPT_NO_PTY,
+        OPT_VERBOSE,
+        OPT_PASS_ENV,
 };
 
-/* Parse argv. Returns 0 (args filled) or -1 (args->error says why). */
+/* Parse argv. Returns 0 (args filled) or -1 (args->error says why, and
+ * args->error_flag on which flag; a --stats FILE after the error is still
+ * taken, for the report of the refusal). */
 int cli_parse(int argc, char **argv, cli_args *args);
 void cli_args_free(cli_args *args);
 /* Usage text for |command| (CLI_NONE: the overview). */

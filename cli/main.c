@@ -21,6 +21,7 @@
  * between them would be neither forwarded nor kept). */
 static cordon_process *volatile running;
 static bool quiet;              /* --quiet: no denial reports */
+static int stats_file = -1;     /* --stats FILE, once opened */
 /* A forwarded signal that came before the command ran (0: none). */
 static volatile sig_atomic_t pending_signal;
 
@@ -45,11 +46,25 @@ static int fail_with(cordon_error *err)
         return status;
 }
 
-/* One line, as every cordon error. */
-static int usage_error(const char *message)
+static int open_stats(const char *path);
+static void write_record(const cli_args *a, const char *json);
+
+/* cordon refuses the run: the error on stderr and, with --stats, in the
+ * record (|flag|: the flag at fault, or NULL). Frees |err| (NULL: an error
+ * already printed). Returns the exit status. */
+static int refuse(const cli_args *a, cordon_error *err, const char *flag)
 {
-        fprintf(stderr, "cordon: %s\n", message ? message : "invalid arguments");
-        return EXIT_CORDON;
+        if (err)
+                fprintf(stderr, "cordon: %s\n", cordon_error_message(err));
+        if (a->stats_file && stats_file < 0)
+                stats_file = open_stats(a->stats_file);
+        char *json = a->stats_file || a->stats_fd >= 0 ? cordon_error_stats_json(err, flag) : NULL;
+        if (json)
+                write_record(a, json);
+        free(json);
+        int status = cordon_error_exit_status(err);
+        cordon_error_free(err);
+        return status;
 }
 
 /* "NAME=VALUE" */
@@ -57,7 +72,9 @@ static int flag_set(cordon_config *c, const char *v, cordon_error **err)
 {
         const char *eq = strchr(v, '=');
         if (!eq || eq == v) {
-                fprintf(stderr, "cordon: --set %s: expected NAME=VALUE\n", v);
+                char *m = NULL;
+                *err = asprintf(&m, "--set %s: expected NAME=VALUE", v) < 0 ? NULL : cordon_error_new(m);
+                free(m);
                 return -EINVAL;
         }
         char *name = strndup(v, (size_t)(eq - v));
@@ -83,6 +100,7 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         case OPT_BACKEND: return cordon_config_set_backend(c, v, err);
         case OPT_INHERIT: return cordon_config_set_inherit_name(c, v, err);
         case OPT_SET: return flag_set(c, v, err);
+        case OPT_PASS_ENV: return cordon_config_env_pass(c, v, err);
         case OPT_EXCLUDE: return cordon_config_env_exclude(c, v, err);
         case OPT_INCLUDE_ONLY: return cordon_config_env_include_only(c, v, err);
         case OPT_KEEP_DEFAULT_EXCLUDES: return cordon_config_set_ignore_default_excludes(c, false);
@@ -104,8 +122,9 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         }
 }
 
-/* Config files, then flags in command-line order. */
-static int build_config(const cli_args *a, cordon_config **ret, cordon_error **err)
+/* Config files, then flags in command-line order. On failure |*ret_flag|
+ * is the flag at fault (caller frees), or NULL for a config file. */
+static int build_config(const cli_args *a, cordon_config **ret, cordon_error **err, char **ret_flag)
 {
         cordon_config *c = cordon_config_new();
         if (!c) {
@@ -117,7 +136,8 @@ static int build_config(const cli_args *a, cordon_config **ret, cordon_error **e
         for (size_t i = 0; r == 0 && i < a->n_configs; i++)
                 r = cordon_config_load_file(c, a->configs[i], err);
         for (size_t i = 0; r == 0 && i < a->n_flags; i++)
-                r = apply_flag(c, &a->flags[i], err);
+                if ((r = apply_flag(c, &a->flags[i], err)) < 0 && asprintf(ret_flag, "--%s", a->flags[i].name) < 0)
+                        *ret_flag = NULL;
         if (r < 0) {
                 cordon_config_free(c);
                 return r;
@@ -230,16 +250,44 @@ static void write_all(int fd, const char *s, const char *what)
         }
 }
 
-static void write_stats(const cli_args *a, int stats_file_fd, const cordon_process *p, const cordon_result *res)
+static void write_record(const cli_args *a, const char *json)
 {
-        char *json = cordon_process_stats_json(p, res);
-        if (!json)
-                return;
-        if (stats_file_fd >= 0)
-                write_all(stats_file_fd, json, a->stats_file);
+        if (stats_file >= 0)
+                write_all(stats_file, json, a->stats_file);
         if (a->stats_fd >= 0 && write(a->stats_fd, json, strlen(json)) < 0)
                 fprintf(stderr, "cordon: cannot write the stats to fd %d: %s\n", a->stats_fd, strerror(errno));
+}
+
+static void write_stats(const cli_args *a, const cordon_process *p, const cordon_result *res)
+{
+        char *json = cordon_process_stats_json(p, res);
+        if (json)
+                write_record(a, json);
         free(json);
+}
+
+static int close_stats(const cli_args *a, int status)
+{
+        if (stats_file >= 0 && close(stats_file) < 0) {
+                fprintf(stderr, "cordon: cannot write %s: %s\n", a->stats_file, strerror(errno));
+                status = status ? status : EXIT_CORDON;
+        }
+        stats_file = -1;
+        return status;
+}
+
+/* The plan's notes for people ("PATH entries not visible inside: ..."):
+ * every one (|status| < 0), or those that explain the command's exit
+ * status |status|, after "exit status N". */
+static void print_notes(const cordon_plan *plan, int status)
+{
+        const char *const *h = cordon_plan_hints(plan);
+        for (size_t i = 0; h && h[i]; i++)
+                if (status < 0)
+                        fprintf(stderr, "cordon: note: %s\n", h[i]);
+                else if (cordon_plan_hint_exit_status(plan, i) == status)
+                        fprintf(stderr, "cordon: note: exit status %d%s: %s\n", status,
+                                status == 127 ? " (a command not found)" : "", h[i]);
 }
 
 /* 536870912 -> "512M": exact binary multiples, else bytes. */
@@ -278,15 +326,22 @@ static void explain_limit(const cordon_result *res, const double *limits)
         }
 }
 
+/* Quiet by default: the caller is mostly a program that hands cordon's
+ * stderr to a model. Notes are printed at the start on a terminal or with
+ * --verbose, else only with the failure they explain (exit 127: a command
+ * not found, maybe in a PATH entry the sandbox hides). Warnings that change
+ * what the run means (isolation disabled, a limit not enforced) and errors
+ * are always printed; denials when they happen, unless --quiet. */
 static int cmd_run(const cli_args *a, cordon_config *c)
 {
         cordon_error *err = NULL;
         cordon_plan *plan = NULL;
         install_forwarding();
         if (prepare(a, c, true, &plan, &err) < 0)
-                return err ? fail_with(err) : EXIT_CORDON;
-        for (const char *const *h = cordon_plan_hints(plan); !a->quiet && h && *h; h++)
-                fprintf(stderr, "cordon: note: %s\n", *h);
+                return refuse(a, err, NULL);
+        bool noted = !a->quiet && (a->verbose || isatty(2));
+        if (noted)
+                print_notes(plan, -1);
         if (pending_signal) { /* nothing was made yet */
                 cordon_plan_free(plan);
                 return 128 + pending_signal;
@@ -294,18 +349,15 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         double limits[CORDON_LIMIT__MAX];
         for (int i = 0; i < CORDON_LIMIT__MAX; i++)
                 limits[i] = cordon_plan_limit(plan, (cordon_limit)i);
-        int stats_fd = a->stats_file ? open_stats(a->stats_file) : -1;
-        if (a->stats_file && stats_fd < 0) {
+        if (a->stats_file && (stats_file = open_stats(a->stats_file)) < 0) {
                 cordon_plan_free(plan);
                 return EXIT_CORDON;
         }
         cordon_process *p = NULL;
         int r = cordon_start(plan, &p, &err);
-        cordon_plan_free(plan);
         if (r < 0) {
-                if (stats_fd >= 0)
-                        close(stats_fd);
-                return err ? fail_with(err) : EXIT_CORDON;
+                cordon_plan_free(plan);
+                return refuse(a, err, NULL);
         }
         running = p; /* from here on the handler forwards */
         if (pending_signal)
@@ -318,15 +370,15 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         if (r < 0) {
                 running = NULL;
                 cordon_process_free(p);
-                if (stats_fd >= 0)
-                        close(stats_fd);
-                return err ? fail_with(err) : EXIT_CORDON;
+                cordon_plan_free(plan);
+                return refuse(a, err, NULL);
         }
-        write_stats(a, stats_fd, p, &res);
-        if (stats_fd >= 0 && close(stats_fd) < 0)
-                fprintf(stderr, "cordon: cannot write %s: %s\n", a->stats_file, strerror(errno));
+        write_stats(a, p, &res);
         if (!a->quiet)
                 explain_limit(&res, limits);
+        if (!a->quiet && !noted && res.status != 0)
+                print_notes(plan, res.status);
+        cordon_plan_free(plan);
         /* Everything in the sandbox is dead; only its init may still be
          * tearing down the namespaces. The CLI exits without waiting for
          * that (the init is reaped by whoever inherits it); a library
@@ -385,7 +437,8 @@ int main(int argc, char **argv)
 {
         cli_args a;
         if (cli_parse(argc, argv, &a) < 0) {
-                int r = usage_error(a.error);
+                cordon_error *e = cordon_error_new(a.error ? a.error : "invalid arguments");
+                int r = close_stats(&a, refuse(&a, e, a.error_flag));
                 cli_args_free(&a);
                 return r;
         }
@@ -402,13 +455,16 @@ int main(int argc, char **argv)
         cordon_config *c = NULL;
         cordon_error *err = NULL;
         quiet = a.quiet;
-        if (build_config(&a, &c, &err) < 0) {
+        char *flag = NULL;
+        if (build_config(&a, &c, &err, &flag) < 0) {
+                int r = close_stats(&a, refuse(&a, err, flag));
+                free(flag);
                 cli_args_free(&a);
-                return err ? fail_with(err) : EXIT_CORDON;
+                return r;
         }
         int r;
         switch (a.command) {
-        case CLI_RUN: r = cmd_run(&a, c); break;
+        case CLI_RUN: r = close_stats(&a, cmd_run(&a, c)); break;
         case CLI_PLAN: r = cmd_plan(&a, c); break;
         case CLI_ENV: r = cmd_env(&a, c); break;
         case CLI_CHECK: r = cmd_check(&a, c); break;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <cordon.h>
+#include <jansson.h>
 
 typedef struct capture {
         int fd;            /* -1 once at EOF */
@@ -68,44 +69,45 @@ static size_t utf8_len(const unsigned char *s, size_t n)
         return len;
 }
 
-static void json_string(FILE *f, const char *s, size_t n)
+/* |n| bytes of |s| as a JSON string: valid UTF-8 as it is, each byte that
+ * is not part of it as U+FFFD (jansson takes only UTF-8). NULL on ENOMEM. */
+static json_t *json_text(const char *s, size_t n)
 {
-        const unsigned char *u = (const unsigned char *)s;
-        fputc('"', f);
-        for (size_t i = 0; i < n;) {
-                unsigned char c = u[i];
-                if (c == '"' || c == '\\') {
-                        fprintf(f, "\\%c", c);
-                        i++;
-                } else if (c == '\n') {
-                        fputs("\\n", f);
-                        i++;
-                } else if (c == '\t') {
-                        fputs("\\t", f);
-                        i++;
-                } else if (c < 0x20 || c == 0x7f) {
-                        fprintf(f, "\\u%04x", c);
+        char *fixed = malloc(n * 3 + 1);
+        size_t o = 0;
+        for (size_t i = 0; fixed && i < n;) {
+                size_t k = utf8_len((const unsigned char *)s + i, n - i);
+                if (k == 0) {
+                        memcpy(fixed + o, "\xef\xbf\xbd", 3);
+                        o += 3;
                         i++;
                 } else {
-                        size_t k = utf8_len(u + i, n - i);
-                        if (k == 0) {
-                                fputs("\\ufffd", f); /* not UTF-8: replaced */
-                                i++;
-                        } else {
-                                fwrite(u + i, 1, k, f);
-                                i += k;
-                        }
+                        memcpy(fixed + o, s + i, k);
+                        o += k;
+                        i += k;
                 }
         }
-        fputc('"', f);
+        json_t *v = fixed ? json_stringn(fixed, o) : NULL;
+        free(fixed);
+        return v;
+}
+
+/* Prints |o| on one line and releases it. Returns 0, or -1 on ENOMEM. */
+static int print_json(json_t *o)
+{
+        int r = o && json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) == 0 ? 0 : -1;
+        json_decref(o);
+        fputc('\n', stdout);
+        return r;
 }
 
 static int print_error(const cordon_error *err)
 {
-        printf("{\"error\": ");
         const char *m = cordon_error_message(err);
-        json_string(stdout, m, strlen(m));
-        printf(", \"exit_status\": %d}\n", cordon_error_exit_status(err));
+        json_t *o = json_object();
+        json_object_set_new(o, "error", json_text(m, strlen(m)));
+        json_object_set_new(o, "exit_status", json_integer(cordon_error_exit_status(err)));
+        print_json(o);
         return cordon_error_exit_status(err);
 }
 
@@ -265,15 +267,17 @@ int main(int argc, char **argv)
                 free(errc.data);
                 return status;
         }
-        printf("{\"exit_code\": %d, \"signal\": %d, \"status\": %d, \"timed_out\": %s, \"truncated\": %s, ",
-               res.exit_code, res.signal, timed_out ? 124 : res.status, timed_out ? "true" : "false",
-               out.truncated || errc.truncated ? "true" : "false");
-        printf("\"stdout\": ");
-        json_string(stdout, out.data ? out.data : "", out.len);
-        printf(", \"stderr\": ");
-        json_string(stdout, errc.data ? errc.data : "", errc.len);
-        printf(", \"wall_s\": %.3f}\n", res.wall_s);
+        json_t *o = json_object();
+        json_object_set_new(o, "exit_code", json_integer(res.exit_code));
+        json_object_set_new(o, "signal", json_integer(res.signal));
+        json_object_set_new(o, "status", json_integer(timed_out ? 124 : res.status));
+        json_object_set_new(o, "timed_out", json_boolean(timed_out));
+        json_object_set_new(o, "truncated", json_boolean(out.truncated || errc.truncated));
+        json_object_set_new(o, "stdout", json_text(out.data ? out.data : "", out.len));
+        json_object_set_new(o, "stderr", json_text(errc.data ? errc.data : "", errc.len));
+        json_object_set_new(o, "wall_s", json_real(res.wall_s));
+        r = print_json(o);
         free(out.data);
         free(errc.data);
-        return fflush(stdout) == 0 ? 0 : 125;
+        return r == 0 && fflush(stdout) == 0 ? 0 : 125;
 }

@@ -95,6 +95,10 @@ CORDON_API const char *cordon_error_key(const cordon_error *e);
  * not found, 126 when it could not be executed, 125 otherwise. */
 CORDON_API int cordon_error_exit_status(const cordon_error *e);
 CORDON_API cordon_error *cordon_error_free(cordon_error *e);
+/* An error of the caller's own (errno EINVAL, exit status 125, no
+ * location), e.g. a bad command-line argument, to report as the library's
+ * are (cordon_error_stats_json). Copies |message|. NULL on ENOMEM. */
+CORDON_API cordon_error *cordon_error_new(const char *message);
 
 /* ---- configuration ------------------------------------------------------ */
 
@@ -231,6 +235,13 @@ CORDON_API int cordon_config_env_set(cordon_config *c, const char *name, const c
                                      cordon_error **ret_error);
 CORDON_API int cordon_config_env_exclude(cordon_config *c, const char *glob, cordon_error **ret_error);
 CORDON_API int cordon_config_env_include_only(cordon_config *c, const char *glob, cordon_error **ret_error);
+/* Pass the variable |name| (an exact name; shell_environment_policy.pass,
+ * --pass-env) from the environment cordon_prepare reads, even when
+ * inherit, the default excludes, an exclude or include_only would drop it;
+ * "set" (or cordon_command_setenv) for the same name still wins. For one
+ * secret on purpose (GITHUB_TOKEN) without --ignore-default-excludes.
+ * -EINVAL for an empty name or one with "=" (that is set's NAME=VALUE). */
+CORDON_API int cordon_config_env_pass(cordon_config *c, const char *name, cordon_error **ret_error);
 
 /* Warnings (isolation disabled, best-effort limits, ...) and, with
  * log_plan, the plan text go to |fn|. Without a callback they are dropped.
@@ -318,6 +329,11 @@ CORDON_API char *cordon_plan_to_text(const cordon_plan *plan);
  * profile that would bring each), NULL-terminated or NULL; owned by the
  * plan. The library never prints them. */
 CORDON_API const char *const *cordon_plan_hints(const cordon_plan *plan);
+/* The command's exit status whose failure hint |i| explains (127: a
+ * command not found, for the PATH entries the sandbox hides; 128: git's
+ * fatal error, for an identity the sandbox does not show), so that a
+ * caller can say it then rather than on every run; -1 for no such hint. */
+CORDON_API int cordon_plan_hint_exit_status(const cordon_plan *plan, size_t i);
 /* The child environment ("NAME=VALUE", sorted by name, NULL-terminated);
  * owned by the plan. */
 CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);
@@ -423,6 +439,16 @@ CORDON_API char *cordon_result_to_json(const cordon_result *r);
  * host and port once; [] without a proxy). Complete once cordon_wait
  * returned 0. The caller frees it with free(); NULL on ENOMEM. */
 CORDON_API char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r);
+
+/* The --stats record of a run that cordon refused before the command ran
+ * (a bad setting, a command not found, a sandbox that could not start):
+ * {"error": {"message", "code" (the exit status, 125, 126 or 127), and
+ * "flag" (|flag|, e.g. "--timeout", when not NULL), "file", "line",
+ * "column", "key" where |e| has a config location}, "status"}, one line.
+ * It has no "exit_code": that is how a caller tells cordon's 125 from the
+ * command's own. |e| may be NULL ("unknown error", 125). The caller frees
+ * the string with free(); NULL on ENOMEM. */
+CORDON_API char *cordon_error_stats_json(const cordon_error *e, const char *flag);
 
 /* ---- the host --------------------------------------------------------------- */
 

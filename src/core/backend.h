@@ -34,8 +34,8 @@ struct backend_ops {
         int (*signal_command)(cordon_process *p, int sig);
         /* cordon_process_free: kill what still runs, reap, close, free. */
         void (*free)(cordon_process *p);
-        /* The hosts the network proxy refused, a JSON array (NULL: "[]"). */
-        char *(*network_denied)(const cordon_process *p);
+        /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM). */
+        json_t *(*network_denied)(const cordon_process *p);
 };
 
 /* The backends of this build (meson: -Dlinux_backend). */

@@ -68,6 +68,7 @@ static void config_clear(cordon_config *c)
         strv_free(c->network_allow);
         strv_free(c->exclude);
         strv_free(c->include_only);
+        strv_free(c->pass);
         for (size_t i = 0; i < c->n_set; i++)
                 env_kv_clear(&c->set[i]);
         free(c->set);
@@ -98,7 +99,7 @@ static cordon_config *config_dup(const cordon_config *c)
         d->disabled_by = d->backend = d->home = d->workspace = NULL;
         d->expose = NULL;
         d->n_expose = 0;
-        d->protect = d->network_allow = d->exclude = d->include_only = d->profile_dirs = NULL;
+        d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = NULL;
         d->set = NULL;
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
@@ -131,6 +132,8 @@ static cordon_config *config_dup(const cordon_config *c)
                 ok = (d->exclude = strv_copy((const char *const *)c->exclude)) != NULL;
         if (ok && c->include_only)
                 ok = (d->include_only = strv_copy((const char *const *)c->include_only)) != NULL;
+        if (ok && c->pass)
+                ok = (d->pass = strv_copy((const char *const *)c->pass)) != NULL;
         if (ok && c->profile_dirs)
                 ok = (d->profile_dirs = strv_copy((const char *const *)c->profile_dirs)) != NULL;
         if (!ok)
@@ -1083,6 +1086,51 @@ static int m_ignore_default_excludes(layer *L, json_t *v) { return get_bool(L, v
 static int m_exclude(layer *L, json_t *v) { return get_string_list(L, v, false, &L->c->exclude); }
 static int m_include_only(layer *L, json_t *v) { return get_string_list(L, v, false, &L->c->include_only); }
 
+/* The one validator of a name to pass (shell_environment_policy.pass,
+ * --pass-env, cordon_config_env_pass): why |name| is not one, or NULL. */
+static const char *pass_name_problem(const char *name)
+{
+        if (!name || !name[0])
+                return "must be a variable name, not empty";
+        if (strchr(name, '='))
+                return "takes a variable name, whose value comes from cordon's environment (to give a "
+                       "variable a value, use set: --set NAME=VALUE)";
+        return NULL;
+}
+
+/* Adds |name| to |*list| once. */
+static int pass_put(char ***list, const char *name)
+{
+        return *list && strv_contains(*list, name) ? 0 : strv_push(list, name);
+}
+
+static int m_pass(layer *L, json_t *v)
+{
+        int r = want_type(L, v, JSON_ARRAY, "an array of variable names");
+        size_t i;
+        json_t *e;
+        _cleanup_strv_ char **list = r == 0 ? calloc(1, sizeof(char *)) : NULL;
+        if (r == 0 && !list)
+                return -ENOMEM;
+        json_array_foreach(v, i, e) {
+                if (r < 0)
+                        break;
+                layer_push(L, xasprintf("[%zu]", i));
+                r = want_type(L, e, JSON_STRING, "a string");
+                const char *why = r == 0 ? pass_name_problem(json_string_value(e)) : NULL;
+                if (why)
+                        r = layer_fail(L, "\"%s\" %s", json_string_value(e), why);
+                else if (r == 0)
+                        r = pass_put(&list, json_string_value(e));
+                layer_pop(L);
+        }
+        if (r < 0)
+                return r;
+        strv_free(L->c->pass);
+        L->c->pass = TAKE_PTR(list);
+        return 0;
+}
+
 static int m_set(layer *L, json_t *v)
 {
         int r = want_type(L, v, JSON_OBJECT, "an object");
@@ -1111,6 +1159,7 @@ static int m_env_policy(layer *L, json_t *v)
                 {"exclude", m_exclude},
                 {"set", m_set},
                 {"include_only", m_include_only},
+                {"pass", m_pass},
                 {NULL, NULL},
         };
         return apply_members(L, v, t);
@@ -1520,6 +1569,15 @@ static int add_glob(char ***list, const char *what, const char *glob, cordon_err
 int cordon_config_env_exclude(cordon_config *c, const char *glob, cordon_error **ret_error)
 {
         return add_glob(&c->exclude, "exclude", glob, ret_error);
+}
+
+int cordon_config_env_pass(cordon_config *c, const char *name, cordon_error **ret_error)
+{
+        const char *why = pass_name_problem(name);
+        if (why)
+                return error_set(ret_error, EINVAL, "pass-env: \"%s\" %s", name ? name : "", why);
+        int r = pass_put(&c->pass, name);
+        return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
 int cordon_config_env_include_only(cordon_config *c, const char *glob, cordon_error **ret_error)

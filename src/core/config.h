@@ -51,6 +51,7 @@ struct cordon_config {
         char **include_only;
         env_kv *set;
         size_t n_set;
+        char **pass; /* names taken from the launcher's environment whatever the filters say */
 
         /* where profiles are looked for (NULL: profile_search_path) */
         char **profile_dirs;

@@ -227,6 +227,39 @@ char **env_with_proxy_port(const char *const *env, unsigned port)
         return TAKE_PTR(out);
 }
 
+static bool is_set(const cordon_config *c, const env_input *in, const char *name)
+{
+        for (size_t i = 0; i < c->n_set; i++)
+                if (streq(c->set[i].name, name))
+                        return true;
+        for (size_t i = 0; i < in->n_extra; i++)
+                if (streq(in->extra[i].name, name))
+                        return true;
+        return false;
+}
+
+/* pass: each named variable of the launcher's environment, whatever
+ * inherit and the filters dropped (the first of duplicates, as getenv(3)
+ * sees it); a value of set or of the command's own wins. */
+static int env_pass(char ***env, const cordon_config *c, const env_input *in)
+{
+        for (size_t k = 0; c->pass && c->pass[k]; k++) {
+                const char *name = c->pass[k];
+                size_t len = strlen(name);
+                const char *const *base = in->base;
+                size_t i = 0;
+                while (base && base[i] && !(name_len(base[i]) == len && base[i][len] == '=' &&
+                                            (in->names_casefold ? strncasecmp(base[i], name, len)
+                                                                : strncmp(base[i], name, len)) == 0))
+                        i++;
+                if (!base || !base[i] || is_set(c, in, name))
+                        continue;
+                if (env_set(env, name, base[i] + len + 1) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int env_build(const cordon_config *c, const env_input *in, char ***ret)
 {
         _cleanup_strv_ char **env = NULL;
@@ -244,6 +277,8 @@ int env_build(const cordon_config *c, const env_input *in, char ***ret)
                         return -ENOMEM;
         if (c->include_only && c->include_only[0])
                 env_filter(env, not_matches_arg, c->include_only);
+        if (env_pass(&env, c, in) < 0)
+                return -ENOMEM;
         if (in->instance_root && env_redirect(&env, in->instance_root) < 0)
                 return -ENOMEM;
         if (env_expand_set(&env, c, in->home) < 0)

@@ -90,6 +90,16 @@ int cordon_error_column(const cordon_error *e) { return e ? e->column : 0; }
 const char *cordon_error_key(const cordon_error *e) { return e ? e->key : NULL; }
 int cordon_error_exit_status(const cordon_error *e) { return e ? e->exit_status : 125; }
 
+cordon_error *cordon_error_new(const char *message)
+{
+        cordon_error *e = NULL;
+        char *m = message ? strdup(message) : NULL;
+        if (message && !m)
+                return NULL;
+        error_store(&e, EINVAL, NULL, 0, 0, NULL, m);
+        return e;
+}
+
 cordon_error *cordon_error_free(cordon_error *e)
 {
         if (e) {

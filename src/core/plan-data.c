@@ -58,6 +58,7 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->hostname);
         strv_free(p->warnings);
         strv_free(p->hints);
+        free(p->hint_exit);
         free(p);
         return NULL;
 }
@@ -65,4 +66,9 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
 const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
 const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
 const char *const *cordon_plan_hints(const cordon_plan *p) { return (const char *const *)p->hints; }
+
+int cordon_plan_hint_exit_status(const cordon_plan *p, size_t i)
+{
+        return p && p->hint_exit && i < strv_len(p->hints) ? p->hint_exit[i] : -1;
+}
 

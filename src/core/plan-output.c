@@ -71,26 +71,26 @@ static json_t *json_windows(const cordon_plan *p)
         win_rules r = {0};
         char *why = NULL;
         if (win_plan_rules(p, &r, &why) == 0) {
-                json_object_set_new(o, "sid", json_string(r.sid));
+                json_object_set_new(o, "sid", json_text(r.sid));
                 for (size_t i = 0; i < r.n_rules; i++) {
                         const win_rule *w = &r.rules[i];
                         json_t *j = json_object();
-                        json_object_set_new(j, "path", json_string(w->path));
-                        json_object_set_new(j, "access", json_string(w->kind == WIN_RULE_GRANT ? "write" : "read"));
-                        json_object_set_new(j, "origin", json_string(w->origin));
-                        json_object_set_new(j, "sddl", w->sddl ? json_string(w->sddl) : json_null());
+                        json_object_set_new(j, "path", json_text(w->path));
+                        json_object_set_new(j, "access", json_text(w->kind == WIN_RULE_GRANT ? "write" : "read"));
+                        json_object_set_new(j, "origin", json_text(w->origin));
+                        json_object_set_new(j, "sddl", w->sddl ? json_text(w->sddl) : json_null());
                         json_array_append_new(rules, j);
                 }
                 win_rules_clear(&r);
         } else if (why) {
-                json_array_append_new(refused, json_string(why));
+                json_array_append_new(refused, json_text(why));
                 free(why);
         }
         char **v = win_plan_refusals(p);
         for (size_t i = 0; v && v[i]; i++)
-                json_array_append_new(refused, json_string(v[i]));
+                json_array_append_new(refused, json_text(v[i]));
         strv_free(v);
-        json_object_set_new(o, "integrity", json_string(WIN_SID_LOW_INTEGRITY));
+        json_object_set_new(o, "integrity", json_text(WIN_SID_LOW_INTEGRITY));
         json_object_set_new(o, "rules", rules);
         json_object_set_new(o, "refused", refused);
         return o;
@@ -107,9 +107,9 @@ static json_t *json_seatbelt(const cordon_plan *p)
                 if (!eq)
                         continue;
                 *eq = '\0'; /* names never hold '=' */
-                json_object_set_new(params, sp.params[i], json_string(eq + 1));
+                json_object_set_new(params, sp.params[i], json_text(eq + 1));
         }
-        json_object_set_new(o, "profile", json_string(sp.text));
+        json_object_set_new(o, "profile", json_text(sp.text));
         json_object_set_new(o, "parameters", params);
         seatbelt_profile_clear(&sp);
         return o;
@@ -244,7 +244,7 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 _cleanup_free_ char *argv = NULL;
                 json_t *a = json_array();
                 for (size_t i = 0; p->argv[i]; i++)
-                        json_array_append_new(a, json_string(p->argv[i]));
+                        json_array_append_new(a, json_text(p->argv[i]));
                 argv = json_dumps(a, JSON_COMPACT);
                 json_decref(a);
                 buf_printf(&b, "argv: %s\n", argv ? argv : "?");
@@ -262,16 +262,16 @@ char *cordon_plan_to_text(const cordon_plan *p)
         return buf_steal(&b);
 }
 
-static json_t *json_str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *json_str_or_null(const char *s) { return s ? json_text(s) : json_null(); }
 
 static json_t *json_mount(const plan_mount *m)
 {
         json_t *o = json_object();
-        json_object_set_new(o, "type", json_string(mount_type_name(m->type)));
+        json_object_set_new(o, "type", json_text(mount_type_name(m->type)));
         json_object_set_new(o, "source", json_str_or_null(m->source));
-        json_object_set_new(o, "target", json_string(m->target));
-        json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));
-        json_object_set_new(o, "origin", json_string(mount_origin_name(m->origin)));
+        json_object_set_new(o, "target", json_text(m->target));
+        json_object_set_new(o, "mode", json_text(m->writable ? "rw" : "ro"));
+        json_object_set_new(o, "origin", json_text(mount_origin_name(m->origin)));
         if (m->missing)
                 json_object_set_new(o, "absent", json_true());
         return o;
@@ -281,7 +281,7 @@ static json_t *json_strv(char *const *v)
 {
         json_t *a = json_array();
         for (size_t i = 0; v && v[i]; i++)
-                json_array_append_new(a, json_string(v[i]));
+                json_array_append_new(a, json_text(v[i]));
         return a;
 }
 
@@ -291,8 +291,10 @@ static json_t *json_env(char *const *env)
         for (size_t i = 0; env && env[i]; i++) {
                 const char *eq = strchr(env[i], '=');
                 _cleanup_free_ char *name = eq ? strndup(env[i], (size_t)(eq - env[i])) : NULL;
-                if (name)
-                        json_object_set_new(o, name, json_string(eq + 1));
+                json_t *key = name ? json_text(name) : NULL; /* a name need not be UTF-8 either */
+                if (key)
+                        json_object_set_new(o, json_string_value(key), json_text(eq + 1));
+                json_decref(key);
         }
         return o;
 }
@@ -311,22 +313,22 @@ static json_t *json_limits(const cordon_plan *p)
 char *cordon_plan_to_json(const cordon_plan *p)
 {
         json_t *o = json_object();
-        json_object_set_new(o, "backend", json_string(backend_name(p->backend)));
+        json_object_set_new(o, "backend", json_text(backend_name(p->backend)));
         json_object_set_new(o, "enabled", json_boolean(p->backend != BACKEND_NONE));
         if (p->disabled_by)
-                json_object_set_new(o, "disabled_by", json_string(p->disabled_by));
-        json_object_set_new(o, "network", json_string(network_name(p->network)));
+                json_object_set_new(o, "disabled_by", json_text(p->disabled_by));
+        json_object_set_new(o, "network", json_text(network_name(p->network)));
         if (p->network == CORDON_NETWORK_PROXY) {
                 json_object_set_new(o, "network_allow", json_strv(p->network_allow));
                 /* the landlock and seatbelt backends' port is chosen at start: 0 */
                 bool on_host = p->backend == BACKEND_LANDLOCK || p->backend == BACKEND_SEATBELT;
                 json_object_set_new(o, "network_proxy",
-                                    json_string(on_host ? PROXY_HOST ":0" : PROXY_HOST ":" STR(PROXY_PORT)));
+                                    json_text(on_host ? PROXY_HOST ":0" : PROXY_HOST ":" STR(PROXY_PORT)));
         }
         json_t *ns = json_array();
         for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)
                 if (p->namespaces & NAMESPACES[i].flag)
-                        json_array_append_new(ns, json_string(NAMESPACES[i].name));
+                        json_array_append_new(ns, json_text(NAMESPACES[i].name));
         json_object_set_new(o, "namespaces", ns);
         json_object_set_new(o, "argv", p->argv ? json_strv(p->argv) : json_null());
         json_object_set_new(o, "exe", json_str_or_null(p->exe));
@@ -344,7 +346,7 @@ char *cordon_plan_to_json(const cordon_plan *p)
         }
         json_object_set_new(o, "limits", json_limits(p));
         if (pids_by_key(p->pids_by))
-                json_object_set_new(o, "pids_limit_by", json_string(pids_by_key(p->pids_by)));
+                json_object_set_new(o, "pids_limit_by", json_text(pids_by_key(p->pids_by)));
         json_object_set_new(o, "instance_root", json_str_or_null(p->instance_root));
         json_object_set_new(o, "workspace", json_str_or_null(p->workspace));
         json_object_set_new(o, "uid", json_integer(p->uid));

@@ -49,6 +49,10 @@ static const char *const ETC_ENTRIES[] = {
         /* the shells' system rc files */
         "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc", NULL,
 };
+/* The package databases, read-only: what is installed is no secret, and
+ * `dpkg-query -W`, `apt list --installed`, `rpm -qa` and build scripts
+ * that probe for a package need it. The rest of /var stays out. */
+static const char *const PACKAGE_DBS[] = {"/var/lib/dpkg", "/var/lib/rpm", NULL};
 /* Never exposed automatically: kernel interfaces the sandbox gets its own of. */
 static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
 /* Directories never exposed whole for an executable in them (the file alone is). */
@@ -588,6 +592,14 @@ static int plan_system(builder *b)
                 if (r < 0)
                         return r;
         }
+        for (size_t i = 0; PACKAGE_DBS[i]; i++) {
+                struct stat st;
+                if (host_stat(b->h, PACKAGE_DBS[i], &st) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                int r = add_bind(b, PACKAGE_DBS[i], PACKAGE_DBS[i], false, ORIGIN_SYSTEM, false);
+                if (r < 0)
+                        return r;
+        }
         if (b->p->backend != BACKEND_LINUX) /* landlock, seatbelt: the host's own tree */
                 return plan_system_landlock(b);
         int r = add_simple(b->p, MOUNT_PROC, "/proc", true, ORIGIN_SYSTEM);
@@ -816,9 +828,17 @@ static char *shebang_interpreter(const host_info *h, const char *host)
         return strndup(s, len);
 }
 
+static int hidden_path_entries(builder *b, char **ret_list, char **ret_kept);
+
+/* Not found: with the PATH entries the sandbox hides, where one may hold it. */
 static int not_found(builder *b, const char *name)
 {
-        int r = name[0] ? error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH", name)
+        _cleanup_free_ char *list = NULL, *kept = NULL;
+        if (name[0] && !strchr(name, '/') && b->p->backend != BACKEND_NONE && hidden_path_entries(b, &list, &kept) < 0)
+                return error_set(b->err, ENOMEM, "out of memory");
+        int r = name[0] ? error_set(b->err, ENOENT, "%s: command not found in the sandbox's PATH%s%s%s", name,
+                                    list && list[0] ? " (PATH entries not visible inside: " : "",
+                                    list && list[0] ? list : "", list && list[0] ? ")" : "")
                         : error_set(b->err, ENOENT, "the command name is empty");
         if (b->err && *b->err)
                 (*b->err)->exit_status = 127;
@@ -1674,7 +1694,9 @@ static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m
         return 0;
 }
 
-static int plan_path_hint(builder *b)
+/* The PATH entries the sandbox hides, each with what would show it, in
+ * |*ret_list| ("" for none), and PATH without them in |*ret_kept|. */
+static int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
 {
         const char *path = env_get(b->p->env, "PATH");
         _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
@@ -1694,13 +1716,84 @@ static int plan_path_hint(builder *b)
         _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
         if (r < 0 || !list || !kept_path)
                 return r < 0 ? r : -ENOMEM;
-        if (!list[0])
+        *ret_list = TAKE_PTR(list);
+        *ret_kept = TAKE_PTR(kept_path);
+        return 0;
+}
+
+/* Adds the hint |text| (taken; NULL: ENOMEM) for the exit status |status|. */
+static int add_hint(cordon_plan *p, char *text, int status)
+{
+        size_t n = strv_len(p->hints);
+        int *e = text ? realloc(p->hint_exit, (n + 1) * sizeof(int)) : NULL;
+        if (!e) {
+                free(text);
+                return -ENOMEM;
+        }
+        p->hint_exit = e;
+        e[n] = status;
+        return strv_consume(&p->hints, text);
+}
+
+/* Does the command mention git (git itself, or a shell line running it)? */
+static bool mentions_git(const cordon_plan *p)
+{
+        for (size_t i = 0; p->argv && p->argv[i]; i++)
+                if (strstr(p->argv[i], "git"))
+                        return true;
+        return false;
+}
+
+/* Does the sandbox show a git config at |path|: a mount there (the git
+ * profile), or a file of the instance's own with something in it (an empty
+ * one is what a mount point of an earlier run leaves)? */
+static bool git_config_shown(builder *b, const char *path)
+{
+        for (size_t i = 0; i < b->p->n_mounts; i++)
+                if (streq(b->p->mounts[i].target, path))
+                        return true;
+        _cleanup_free_ char *hp = sandbox_to_host(b->p, path, 0);
+        struct stat st;
+        return hp && host_stat(b->h, hp, &st) == 0 && st.st_size > 0;
+}
+
+/* git commit without an identity ("Author identity unknown", exit 128)
+ * while the caller's ~/.gitconfig holds one the sandbox does not show: the
+ * git profile shows it where the command's git looks ($HOME/.gitconfig),
+ * GIT_CONFIG_GLOBAL points git at it on every backend (landlock cannot
+ * show a file at another path). */
+static int plan_git_hint(builder *b)
+{
+        const char *home = caller_home(b->h), *inner = env_get(b->p->env, "HOME");
+        _cleanup_free_ char *host = home ? path_join(home, ".gitconfig") : NULL;
+        _cleanup_free_ char *seen = inner ? path_join(inner, ".gitconfig") : NULL;
+        struct stat st;
+        if (!host || !seen || !mentions_git(b->p) || env_get(b->p->env, "GIT_CONFIG_GLOBAL") ||
+            host_stat(b->h, host, &st) < 0 || !S_ISREG(st.st_mode) || git_config_shown(b, seen))
                 return 0;
+        _cleanup_strv_ char **profiles = b->p->backend == BACKEND_LINUX ? config_profiles(b->c) : NULL;
+        char *text = profiles && strv_contains(profiles, "git")
+                             ? xasprintf("git: %s (your identity) is not visible inside: --profile git shows it "
+                                         "read-only",
+                                         host)
+                             : xasprintf("git: %s (your identity) is not visible inside: --expose-ro %s --set "
+                                         "GIT_CONFIG_GLOBAL=%s shows it read-only",
+                                         host, host, host);
+        return add_hint(b->p, text, 128);
+}
+
+static int plan_path_hint(builder *b)
+{
+        _cleanup_free_ char *list = NULL, *kept_path = NULL;
+        int r = hidden_path_entries(b, &list, &kept_path);
+        if (r < 0 || !list[0])
+                return r;
         bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
         if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
                 return -ENOMEM;
-        return strv_consume(&b->p->hints, xasprintf("PATH entries not visible inside%s: %s",
-                                                    no_view ? " (left out of its PATH)" : "", list));
+        return add_hint(b->p, xasprintf("PATH entries not visible inside%s: %s", no_view ? " (left out of its PATH)" : "",
+                                        list),
+                        127);
 }
 
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
@@ -1766,6 +1859,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
         }
         if (r == 0 && cmd && p->backend != BACKEND_NONE)
                 r = plan_path_hint(&b);
+        if (r == 0 && cmd && p->backend != BACKEND_NONE)
+                r = plan_git_hint(&b);
         free(b.exe_host);
         if (r < 0) {
                 if (ret_error && !*ret_error)

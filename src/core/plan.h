@@ -122,6 +122,7 @@ struct cordon_plan {
         void *log_userdata;
         char **warnings;           /* said at every start (log callback) */
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */
+        int *hint_exit;            /* per hint: the command's exit status it explains */
         /* CORDON_DEBUG=word,word (read from the caller's environment; whole
          * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -402,6 +403,51 @@ void format_size(uint64_t bytes, char out[32])
                 snprintf(out, 32, "%llu", (unsigned long long)bytes);
         else
                 snprintf(out, 32, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+size_t utf8_sequence_len(const unsigned char *s)
+{
+        unsigned char c = s[0];
+        size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        for (size_t i = 1; i < n; i++)
+                if ((s[i] & 0xC0) != 0x80)
+                        return 0;
+        /* overlong forms, UTF-16 surrogates and what lies above U+10FFFF */
+        if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+            (c == 0xF4 && s[1] > 0x8F))
+                return 0;
+        return n;
+}
+
+json_t *json_text(const char *s)
+{
+        if (!s)
+                return json_null();
+        const unsigned char *u = (const unsigned char *)s;
+        size_t i = 0, n;
+        while (u[i] && (n = utf8_sequence_len(u + i)) > 0)
+                i += n;
+        if (!u[i])
+                return json_string(s);
+        buf b = {0};
+        for (i = 0; u[i]; i += n ? n : 1) {
+                n = utf8_sequence_len(u + i);
+                if (n)
+                        buf_put(&b, s + i, n);
+                else
+                        buf_printf(&b, "\\x%02X", u[i]);
+        }
+        _cleanup_free_ char *text = buf_steal(&b);
+        return text ? json_string(text) : NULL;
+}
+
+bool json_put(json_t *o, const char *key, json_t *v)
+{
+        if (!o || !v) {
+                json_decref(v);
+                return false;
+        }
+        return (key ? json_object_set_new(o, key, v) : json_array_append_new(o, v)) == 0;
 }
 
 bool env_name_valid(const char *name) { return name && *name && !strchr(name, '='); }

@@ -48,6 +48,18 @@ static inline void closep(const int *fd)
 static inline bool streq(const char *a, const char *b) { return a && b && __builtin_strcmp(a, b) == 0; }
 static inline bool streq_ptr(const char *a, const char *b) { return (!a && !b) || streq(a, b); }
 
+/* JSON output (jansson), for every JSON cordon writes. json_text: a JSON
+ * string of |s| (NULL: null) that keeps valid UTF-8 as it is and writes
+ * each byte that is not part of valid UTF-8 as the four characters \xNN
+ * (jansson refuses such strings); NULL on ENOMEM. json_put: adds |v| to
+ * object |o| (or array |o| when |key| is NULL), taking |v|; false when |v|
+ * is NULL or on ENOMEM. */
+typedef struct json_t json_t;
+json_t *json_text(const char *s) HIDDEN;
+bool json_put(json_t *o, const char *key, json_t *v) HIDDEN;
+/* Length of the valid UTF-8 sequence at |s| (1..4), or 0. */
+size_t utf8_sequence_len(const unsigned char *s) HIDDEN;
+
 /* printf into a new string; NULL on ENOMEM. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2))) HIDDEN;
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0))) HIDDEN;

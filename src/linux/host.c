@@ -265,27 +265,27 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 json_t *o = json_object();
                 json_object_set_new(o, "user_namespaces", json_boolean(userns == 1));
                 if (userns_reason)
-                        json_object_set_new(o, "user_namespaces_problem", json_string(userns_reason));
+                        json_object_set_new(o, "user_namespaces_problem", json_text(userns_reason));
                 json_object_set_new(o, "landlock_abi", json_integer(abi > 0 ? abi : 0));
                 landlock_rights ll = landlock_rights_for_abi(abi);
                 _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
-                json_object_set_new(o, "landlock_fs_rights", json_string(fs ? fs : ""));
+                json_object_set_new(o, "landlock_fs_rights", json_text(fs ? fs : ""));
                 json_object_set_new(o, "landlock_tcp", json_boolean(ll.net != 0));
                 json_object_set_new(o, "landlock_scopes", json_boolean(ll.scoped != 0));
                 json_object_set_new(o, "seccomp", json_boolean(seccomp));
-                json_object_set_new(o, "cgroups", json_string(cg ? cg : "unknown"));
-                json_object_set_new(o, "pids_limit_by", json_string(by > 0 ? PIDS_BY[by] : "unknown"));
-                json_object_set_new(o, "pids_limit", json_string(pids ? pids : "unknown"));
-                json_object_set_new(o, "backend", json_string(backend));
+                json_object_set_new(o, "cgroups", json_text(cg ? cg : "unknown"));
+                json_object_set_new(o, "pids_limit_by", json_text(by > 0 ? PIDS_BY[by] : "unknown"));
+                json_object_set_new(o, "pids_limit", json_text(pids ? pids : "unknown"));
+                json_object_set_new(o, "backend", json_text(backend));
                 json_object_set_new(o, "backend_ok", json_boolean(ok));
                 if (why)
-                        json_object_set_new(o, "fix", json_string(why));
+                        json_object_set_new(o, "fix", json_text(why));
                 json_t *lacks = json_array();
                 for (size_t i = 0; LANDLOCK_LACKS[i]; i++)
-                        json_array_append_new(lacks, json_string(LANDLOCK_LACKS[i]));
+                        json_array_append_new(lacks, json_text(LANDLOCK_LACKS[i]));
                 json_object_set_new(o, "landlock_backend_lacks", lacks);
                 json_object_set_new(o, "strongest_backend",
-                                    json_string(userns == 1 ? "linux" : landlock_strongest ? "landlock" : "none"));
+                                    json_text(userns == 1 ? "linux" : landlock_strongest ? "landlock" : "none"));
                 char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
                 json_decref(o);
                 buf_printf(&b, "%s\n", s ? s : "{}");

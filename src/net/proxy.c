@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <jansson.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -1401,36 +1402,29 @@ const proxy_denial *proxy_denials(const proxy *p, size_t *ret_n)
         return p ? p->denials : NULL;
 }
 
-static void json_string_put(buf *b, const char *s)
+/* Host names and reasons are the command's text: json_text keeps UTF-8
+ * as it is and escapes the rest. */
+static json_t *denial_json(const proxy_denial *d)
 {
-        buf_put(b, "\"", 1);
-        for (; *s; s++) {
-                unsigned char ch = (unsigned char)*s;
-                if (ch == '"' || ch == '\\')
-                        buf_printf(b, "\\%c", ch);
-                else if (ch < 0x20 || ch >= 0x7f)
-                        buf_printf(b, "\\u%04x", ch);
-                else
-                        buf_put(b, s, 1);
-        }
-        buf_put(b, "\"", 1);
+        json_t *o = json_object();
+        bool ok = json_put(o, "host", json_text(d->host)) && json_put(o, "port", json_integer(d->port)) &&
+                  json_put(o, "reason", json_text(d->reason));
+        if (!ok)
+                json_decref(o);
+        return ok ? o : NULL;
 }
 
-char *proxy_denials_json(const proxy *p)
+json_t *proxy_denials_json(const proxy *p)
 {
-        buf b = {0};
-        buf_put(&b, "[", 1);
+        json_t *a = json_array();
+        bool ok = a != NULL;
         if (p)
                 pthread_mutex_lock((pthread_mutex_t *)&p->lock);
-        for (size_t i = 0; p && i < p->n_denials; i++) {
-                buf_printf(&b, "%s{\"host\": ", i ? ", " : "");
-                json_string_put(&b, p->denials[i].host);
-                buf_printf(&b, ", \"port\": %u, \"reason\": ", p->denials[i].port);
-                json_string_put(&b, p->denials[i].reason);
-                buf_put(&b, "}", 1);
-        }
+        for (size_t i = 0; ok && p && i < p->n_denials; i++)
+                ok = json_put(a, NULL, denial_json(&p->denials[i]));
         if (p)
                 pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
-        buf_put(&b, "]", 1);
-        return buf_steal(&b);
+        if (!ok)
+                json_decref(a);
+        return ok ? a : NULL;
 }

@@ -48,5 +48,6 @@ void proxy_stop(proxy *p) HIDDEN;
 proxy *proxy_free(proxy *p) HIDDEN;
 /* The denials so far (valid until proxy_free; stable once stopped). */
 const proxy_denial *proxy_denials(const proxy *p, size_t *ret_n) HIDDEN;
-/* The JSON array of the denials ("[]" for none). Caller frees. */
-char *proxy_denials_json(const proxy *p) HIDDEN;
+/* The denials as a JSON array ([] for none; NULL on ENOMEM). Caller
+ * releases it with json_decref. */
+json_t *proxy_denials_json(const proxy *p) HIDDEN;

@@ -32,11 +32,11 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         if (json) {
                 json_t *o = json_object();
                 json_object_set_new(o, "linux_backend", json_false());
-                json_object_set_new(o, "sandbox_exec", json_string(CORDON_SANDBOX_EXEC));
-                json_object_set_new(o, "backend", json_string(backend));
+                json_object_set_new(o, "sandbox_exec", json_text(CORDON_SANDBOX_EXEC));
+                json_object_set_new(o, "backend", json_text(backend));
                 json_object_set_new(o, "backend_ok", json_boolean(!why));
                 if (why)
-                        json_object_set_new(o, "fix", json_string(why));
+                        json_object_set_new(o, "fix", json_text(why));
                 char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
                 json_decref(o);
                 buf_printf(&b, "%s\n", s ? s : "{}");

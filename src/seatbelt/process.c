@@ -203,7 +203,7 @@ static void free_process(cordon_process *p)
         free(p);
 }
 
-static char *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
+static json_t *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
 
 const backend_ops seatbelt_backend_ops = {
         .name = "seatbelt",

@@ -24,11 +24,11 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         buf b = {0};
         if (json) {
                 json_t *o = json_object();
-                json_object_set_new(o, "backend", json_string("windows"));
+                json_object_set_new(o, "backend", json_text("windows"));
                 json_object_set_new(o, "backend_ok", json_boolean(!why));
                 json_object_set_new(o, "network_confined", json_false());
                 if (why)
-                        json_object_set_new(o, "fix", json_string(why));
+                        json_object_set_new(o, "fix", json_text(why));
                 char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
                 json_decref(o);
                 buf_printf(&b, "%s\n", s ? s : "{}");

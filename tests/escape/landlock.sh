@@ -43,7 +43,7 @@ export PATH="$T/hidden-bin:/usr/bin:/bin"
 check_out "landlock: the hidden entry is not in the command's PATH" "/usr/bin:/bin" cordon $LL --quiet -- sh -c 'echo $PATH'
 check_out "landlock: ... so a PATH lookup finds the program it may run" "/usr/bin/python3" cordon $LL --quiet -- python3 -c "$exe"
 check_contains "landlock: the note says so" "PATH entries not visible inside (left out of its PATH): $T/hidden-bin" \
-    cordon $LL -- true
+    cordon $LL --verbose -- true
 check_out "landlock: an exposed directory stays in PATH" "$T/hidden-bin:/usr/bin:/bin" \
     cordon $LL --quiet --expose "$T/hidden-bin" -- sh -c 'echo $PATH'
 export PATH=$PATH_BEFORE

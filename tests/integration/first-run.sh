@@ -62,9 +62,12 @@ check_out "the fixture's ~/.gitconfig is unchanged" "Ada Fixture" git config -f 
 check_out "cargo runs without cordon (control)" "cargo 1.99.0  " fh cargo
 check_status "without --profile rust: cargo (run by a shell) not found" 127 fh "$CORDON" run -- sh -c cargo
 check_contains "... and cordon says which profile would bring its PATH entry" \
-    "PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" fh "$CORDON" run -- true
-run_q() { fh "$CORDON" run --quiet -- true 2>&1; }
-check_out "--quiet: no note" "" run_q
+    "exit status 127 (a command not found): PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" \
+    fh "$CORDON" run -- sh -c cargo
+check_contains "... with --verbose also when nothing failed" \
+    "PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" fh "$CORDON" run --verbose -- true
+run_q() { fh "$CORDON" run --quiet -- sh -c 'cargo 2>/dev/null' 2>&1; }
+check_out "--quiet: no note, not even on exit 127" "" run_q
 check_out "with --profile rust: cargo runs, RUSTUP_HOME the real one, CARGO_HOME in the instance" \
     "cargo 1.99.0 $FH/.cordon/runtime-user-env/home/.cargo $FH/.rustup" fh "$CORDON" run --profile rust -- sh -c cargo
 check_out "~/.cargo/bin is read-only inside" "EROFS" fh "$CORDON" run --profile rust -- "$PROBE" create "$FH/.cargo/bin/evil"

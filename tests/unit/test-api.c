@@ -776,6 +776,40 @@ static void test_run_exit_status(void)
         cordon_plan_free(plan);
 }
 
+/* The record of a refused run: the error with its location, no exit_code. */
+static void test_error_stats_json(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_string(c, "{\n \"isolation\": {\"network\": 3}}", "x.json", &e), -EINVAL);
+        char *s = cordon_error_stats_json(e, NULL);
+        json_t *o = s ? json_loads(s, 0, NULL) : NULL;
+        json_t *er = json_object_get(o, "error");
+        CHECK(o && !json_object_get(o, "exit_code") && json_integer_value(json_object_get(o, "status")) == 125);
+        CHECK_STREQ(json_string_value(json_object_get(er, "file")), "x.json");
+        CHECK_INTEQ(json_integer_value(json_object_get(er, "line")), 2);
+        CHECK_INTEQ(json_integer_value(json_object_get(er, "column")), 27);
+        CHECK_STREQ(json_string_value(json_object_get(er, "key")), "isolation.network");
+        CHECK(json_object_get(er, "flag") == NULL);
+        CHECK(s && strchr(s, '\n') == s + strlen(s) - 1); /* one line */
+        json_decref(o);
+        free(s);
+        cordon_error_free(e);
+        cordon_config_free(c);
+
+        e = cordon_error_new("--set x: expected NAME=VALUE");
+        s = cordon_error_stats_json(e, "--set");
+        o = s ? json_loads(s, 0, NULL) : NULL;
+        er = json_object_get(o, "error");
+        CHECK_STREQ(json_string_value(json_object_get(er, "flag")), "--set");
+        CHECK_STREQ(json_string_value(json_object_get(er, "message")), "--set x: expected NAME=VALUE");
+        CHECK_INTEQ(json_integer_value(json_object_get(er, "code")), 125);
+        CHECK(json_object_get(er, "file") == NULL && json_object_get(er, "line") == NULL);
+        json_decref(o);
+        free(s);
+        cordon_error_free(e);
+}
+
 static void test_run_signal_status(void)
 {
         const char *argv[] = {"sh", "-c", "kill -9 $$", NULL};
@@ -1125,6 +1159,7 @@ int main(void)
         RUN(test_disabled_isolation_warns_through_the_log);
         RUN(test_library_never_prints);
         RUN(test_run_exit_status);
+        RUN(test_error_stats_json);
         RUN(test_run_signal_status);
         RUN(test_pipes);
         RUN(test_stdio_null_and_fd);

@@ -114,6 +114,7 @@ static void test_every_config_flag(void)
                 {"--backend", "landlock", OPT_BACKEND, true, true, true, true},
                 {"--inherit", "all", OPT_INHERIT, true, true, true, false},
                 {"--set", "A=1", OPT_SET, true, true, true, false},
+                {"--pass-env", "GITHUB_TOKEN", OPT_PASS_ENV, true, true, true, false},
                 {"--exclude", "AWS_*", OPT_EXCLUDE, true, true, true, false},
                 {"--include-only", "PATH", OPT_INCLUDE_ONLY, true, true, true, false},
                 {"--keep-default-excludes", NULL, OPT_KEEP_DEFAULT_EXCLUDES, true, true, true, false},
@@ -321,6 +322,38 @@ static void test_errors(void)
         }
 }
 
+/* The flag a parse failed on (for the --stats record of the refusal), and
+ * a --stats FILE given after the error is still taken. */
+static void test_error_flag(void)
+{
+        const struct {
+                const char *const *words;
+                const char *flag, *stats;
+        } T[] = {
+                {ARGS("run", "--bogus=1", "--", "ls"), "--bogus", NULL},
+                {ARGS("run", "-xy", "--", "ls"), "-x", NULL},
+                {ARGS("run", "--stats", "s.json", "--network"), "--network", "s.json"},
+                {ARGS("run", "--quiet=1", "--stats", "s.json", "--", "ls"), "--quiet", "s.json"},
+                {ARGS("run", "--stats-fd", "x", "--stats=t.json", "--", "ls"), "--stats-fd", "t.json"},
+                {ARGS("run", "--stats", "s.json"), NULL, "s.json"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                cli_args a;
+                CHECK_INTEQ(parse(&a, T[i].words), -1);
+                if (T[i].flag)
+                        CHECK_STREQ(a.error_flag, T[i].flag);
+                else
+                        CHECK(a.error_flag == NULL);
+                if (T[i].stats)
+                        CHECK_STREQ(a.stats_file, T[i].stats);
+                cli_args_free(&a);
+        }
+        cli_args a;
+        CHECK_INTEQ(parse(&a, ARGS("run", "--verbose", "--", "ls")), 0);
+        CHECK(a.verbose && !a.quiet);
+        cli_args_free(&a);
+}
+
 /* cli_args_free leaves a reusable, empty struct; parsing twice works
  * (getopt is reinitialised). */
 static void test_reparse(void)
@@ -342,6 +375,7 @@ int main(void)
         RUN(test_command_words);
         RUN(test_every_config_flag);
         RUN(test_cli_own_flags);
+        RUN(test_error_flag);
         RUN(test_repeatable_in_order);
         RUN(test_help);
         RUN(test_errors);

@@ -141,6 +141,16 @@ static const struct {
          "limit-bad-size.json:3:32: isolation.limits.memory_bytes: must be a size such as 512M, got \"512Q\"",
          "isolation.limits.memory_bytes", 3, 32},
         /* shell_environment_policy */
+        {"pass-name-with-equals.json",
+         "pass-name-with-equals.json:3:22: shell_environment_policy.pass[1]: \"GITHUB_TOKEN=ghp_x\" takes a variable "
+         "name, whose value comes from cordon's environment (to give a variable a value, use set: --set NAME=VALUE)",
+         "shell_environment_policy.pass[1]", 3, 22},
+        {"pass-name-empty.json",
+         "pass-name-empty.json:3:14: shell_environment_policy.pass[0]: \"\" must be a variable name, not empty",
+         "shell_environment_policy.pass[0]", 3, 14},
+        {"pass-string.json",
+         "pass-string.json:3:13: shell_environment_policy.pass: must be an array of variable names, got string",
+         "shell_environment_policy.pass", 3, 13},
         {"set-name-with-equals.json",
          "set-name-with-equals.json:3:26: shell_environment_policy.set.BAD=NAME: not a valid variable name",
          "shell_environment_policy.set.BAD=NAME", 3, 26},
@@ -203,6 +213,8 @@ static char *config_dump(const cordon_config *c)
                 buf_printf(&b, "include_only %s\n", c->include_only[i]);
         for (size_t i = 0; i < c->n_set; i++)
                 buf_printf(&b, "set %s=%s\n", c->set[i].name, c->set[i].value);
+        for (size_t i = 0; c->pass && c->pass[i]; i++)
+                buf_printf(&b, "pass %s\n", c->pass[i]);
         return buf_steal(&b);
 }
 

@@ -187,6 +187,25 @@ static const env_case CASES[] = {
          .backend = "linux",
          .want = "CORDON_SANDBOX=linux\nCORDON_SANDBOX_NETWORK_DISABLED=1\n"},
 
+        /* ---- pass: a named variable on purpose */
+        {.name = "pass: a name the default excludes would drop, and only it",
+         .policy = "{\"shell_environment_policy\": {\"pass\": [\"GH_TOKEN\"]}}",
+         .base = {"GH_TOKEN=ghp_x", "OPENAI_API_KEY=sk", "PATH=/bin"},
+         .want = "GH_TOKEN=ghp_x\nPATH=/bin\n"},
+        {.name = "pass wins over exclude, include_only and inherit none; set still wins over it",
+         .policy = "{\"shell_environment_policy\": {\"inherit\": \"none\", \"exclude\": [\"GH_*\", \"A\"], "
+                   "\"include_only\": [\"PATH\"], \"pass\": [\"GH_TOKEN\", \"A\"], \"set\": {\"A\": \"set\"}}}",
+         .base = {"GH_TOKEN=ghp_x", "A=base", "PATH=/bin", "GH_OTHER=y"},
+         .want = "GH_TOKEN=ghp_x\n"},
+        {.name = "pass: exact names (no glob, case-sensitive), absent ones stay absent",
+         .policy = "{\"shell_environment_policy\": {\"pass\": [\"GH_*\", \"gh_token\", \"MISSING\"]}}",
+         .base = {"GH_TOKEN=ghp_x", "PATH=/bin"},
+         .want = "PATH=/bin\n"},
+        {.name = "pass: the first of duplicates, as getenv sees it",
+         .policy = "{\"shell_environment_policy\": {\"pass\": [\"MY_SECRET\"]}}",
+         .base = {"MY_SECRET=1", "MY_SECRET=2"},
+         .want = "MY_SECRET=1\n"},
+
         /* ---- odd inputs */
         {.name = "sorted by name: '=' does not disturb the order",
          .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\"}}",
@@ -325,6 +344,35 @@ static void test_env_setters(void)
         cordon_config_free(c);
 }
 
+/* --pass-env and cordon_config_env_pass: the validator of the config's
+ * "pass", with the same words. */
+static void test_env_pass_setter(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_env_pass(c, "GH_TOKEN", &e), 0);
+        CHECK_INTEQ(cordon_config_env_pass(c, "GH_TOKEN", &e), 0); /* once */
+        CHECK(e == NULL);
+        CHECK_INTEQ(cordon_config_env_pass(c, "GH_TOKEN=x", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "pass-env: \"GH_TOKEN=x\" takes a variable name, whose value comes from "
+                                             "cordon's environment (to give a variable a value, use set: --set "
+                                             "NAME=VALUE)");
+        CHECK_INTEQ(cordon_config_env_pass(c, "", &e), -EINVAL);
+        CHECK_STREQ(cordon_error_message(e), "pass-env: \"\" must be a variable name, not empty");
+        CHECK_INTEQ(cordon_config_env_pass(c, NULL, NULL), -EINVAL);
+        static const char *const base[] = {AGENT_ENV, NULL};
+        env_input in = {.base = base};
+        char **env = NULL;
+        CHECK_INTEQ(env_build(c, &in, &env), 0);
+        CHECK_STREQ(env_get(env, "GH_TOKEN"), "ghp_x");
+        CHECK(env_get(env, "OPENAI_API_KEY") == NULL); /* the other secrets stay out */
+        CHECK(env_get(env, "aws_secret_access_key") == NULL);
+        CHECK_INTEQ((int)strv_len(env), 13);
+        strv_free(env);
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
 /* Through plan_build: the markers and the redirection follow the plan's
  * backend, and disappear when isolation is disabled. */
 static cordon_plan *env_plan(const char *json, const char *const *base_env)
@@ -403,6 +451,7 @@ int main(void)
         RUN(test_env_core_names);
         RUN(test_env_proxy_port);
         RUN(test_env_setters);
+        RUN(test_env_pass_setter);
         RUN(test_env_through_plan);
         return TAP_DONE();
 }

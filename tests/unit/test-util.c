@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <jansson.h>
+
 #include "tap.h"
 #include "util.h"
 
@@ -125,6 +127,33 @@ static void test_strv(void)
         strv_free(v);
 }
 
+/* UTF-8 stays as it is, every byte that is not part of it becomes \xNN. */
+static void test_json_text(void)
+{
+        static const struct {
+                const char *in, *want;
+        } T[] = {
+                {"b\xc3\xbc" "cher.example", "\"b\xc3\xbc" "cher.example\""},
+                {"\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\""},
+                {"a\xff" "b", "\"a\\\\xFFb\""},
+                {"\xc3", "\"\\\\xC3\""},                       /* cut short */
+                {"\xc0\xaf", "\"\\\\xC0\\\\xAF\""},            /* overlong "/" */
+                {"\xed\xa0\x80", "\"\\\\xED\\\\xA0\\\\x80\""}, /* a UTF-16 surrogate */
+                {"\xf4\x90\x80\x80", "\"\\\\xF4\\\\x90\\\\x80\\\\x80\""}, /* above U+10FFFF */
+                {"q\"\\\n\x01", "\"q\\\"\\\\\\n\\u0001\""},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                json_t *v = json_text(T[i].in);
+                char *got = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+                CHECK_STREQ(got, T[i].want);
+                free(got);
+                json_decref(v);
+        }
+        json_t *n = json_text(NULL);
+        CHECK(json_is_null(n));
+        json_decref(n);
+}
+
 int main(void)
 {
         RUN(test_path_normalize);
@@ -136,5 +165,6 @@ int main(void)
         RUN(test_parse_seconds);
         RUN(test_format_size);
         RUN(test_strv);
+        RUN(test_json_text);
         return TAP_DONE();
 }
