@@ -35,12 +35,12 @@ export CORDON_TEST_MCP_MODULES=$MODS CORDON_TEST_MCP_SERVER=$MODS/@modelcontextp
 # the lines of the log from the one naming TEST to the next test's verdict
 failure_of() { awk -v t="$1" 'index($0, t) { on = 1 } on { print } on && /^(--- |(not )?ok |FAIL:|ERROR:)/ && !index($0, t) { exit }'; }
 
-# suite NAME TOOL DIR PATTERN CMD...: run CMD in DIR as the test user; each
-# line of its output that PATTERN matches (sed -E; \1 the verdict: ok or
-# PASS, SKIP or skipped, anything else a failure; \2 the test's name) is a
-# test here. A suite that fails without a failing test fails too.
+# suite NAME TOOL DIR SED CMD...: run CMD in DIR as the test user; each line
+# of its output the sed -E expression SED turns into "VERDICT TEST" is a
+# test here (VERDICT ok or PASS, SKIP or skipped, anything else a failure).
+# A suite that fails without a failing test fails too.
 suite() {
-    local name=$1 tool=$2 dir=$3 pattern=$4 st
+    local name=$1 tool=$2 dir=$3 expr=$4 st
     shift 4
     if ! command -v "$tool" >/dev/null; then
         skip "$name: its tests" "$tool is not installed (scripts/deps.sh test)"
@@ -49,7 +49,7 @@ suite() {
     (cd "$dir" && as_user "$@") >"$T/$name.log" 2>&1
     st=$?
     local results=$T/$name.results n=0 verdict test
-    sed -nE "s/$pattern/\1 \2/p" "$T/$name.log" >"$results"
+    sed -nE "$expr" "$T/$name.log" >"$results"
     while read -r verdict test; do
         n=$((n + 1))
         case $verdict in
@@ -64,8 +64,12 @@ suite() {
 }
 
 # Go: standard library only, no network, every cache in $T.
-suite go go "$T/bindings/go" '^--- (PASS|FAIL|SKIP): ([A-Za-z0-9_]+).*' \
+suite go go "$T/bindings/go" 's/^--- (PASS|FAIL|SKIP): ([A-Za-z0-9_]+).*/\1 \2/p' \
     env GOCACHE="$T/tmp/go-cache" GOPATH="$T/tmp/go-path" GOPROXY=off GOTOOLCHAIN=local GOFLAGS= GOWORK=off \
     GO111MODULE=on go test -count=1 -v ./...
+
+# Python: the package from its directory (PYTHONPATH), python3 -m unittest.
+suite python python3 "$T/bindings/python" 's/^(test_[a-z0-9_]+) \(.*\) \.\.\. (ok|FAIL|ERROR|skipped).*/\2 \1/p' \
+    env PYTHONPATH="$T/bindings/python" PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -v -s tests -t .
 
 done_testing
