@@ -72,4 +72,9 @@ suite go go "$T/bindings/go" 's/^--- (PASS|FAIL|SKIP): ([A-Za-z0-9_]+).*/\1 \2/p
 suite python python3 "$T/bindings/python" 's/^(test_[a-z0-9_]+) \(.*\) \.\.\. (ok|FAIL|ERROR|skipped).*/\2 \1/p' \
     env PYTHONPATH="$T/bindings/python" PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -v -s tests -t .
 
+# Node: node --test, its TAP's top-level lines.
+suite node node "$T/bindings/node" \
+    's/^ok [0-9]+ - (.*) # SKIP.*/SKIP \1/p;t;s/^ok [0-9]+ - (.*)/ok \1/p;s/^not ok [0-9]+ - (.*)/FAIL \1/p' \
+    node --test --test-reporter=tap test/
+
 done_testing
