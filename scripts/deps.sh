@@ -3,7 +3,7 @@
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp
-#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, apparmor_parser, ...)
+#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
 #   scripts/deps.sh windows mingw-w64 (make windows)
 #   scripts/deps.sh wine    + wine64 (make check-windows)

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 )
 
@@ -117,6 +118,10 @@ func Configure(cfg Config) error {
 		return err
 	}
 	st := &state{cfg: cfg}
+	if cfg.Enabled && runtime.GOOS == "windows" {
+		// no inherited descriptors for the config (cmd.ExtraFiles) there yet
+		return errors.New("isolation: this package does not drive cordon on Windows yet")
+	}
 	if cfg.Enabled {
 		var err error
 		if st.bin, err = findBinary(); err != nil {
@@ -213,7 +218,11 @@ func checkWithPlan(st *state) error {
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &CordonError{Message: lastLine(out), Code: ee.ExitCode()}
+		msg := lastLine(out)
+		if msg == "" {
+			msg = fmt.Sprintf("%s plan: exit status %d, no message", st.bin, ee.ExitCode())
+		}
+		return &CordonError{Message: msg, Code: ee.ExitCode()}
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotFound, err)

@@ -106,6 +106,22 @@ func TestProbeSeesOnlyWhatIsExposed(t *testing.T) {
 	}
 }
 
+// The config (fd 3) and the report (fd 4) are cordon's: the command cannot
+// read the one or forge the other.
+func TestConfigAndReportDescriptorsStayOutside(t *testing.T) {
+	l := newLayout(t)
+	probe := env(t, "CORDON_TEST_PROBE")
+	control := exec.Command(probe, "fds")
+	control.ExtraFiles = []*os.File{os.Stdin, os.Stdin}
+	if out, err := control.Output(); err != nil || !strings.HasPrefix(string(out), "3\n4\n") {
+		t.Fatalf("control: inherited descriptors are seen: %q %v", out, err)
+	}
+	configure(t, l.config(true))
+	if out, err := l.run(probe, "fds"); err != nil || out != "" {
+		t.Errorf("descriptors inside: %q %v", out, err)
+	}
+}
+
 func TestCallerSecretsStayOutAndHomeIsTheInstance(t *testing.T) {
 	l := newLayout(t)
 	show := func(env []string) string {

@@ -69,6 +69,10 @@ test("the probe reads the exposed file, not /etc/shadow", async () => {
   }
   assert.deepEqual(await run(l, PROBE, ["read", l.exposed]), { out: "exposed content\n", code: 0, error: null });
   assert.equal((await run(l, PROBE, ["read", "/etc/shadow"])).out, "ENOENT\n");
+  // the config (fd 3) and the report (fd 4) stay outside: nothing to read or forge
+  const control = await collect(plainSpawn(PROBE, ["fds"], { stdio: ["ignore", "pipe", "inherit", "ignore", 0] }));
+  assert.match(control.out, /^4\n/, "control: an inherited descriptor is seen");
+  assert.deepEqual(await run(l, PROBE, ["fds"]), { out: "", code: 0, error: null });
   cleanup(l);
 });
 
@@ -203,6 +207,8 @@ test("an MCP session with the SDK client and stdioServerParams", async () => {
     assert.equal(control.secret, "host secret\n", "control: without cordon the server reads the secret");
     const params = stdioServerParams(server, { home: l.home, workspace: l.ws, expose: [{ source: MODS, mode: "ro" }] });
     assert.ok(!params.args.some((a) => a.includes("tok-for-the-server")), "the token is not in argv");
+    const file = params.args[params.args.indexOf("--config") + 1];
+    assert.doesNotMatch(readFileSync(file, "utf8"), /tok-for-the-server/, "nor in the config file");
     const r = await session(params);
     assert.equal(r.name, "secure-filesystem-server");
     assert.equal(r.hello, "inside the workspace\n");

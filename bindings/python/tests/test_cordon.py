@@ -78,6 +78,12 @@ class Isolation(Layout):
         r = self.run_sandboxed([PROBE, "read", "/etc/shadow"])
         self.assertEqual(r.stdout, "ENOENT\n")
 
+    def test_config_and_report_descriptors_stay_outside(self):
+        with open("/dev/null") as f:
+            control = subprocess.run([PROBE, "fds"], pass_fds=(f.fileno(),), capture_output=True, text=True)
+            self.assertEqual(control.stdout, f"{f.fileno()}\n", "control: an inherited descriptor is seen")
+        self.assertEqual(self.run_sandboxed([PROBE, "fds"]).stdout, "")
+
     def test_expose_at_a_target_and_read_write(self):
         r = self.run_sandboxed([PROBE, "read", "/opt/data/exposed.txt"], expose=[(self.data, "/opt/data", "ro")])
         self.assertEqual(r.stdout, "exposed content\n")
