@@ -36,6 +36,9 @@ import (
 	"cordon/isolation"
 )
 
+// sleep markers differ from run to run (math/rand of Go 1.19 starts at seed 1)
+func init() { rand.Seed(time.Now().UnixNano()) }
+
 func env(t *testing.T, name string) string {
 	v := os.Getenv(name)
 	if v == "" {

@@ -161,7 +161,10 @@ export function spawn(command, args, options) {
     const err = code === 125 ? refusal(record) : null;
     if (err) child.emit("error", err);
   });
-  child.once("error", () => done());
+  // a spawn that failed (cordon vanished) has no pid and no 'exit'; no
+  // 'error' listener of ours, which would hide a refusal from a caller
+  // without one (Node throws then, as it should)
+  if (child.pid === undefined) done();
   return child;
 }
 

@@ -220,3 +220,19 @@ test("an MCP session with the SDK client and stdioServerParams", async () => {
   }
   cleanup(l);
 });
+
+test("a binary that cannot be executed: an 'error' event, and nothing ran", async () => {
+  const l = layout();
+  const saved = process.env.CORDON_BIN;
+  const bin = path.join(l.dir, "cordon");
+  writeFileSync(bin, "#!/nonexistent/interpreter\n", { mode: 0o755 }); // found, but execve fails
+  process.env.CORDON_BIN = bin;
+  try {
+    const r = await collect(spawn("/bin/sh", ["-c", `touch ${l.marker}`], { cwd: l.ws, cordon: l.cordon }));
+    assert.equal(r.error?.code, "ENOENT", String(r.error));
+  } finally {
+    process.env.CORDON_BIN = saved;
+  }
+  assert.equal(existsSync(l.marker), false, "the command ran");
+  cleanup(l);
+});
