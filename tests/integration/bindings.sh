@@ -72,6 +72,12 @@ suite go go "$T/bindings/go" 's/^--- (PASS|FAIL|SKIP): ([A-Za-z0-9_]+).*/\1 \2/p
 suite python python3 "$T/bindings/python" 's/^(test_[a-z0-9_]+) \(.*\) \.\.\. (ok|FAIL|ERROR|skipped).*/\2 \1/p' \
     env PYTHONPATH="$T/bindings/python" PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -v -s tests -t .
 
+# ... and pip installs it from its directory (offline, into a scratch target)
+as_user cp -r "$T/bindings/python" "$T/tmp/pysrc"
+check_out "python: pip installs the package from its directory, and it imports from there" "$T/tmp/pip/cordon/__init__.py" \
+    as_user sh -c 'python3 -m pip install -q --no-index --no-build-isolation --target "$1/pip" "$1/pysrc" >"$1/pip.log" 2>&1 &&
+        cd / && PYTHONPATH="$1/pip" python3 -c "import cordon; print(cordon.__file__)" || cat "$1/pip.log" >&2' sh "$T/tmp"
+
 # Node: node --test, its TAP's top-level lines.
 suite node node "$T/bindings/node" \
     's/^ok [0-9]+ - (.*) # SKIP.*/SKIP \1/p;t;s/^ok [0-9]+ - (.*)/ok \1/p;s/^not ok [0-9]+ - (.*)/FAIL \1/p' \
