@@ -178,6 +178,16 @@ func TestExitStatusReachesTheCaller(t *testing.T) {
 	}
 }
 
+// The command's arguments are its own: cordon's flags among them are data.
+func TestArgumentsAreNotCordonFlags(t *testing.T) {
+	l := newLayout(t)
+	configure(t, l.config(true))
+	out, err := l.run("/bin/sh", "-c", `printf '%s|' "$@"`, "sh", "--", "--network", "full", "--expose", "/")
+	if err != nil || out != "--|--network|full|--expose|/|" {
+		t.Errorf("%q %v", out, err)
+	}
+}
+
 func TestRefusalIsACordonError(t *testing.T) {
 	l := newLayout(t)
 	configure(t, l.config(true))
@@ -319,16 +329,21 @@ func TestCancellationKillsTheTree(t *testing.T) {
 		t.Fatal("control: unsandboxed, the killed shell's children live on")
 	}
 
-	configure(t, l.config(true))
-	cancel, cmd, marker = tree()
-	cancel()
-	err := isolation.Wait(cmd)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		t.Errorf("Wait after cancel: %v", err)
-	}
-	if !eventually(5*time.Second, func() bool { return len(processes("sleep", marker)) == 0 }) {
-		t.Errorf("after cancel the sandbox's processes live on: %v", processes("sleep", marker))
+	// the linux backend (a pid namespace) and landlock (none: cordon's own)
+	for _, backend := range []string{"linux", "landlock"} {
+		cfg := l.config(true)
+		cfg.Backend = backend
+		configure(t, cfg)
+		cancel, cmd, marker = tree()
+		cancel()
+		err := isolation.Wait(cmd)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Errorf("%s: Wait after cancel: %v", backend, err)
+		}
+		if !eventually(5*time.Second, func() bool { return len(processes("sleep", marker)) == 0 }) {
+			t.Errorf("%s: after cancel the sandbox's processes live on: %v", backend, processes("sleep", marker))
+		}
 	}
 }
 

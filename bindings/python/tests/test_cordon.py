@@ -114,6 +114,9 @@ class Isolation(Layout):
             self.run_sandboxed([SHELL, "-c", "exit 7"], check=True)
         self.assertEqual(cm.exception.returncode, 7)
         self.assertEqual(self.run_sandboxed("echo shell", shell=True).stdout, "shell\n")
+        # cordon's flags among the command's arguments are data
+        r = self.run_sandboxed([SHELL, "-c", 'printf "%s|" "$@"', "sh", "--", "--network", "full", "--expose", "/"])
+        self.assertEqual(r.stdout, "--|--network|full|--expose|/|")
 
 
 class Failures(Layout):
