@@ -46,7 +46,7 @@ suite() {
         skip "$name: its tests" "$tool is not installed (scripts/deps.sh test)"
         return
     fi
-    (cd "$dir" && as_user "$@") >"$T/$name.log" 2>&1
+    (cd "$dir" && as_user timeout 300 "$@") >"$T/$name.log" 2>&1 # a hang fails
     st=$?
     local results=$T/$name.results n=0 verdict test
     sed -nE "$expr" "$T/$name.log" >"$results"
@@ -66,7 +66,7 @@ suite() {
 # Go: standard library only, no network, every cache in $T.
 suite go go "$T/bindings/go" 's/^--- (PASS|FAIL|SKIP): ([A-Za-z0-9_]+).*/\1 \2/p' \
     env GOCACHE="$T/tmp/go-cache" GOPATH="$T/tmp/go-path" GOPROXY=off GOTOOLCHAIN=local GOFLAGS= GOWORK=off \
-    GO111MODULE=on go test -count=1 -v ./...
+    GO111MODULE=on go test -count=1 -timeout 120s -v ./...
 
 # Python: the package from its directory (PYTHONPATH), python3 -m unittest.
 suite python python3 "$T/bindings/python" 's/^(test_[a-z0-9_]+) \(.*\) \.\.\. (ok|FAIL|ERROR|skipped).*/\2 \1/p' \

@@ -35,6 +35,7 @@ function layout() {
   l.cordon = { home: l.home, workspace: l.ws, expose: [{ source: l.data, mode: "ro" }] };
   return l;
 }
+const T = { timeout: 60000 }; // a hang fails the test
 const cleanup = (l) => rmSync(l.dir, { recursive: true, force: true });
 
 // the child's stdout, exit code and 'error' (if any) once it has closed
@@ -61,7 +62,7 @@ async function eventually(cond, ms = 5000) {
   return cond();
 }
 
-test("the probe reads the exposed file, not /etc/shadow", async () => {
+test("the probe reads the exposed file, not /etc/shadow", T, async () => {
   const l = layout();
   if (process.getuid() === 0) {
     const control = await collect(plainSpawn(PROBE, ["read", "/etc/shadow"], { stdio: ["ignore", "pipe", "inherit"] }));
@@ -76,7 +77,7 @@ test("the probe reads the exposed file, not /etc/shadow", async () => {
   cleanup(l);
 });
 
-test("the caller's OPENAI_API_KEY stays out, HOME is the instance's", async () => {
+test("the caller's OPENAI_API_KEY stays out, HOME is the instance's", T, async () => {
   const l = layout();
   const show = ["-c", 'echo "key=${OPENAI_API_KEY-unset} home=$HOME"'];
   const env = { ...process.env, OPENAI_API_KEY: "sk-from-the-caller" };
@@ -95,7 +96,7 @@ test("the caller's OPENAI_API_KEY stays out, HOME is the instance's", async () =
   cleanup(l);
 });
 
-test("the exit status reaches the caller", async () => {
+test("the exit status reaches the caller", T, async () => {
   const l = layout();
   for (const [script, want] of [["exit 0", 0], ["exit 7", 7], ["exit 125", 125], ["kill -TERM $$", 143]]) {
     const r = await run(l, "/bin/sh", ["-c", script]);
@@ -105,7 +106,7 @@ test("the exit status reaches the caller", async () => {
   cleanup(l);
 });
 
-test("a refusal is an 'error' event with a CordonError, and nothing ran", async () => {
+test("a refusal is an 'error' event with a CordonError, and nothing ran", T, async () => {
   const l = layout();
   let r = await run(l, "/bin/sh", ["-c", `touch ${l.marker}`], { cwd: "/tmp", stdio: ["ignore", "pipe", "ignore"] });
   assert.ok(r.error instanceof CordonError, String(r.error));
@@ -119,7 +120,7 @@ test("a refusal is an 'error' event with a CordonError, and nothing ran", async 
   cleanup(l);
 });
 
-test("a missing binary throws, and nothing ran", () => {
+test("a missing binary throws, and nothing ran", T, () => {
   const l = layout();
   const saved = { bin: process.env.CORDON_BIN, path: process.env.PATH };
   try {
@@ -138,7 +139,7 @@ test("a missing binary throws, and nothing ran", () => {
   cleanup(l);
 });
 
-test("kill() and an AbortSignal take the whole tree", async () => {
+test("kill() and an AbortSignal take the whole tree", T, async () => {
   const l = layout();
   const tree = async (spawner, options) => {
     const marker = String(800000 + Math.floor(Math.random() * 100000));
@@ -169,7 +170,7 @@ test("kill() and an AbortSignal take the whole tree", async () => {
   cleanup(l);
 });
 
-test("an MCP session with the SDK client and stdioServerParams", async () => {
+test("an MCP session with the SDK client and stdioServerParams", T, async () => {
   const { Client } = await import(`${MODS}/@modelcontextprotocol/sdk/dist/esm/client/index.js`);
   const { StdioClientTransport } = await import(`${MODS}/@modelcontextprotocol/sdk/dist/esm/client/stdio.js`);
   const l = layout();
@@ -221,7 +222,7 @@ test("an MCP session with the SDK client and stdioServerParams", async () => {
   cleanup(l);
 });
 
-test("a binary that cannot be executed: an 'error' event, and nothing ran", async () => {
+test("a binary that cannot be executed: an 'error' event, and nothing ran", T, async () => {
   const l = layout();
   const saved = process.env.CORDON_BIN;
   const bin = path.join(l.dir, "cordon");
