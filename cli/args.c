@@ -253,8 +253,8 @@ void cli_args_free(cli_args *a)
         "  --landlock required|best_effort|off  Landlock requirement (default best_effort)\n"          \
         "  --inherit core|all|none    environment template (default core)\n"                           \
         "  --set NAME=VALUE           set a variable (repeatable; always wins)\n"                      \
-        "  --pass-env NAME            pass NAME from this environment even when an exclude\n"       \
-        "                             matches it (a secret on purpose; repeatable)\n"               \
+        "  --pass-env NAME            pass NAME from this environment even when an exclude\n"          \
+        "                             matches it (a secret on purpose; repeatable)\n"                  \
         "  --exclude GLOB             drop matching variables (repeatable)\n"                          \
         "  --include-only GLOB        keep only matching variables (repeatable)\n"                     \
         "  --ignore-default-excludes  keep variables named *KEY*, *SECRET*, *TOKEN*\n"                 \

@@ -248,9 +248,9 @@ static int env_pass(char ***env, const cordon_config *c, const env_input *in)
                 size_t len = strlen(name);
                 const char *const *base = in->base;
                 size_t i = 0;
-                while (base && base[i] && !(name_len(base[i]) == len && base[i][len] == '=' &&
-                                            (in->names_casefold ? strncasecmp(base[i], name, len)
-                                                                : strncmp(base[i], name, len)) == 0))
+                while (base && base[i] &&
+                       !(name_len(base[i]) == len && base[i][len] == '=' &&
+                         (in->names_casefold ? strncasecmp(base[i], name, len) : strncmp(base[i], name, len)) == 0))
                         i++;
                 if (!base || !base[i] || is_set(c, in, name))
                         continue;

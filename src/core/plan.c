@@ -1791,9 +1791,10 @@ static int plan_path_hint(builder *b)
         bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
         if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
                 return -ENOMEM;
-        return add_hint(b->p, xasprintf("PATH entries not visible inside%s: %s", no_view ? " (left out of its PATH)" : "",
-                                        list),
-                        127);
+        return add_hint(
+                b->p,
+                xasprintf("PATH entries not visible inside%s: %s", no_view ? " (left out of its PATH)" : "", list),
+                127);
 }
 
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,

@@ -408,7 +408,11 @@ void format_size(uint64_t bytes, char out[32])
 size_t utf8_sequence_len(const unsigned char *s)
 {
         unsigned char c = s[0];
-        size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        size_t n = c < 0x80                 ? 1
+                   : c >= 0xC2 && c <= 0xDF ? 2
+                   : c >= 0xE0 && c <= 0xEF ? 3
+                   : c >= 0xF0 && c <= 0xF4 ? 4
+                                            : 0;
         for (size_t i = 1; i < n; i++)
                 if ((s[i] & 0xC0) != 0x80)
                         return 0;
