@@ -67,6 +67,11 @@ suite() {
 suite go go "$T/bindings/go" 's/^--- (PASS|FAIL|SKIP): ([A-Za-z0-9_]+).*/\1 \2/p' \
     env GOCACHE="$T/tmp/go-cache" GOPATH="$T/tmp/go-path" GOPROXY=off GOTOOLCHAIN=local GOFLAGS= GOWORK=off \
     GO111MODULE=on go test -count=1 -timeout 120s -v ./...
+if command -v go >/dev/null; then
+    check_out "go: gofmt has nothing to change" "" gofmt -l "$T/bindings/go"
+    check "go: go vet is clean" as_user env GOCACHE="$T/tmp/go-cache" GOPATH="$T/tmp/go-path" GOPROXY=off \
+        GOTOOLCHAIN=local GOFLAGS= GOWORK=off GO111MODULE=on sh -c 'cd "$1" && go vet ./...' sh "$T/bindings/go"
+fi
 
 # Python: the package from its directory (PYTHONPATH), python3 -m unittest.
 suite python python3 "$T/bindings/python" 's/^(test_[a-z0-9_]+) \(.*\) \.\.\. (ok|FAIL|ERROR|skipped).*/\2 \1/p' \
