@@ -1,0 +1,3 @@
+module cordon/isolation
+
+go 1.19
