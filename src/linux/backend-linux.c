@@ -99,7 +99,7 @@ const char *child_step_name(child_step s)
                 [STEP_EXE_CHANGED] = "checking the executable (it changed since planning)",
                 [STEP_MOUNTPOINT_CHANGED] = "checking the mount point (it changed since planning)",
                 [STEP_CGROUP] = "joining the cgroup",
-                [STEP_SUBREAPER] = "becoming the supervisor of the process tree",
+                [STEP_SUBREAPER] = "becoming the supervisor of the process tree (a session of its own)",
                 [STEP_SUPERVISE] = "handing the command's metadata and connect calls to the launcher",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
@@ -1493,11 +1493,20 @@ _Noreturn void child_linux_main(const launch *l)
  * death makes it kill the tree before it exits. Until this prctl the
  * SIGKILL armed by wait_for_launcher covers that death: no command runs
  * yet. The command cannot signal nor ptrace it: Landlock scopes signals to
- * the command's domain (ABI >= 6) and refuses ptrace outside it. */
+ * the command's domain (ABI >= 6) and refuses ptrace outside it.
+ * A session of its own first: a SIGKILL to the launcher's process group
+ * or session (a terminal's job control, a supervisor killing a job) must
+ * not reach the supervisor too, which would leave the tree running; only
+ * the launcher dies, and its death signal makes us kill the tree. (The
+ * linux backend's init may share the group: its death ends its pid
+ * namespace.) Before the command exists, so a group kill until here
+ * leaves nothing. */
 _Noreturn static void child_supervisor_main(const launch *l)
 {
         INIT_CALL(SYS_prctl, PR_SET_NAME, "cordon-tree", 0, 0);
-        long r = INIT_CALL(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
+        long r = INIT_CALL(SYS_setsid, 0, 0, 0, 0);
+        if (r >= 0)
+                r = INIT_CALL(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
         if (r == 0)
                 r = INIT_CALL(SYS_prctl, PR_SET_PDEATHSIG, l->death_signal, 0, 0);
         if (r < 0)
