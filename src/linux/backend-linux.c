@@ -919,10 +919,12 @@ static void install_stdio(const launch *l)
                         close(tmp[i]);
 }
 
-/* The command's own terminal, from the sandbox's devpts: its controlling
- * terminal on the fds marked in l->pty, its master sent to the launcher,
- * which relays; |ws|: the caller's window size, or NULL. A TIOCSTI on it
- * reaches only this terminal. */
+/* The command's own terminal, from the sandbox's devpts (the landlock
+ * backend's: the host's, a new pair): its controlling terminal on the fds
+ * marked in l->pty, its master sent to the launcher, which relays; |ws|:
+ * the caller's window size, or NULL. The command never holds the caller's
+ * terminal, so it cannot change its settings nor size for good, and a
+ * TIOCSTI on it reaches only this terminal. */
 static void open_terminal(const launch *l, const struct winsize *ws)
 {
         int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -934,6 +936,13 @@ static void open_terminal(const launch *l, const struct winsize *ws)
         if (slave < 0)
                 fail(l, STEP_PTY, errno, "/dev/ptmx");
         CHECK(l, ioctl(slave, TIOCSCTTY, 0), STEP_PTY, NULL);
+        /* the landlock backend: its own terminal also by name (/dev/pts/N,
+         * which ttyname gives), no other */
+        if (l->backend == BACKEND_LANDLOCK && l->landlock_fd >= 0) {
+                int r = landlock_allow_fd(l->landlock_fd, slave, l->access_pty, false);
+                if (r < 0)
+                        fail(l, STEP_PTY, -r, "Landlock rule for the terminal");
+        }
         if (ws)
                 ioctl(slave, TIOCSWINSZ, ws);
         for (int i = 0; i < 3; i++)

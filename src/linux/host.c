@@ -212,8 +212,9 @@ static void landlock_backend_text(buf *b, int abi)
 {
         buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
                       "sockets unless the network is full, abstract unix sockets and signals %s, the seccomp "
-                      "filter, no System V IPC, only the command's own terminal, the whole process tree killed "
-                      "with the command and with the launcher (a subreaper), no mode/owner/times/xattr change "
+                      "filter, no System V IPC, only the command's own terminal (a new one on a terminal), the "
+                      "whole process tree killed with the command and with the launcher however it is killed (a "
+                      "subreaper in a session of its own), no mode/owner/times/xattr change "
                       "outside the writable paths and no connect to a unix socket outside them (a call supervisor "
                       "in the launcher)\n",
                    abi >= 4 ? "" : " (not here: ABI < 4)",

@@ -366,7 +366,7 @@ static void pick_pty_fds(const cordon_plan *p, bool pty[3])
 
 static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
-        if (p->pty == CORDON_PTY_OFF || p->backend != BACKEND_LINUX)
+        if (p->pty == CORDON_PTY_OFF || (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK))
                 return 0;
         pick_pty_fds(p, s->l.pty);
         if (!s->l.pty[0] && !s->l.pty[1] && !s->l.pty[2])
@@ -688,8 +688,10 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                 s->roots = calloc(p->n_mounts + 1, sizeof(*s->roots));
                 r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, ret_error)
                              : -ENOMEM;
+                bool own_pty = l->pty_fd >= 0;
+                l->access_pty = landlock_terminal_access(&ll);
                 if (r == 0)
-                        r = landlock_allow_terminal(l->landlock_fd, l->stdio, &ll, ret_error);
+                        r = landlock_allow_terminal(l->landlock_fd, l->stdio, own_pty, &ll, ret_error);
                 if (r == 0)
                         r = prepare_supervisor(p, s, ret_error);
         }
