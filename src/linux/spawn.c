@@ -46,6 +46,7 @@
 #include "net/proxy.h"
 #include "supervise.h"
 #include "sys.h"
+#include "terminal.h"
 #include "undo.h"
 
 struct cordon_process {
@@ -66,6 +67,7 @@ struct cordon_process {
         void *stacks;            /* the init's and the command's (see stacks_map) */
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
         call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
+        saved_terminal terminals[3]; /* the caller's, given to the command as they are */
 };
 
 static double now_s(void)
@@ -968,6 +970,8 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
         proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
+        for (int i = 0; i < 3; i++)
+                proc->terminals[i].fd = -1;
         return proc;
 }
 
@@ -1120,6 +1124,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
                 r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
                                 TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
+        /* a terminal the command gets as it is (no terminal of its own)
+         * is put back as it was when the sandbox ends */
+        if (r == 0 && p->backend != BACKEND_NONE)
+                terminals_save(s.l.stdio, proc->terminals);
         double t_clone = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
@@ -1305,6 +1313,7 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
         }
         proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
         supervise_stop(p->calls);
+        terminals_restore(p->terminals);
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
@@ -1324,6 +1333,7 @@ static void free_sandbox(cordon_process *p)
                 }
                 reap(p); /* a finished init is only tearing down its namespaces */
         }
+        terminals_restore(p->terminals);
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);

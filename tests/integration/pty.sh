@@ -98,4 +98,39 @@ for backend in linux landlock; do
         in_cordon -- "${B[@]}" --no-pty --expose-ro "$PROBE" -- "$PROBE" tiocsti
 done
 
+# -- without a terminal of its own, the command holds the caller's
+# terminal: it may change it during the run, and cordon puts its settings
+# and size back when the sandbox ends. The ways it gets the caller's
+# terminal: --no-pty, or stdin not a terminal (stdout and stderr are); the
+# ways the run ends: an exit, a SIGKILL of the command, a process left
+# behind; cordon in the background (restoring must not stop it: SIGTTOU).
+same_after() { # DESC CMD...: the caller's settings and size as they were
+    local d=$1; shift
+    "$@" >"$T/.out" 2>&1
+    # (a job stopped by SIGTTOU: bash's "Stopped", "job 1[PID] stopped")
+    if grep -q "TERMIOS SAME" "$T/.out" && grep -q "WINSIZE SAME" "$T/.out" && ! grep -qE "TIMEOUT|[Ss]topped" "$T/.out"; then
+        ok "$d"
+    else not_ok "$d"; diag <"$T/.out"; fi
+}
+changed_after() { # DESC CMD...: the control
+    local d=$1; shift
+    "$@" >"$T/.out" 2>&1
+    if grep -q "TERMIOS CHANGED" "$T/.out" && grep -q "WINSIZE CHANGED" "$T/.out"; then ok "$d"
+    else not_ok "$d"; diag <"$T/.out"; fi
+}
+changed_after "stdin not a terminal, without cordon: stty on stdout changes the terminal for good (control)" \
+    drive -- sh -c "stty -echo cols 7 <&1 </dev/stdout" </dev/null
+changed_after "in the background, without cordon, in a session of its own (as cordon's command): the same (control)" \
+    drive --timeout 10 -- bash -c "set -m; setsid -w sh -c 'stty -echo cols 7' & wait"
+for backend in linux landlock; do
+    for end in 'exit 0' 'kill -KILL $$' 'sleep 1000 & exit 0'; do
+        same_after "$backend: --no-pty: stty -echo cols 7; $end: put back" \
+            in_cordon -- --backend "$backend" --no-pty -- sh -c "stty -echo cols 7; $end"
+    done
+    same_after "$backend: stdin not a terminal: stty -echo cols 7 on stdout: put back" \
+        drive -- sh -c "exec '$CORDON' run --quiet --backend $backend -- sh -c 'stty -echo cols 7 <&1' </dev/null"
+    same_after "$backend: cordon in the background: put back, and cordon is not stopped" \
+        drive --timeout 10 -- bash -c "set -m; '$CORDON' run --quiet --backend $backend --no-pty -- sh -c 'stty -echo cols 7' & wait"
+done
+
 done_testing
