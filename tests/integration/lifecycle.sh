@@ -62,10 +62,11 @@ base_tmp=$(tmp_cordon)
 base_mounts=$(grep -c "$T" /proc/self/mountinfo)
 
 # A process anywhere with the launch's marker in its command line or
-# environment.
+# environment. -q: a match is a match even when another process vanished
+# while grep read (without it, that error makes the status 2).
 marked() { # MARK
-    grep -lsF "1000.$1" /proc/[0-9]*/cmdline >/dev/null 2>&1 ||
-        grep -lsF "CORDON_LIFECYCLE_MARK=$1" /proc/[0-9]*/environ >/dev/null 2>&1
+    grep -qsF "1000.$1" /proc/[0-9]*/cmdline 2>/dev/null ||
+        grep -qsF "CORDON_LIFECYCLE_MARK=$1" /proc/[0-9]*/environ 2>/dev/null
 }
 # What the killer left running (its "leak: PID ..." lines), once the checks
 # have seen it.
