@@ -1,6 +1,7 @@
 #!/bin/bash
 # Lifecycle under fault injection: the launcher killed at any instant leaves
-# nothing behind. Many launches of
+# nothing behind. Many launches (on the linux backend, every other five on
+# the landlock backend) of
 #     cordon run -- sh -c 'sleep S & sleep S & exec sleep S'
 # each killed by SIGKILL, SIGTERM or SIGINT after a random delay, most in the
 # first milliseconds (planning, clone, id maps, cgroup, mounts, exec), some
@@ -101,6 +102,11 @@ for ((i = 0; i < N; i++)); do
         3) extra=(--protect "$PROTECTED") ;;
         4) extra=("${LIMITS[@]}" --protect "$PROTECTED") ;;
     esac
+    # every other five on the landlock backend (its tree supervisor, no
+    # pid namespace; it has no placeholders)
+    if [ $((i / 5 % 2)) = 1 ]; then
+        case $((i % 5)) in 1 | 4) extra=(--backend landlock "${LIMITS[@]}") ;; *) extra=(--backend landlock) ;; esac
+    fi
     # the killer leaves what survived running: the marker check below
     # must see it too (then it is killed)
     (cd "$W" && as_user KILLER_KEEP_LEAKS=1 "$KILLER" "$sig" "$MAX_US" "$((RANDOM * 32768 + RANDOM))" 2000 -- \
