@@ -21,8 +21,8 @@ void terminals_save(const int stdio[3], saved_terminal saved[3])
         }
 }
 
-/* A process outside the terminal's foreground group that changes its
- * settings gets SIGTTOU (and stops) unless the signal is blocked. */
+/* The settings and the size back, each only when it differs from what was
+ * saved (an unchanged terminal is not touched). */
 static void restore_one(saved_terminal *t)
 {
         struct termios now;
@@ -31,11 +31,14 @@ static void restore_one(saved_terminal *t)
         if (tcgetattr(t->fd, &now) == 0 && memcmp(&now, &t->attr, sizeof(now)) != 0)
                 tcsetattr(t->fd, TCSANOW, &t->attr);
         if (t->have_size && ioctl(t->fd, TIOCGWINSZ, &size) == 0 &&
-            (size.ws_row != t->size.ws_row || size.ws_col != t->size.ws_col ||
-             size.ws_xpixel != t->size.ws_xpixel || size.ws_ypixel != t->size.ws_ypixel))
+            (size.ws_row != t->size.ws_row || size.ws_col != t->size.ws_col || size.ws_xpixel != t->size.ws_xpixel ||
+             size.ws_ypixel != t->size.ws_ypixel))
                 ioctl(t->fd, TIOCSWINSZ, &t->size);
 }
 
+/* A process outside the terminal's foreground group that changes its
+ * settings gets SIGTTOU (and stops: a cordon in the background) unless the
+ * signal is blocked. */
 void terminals_restore(saved_terminal saved[3])
 {
         sigset_t ttou, old;
