@@ -347,6 +347,17 @@ static void read_arg_env_area(launch *l)
         l->env_end = (uintptr_t)v[3];
 }
 
+/* Whether the host's /dev/ptmx makes terminals (a master answers TIOCGPTN). */
+static bool host_has_ptys(void)
+{
+        unsigned n;
+        int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        bool ok = fd >= 0 && ioctl(fd, TIOCGPTN, &n) == 0;
+        if (fd >= 0)
+                close(fd);
+        return ok;
+}
+
 /* Which of 0..2 get the command's own terminal: those that are a
  * terminal, or (CORDON_PTY_ON) all that are not a pipe or /dev/null when
  * none is. Without stdin on a terminal, CORDON_PTY_AUTO gives none. */
@@ -369,6 +380,11 @@ static void pick_pty_fds(const cordon_plan *p, bool pty[3])
 static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
         if (p->pty == CORDON_PTY_OFF || (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK))
+                return 0;
+        /* the landlock backend's comes from the host's /dev/ptmx: a host
+         * without a usable one runs with the caller's terminal (put back at
+         * the end: terminal.h) unless a terminal was asked for */
+        if (p->backend == BACKEND_LANDLOCK && p->pty == CORDON_PTY_AUTO && !host_has_ptys())
                 return 0;
         pick_pty_fds(p, s->l.pty);
         if (!s->l.pty[0] && !s->l.pty[1] && !s->l.pty[2])

@@ -133,4 +133,19 @@ for backend in linux landlock; do
         drive --timeout 10 -- bash -c "set -m; '$CORDON' run --quiet --backend $backend --no-pty -- sh -c 'stty -echo cols 7' & wait"
 done
 
+# -- a host whose /dev/ptmx makes no terminal (a file in its place, in a
+# mount namespace of the driver's): the landlock backend runs with the
+# caller's terminal, and puts it back
+: >"$T/no-ptmx"
+chmod 644 "$T/no-ptmx"
+user=(env HOME="$H")
+is_root_run || user=(setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups -- "${user[@]}")
+no_ptmx="mount --bind '$T/no-ptmx' /dev/ptmx && cd '$W' && exec $(printf '%q ' "${user[@]}")"
+check_contains "control: without /dev/ptmx, nothing makes a terminal" "Error: [Errno" \
+    python3 "$T/bin/pty-drive.py" -- unshare -m sh -c "$no_ptmx python3 -c 'import os; os.openpty()'"
+same_after "landlock: without /dev/ptmx: runs on the caller's terminal, put back" \
+    python3 "$T/bin/pty-drive.py" -- unshare -m sh -c "$no_ptmx '$CORDON' run --quiet --backend landlock -- sh -c 'stty -echo cols 7'"
+check_contains "... and runs" /dev/pts/ \
+    python3 "$T/bin/pty-drive.py" -- unshare -m sh -c "$no_ptmx '$CORDON' run --quiet --backend landlock -- tty"
+
 done_testing
