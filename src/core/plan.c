@@ -1898,10 +1898,10 @@ static int plan_init(builder *b)
         for (int i = 0; i < 3; i++)
                 p->stdio[i] = b->cmd ? b->cmd->stdio[i] : CORDON_STDIO_INHERIT;
         p->pty = b->cmd ? b->cmd->pty : CORDON_PTY_OFF;
-        if (p->pty == CORDON_PTY_ON && p->backend != BACKEND_LINUX)
+        if (p->pty == CORDON_PTY_ON && p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK)
                 return error_set(b->err, ENOTSUP,
-                                 "a terminal of the command's own (--pty) needs the linux backend (its private "
-                                 "devpts), not \"%s\"; run without --pty",
+                                 "a terminal of the command's own (--pty) needs the linux or landlock backend, "
+                                 "not \"%s\"; run without --pty",
                                  backend_name(p->backend));
         if (p->backend == BACKEND_LINUX)
                 p->namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |

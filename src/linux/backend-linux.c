@@ -99,7 +99,7 @@ const char *child_step_name(child_step s)
                 [STEP_EXE_CHANGED] = "checking the executable (it changed since planning)",
                 [STEP_MOUNTPOINT_CHANGED] = "checking the mount point (it changed since planning)",
                 [STEP_CGROUP] = "joining the cgroup",
-                [STEP_SUBREAPER] = "becoming the supervisor of the process tree",
+                [STEP_SUBREAPER] = "becoming the supervisor of the process tree (a session of its own)",
                 [STEP_SUPERVISE] = "handing the command's metadata and connect calls to the launcher",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
@@ -919,10 +919,12 @@ static void install_stdio(const launch *l)
                         close(tmp[i]);
 }
 
-/* The command's own terminal, from the sandbox's devpts: its controlling
- * terminal on the fds marked in l->pty, its master sent to the launcher,
- * which relays; |ws|: the caller's window size, or NULL. A TIOCSTI on it
- * reaches only this terminal. */
+/* The command's own terminal, from the sandbox's devpts (the landlock
+ * backend's: the host's, a new pair): its controlling terminal on the fds
+ * marked in l->pty, its master sent to the launcher, which relays; |ws|:
+ * the caller's window size, or NULL. The command never holds the caller's
+ * terminal, so it cannot change its settings nor size for good, and a
+ * TIOCSTI on it reaches only this terminal. */
 static void open_terminal(const launch *l, const struct winsize *ws)
 {
         int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -934,6 +936,13 @@ static void open_terminal(const launch *l, const struct winsize *ws)
         if (slave < 0)
                 fail(l, STEP_PTY, errno, "/dev/ptmx");
         CHECK(l, ioctl(slave, TIOCSCTTY, 0), STEP_PTY, NULL);
+        /* the landlock backend: its own terminal also by name (/dev/pts/N,
+         * which ttyname gives), no other */
+        if (l->backend == BACKEND_LANDLOCK && l->landlock_fd >= 0) {
+                int r = landlock_allow_fd(l->landlock_fd, slave, l->access_pty, false);
+                if (r < 0)
+                        fail(l, STEP_PTY, -r, "Landlock rule for the terminal");
+        }
         if (ws)
                 ioctl(slave, TIOCSWINSZ, ws);
         for (int i = 0; i < 3; i++)
@@ -1493,11 +1502,20 @@ _Noreturn void child_linux_main(const launch *l)
  * death makes it kill the tree before it exits. Until this prctl the
  * SIGKILL armed by wait_for_launcher covers that death: no command runs
  * yet. The command cannot signal nor ptrace it: Landlock scopes signals to
- * the command's domain (ABI >= 6) and refuses ptrace outside it. */
+ * the command's domain (ABI >= 6) and refuses ptrace outside it.
+ * A session of its own first: a SIGKILL to the launcher's process group
+ * or session (a terminal's job control, a supervisor killing a job) must
+ * not reach the supervisor too, which would leave the tree running; only
+ * the launcher dies, and its death signal makes us kill the tree. (The
+ * linux backend's init may share the group: its death ends its pid
+ * namespace.) Before the command exists, so a group kill until here
+ * leaves nothing. */
 _Noreturn static void child_supervisor_main(const launch *l)
 {
         INIT_CALL(SYS_prctl, PR_SET_NAME, "cordon-tree", 0, 0);
-        long r = INIT_CALL(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
+        long r = INIT_CALL(SYS_setsid, 0, 0, 0, 0);
+        if (r >= 0)
+                r = INIT_CALL(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
         if (r == 0)
                 r = INIT_CALL(SYS_prctl, PR_SET_PDEATHSIG, l->death_signal, 0, 0);
         if (r < 0)

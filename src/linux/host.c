@@ -214,9 +214,11 @@ static void landlock_backend_text(buf *b, int abi)
 {
         buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
                       "sockets unless the network is full (the host's network, its loopback services included, by "
-                      "AF_UNIX, AF_INET, AF_INET6 and netlink sockets but NETLINK_USERSOCK; the proxy adds TCP: connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the seccomp filter, no System V IPC, "
-                      "only the command's own terminal, the whole process tree killed with the command and with "
-                      "the launcher (a subreaper), and through a call supervisor in the launcher: no "
+                      "AF_UNIX, AF_INET, AF_INET6 and netlink sockets but NETLINK_USERSOCK; the proxy adds TCP: "
+                      "connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the "
+                      "seccomp filter, no System V IPC, only the command's own terminal (a new one on a terminal), "
+                      "the whole process tree killed with the command and with the launcher however it is killed (a "
+                      "subreaper in a session of its own), and through a call supervisor in the launcher: no "
                       "mode/owner/times/xattr change outside the writable paths, on every network no connect to "
                       "a unix socket outside the writable and explicitly exposed paths nor to an abstract one, no "
                       "listen on an abstract one\n",

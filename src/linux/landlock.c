@@ -171,10 +171,16 @@ int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landl
         return 0;
 }
 
-int landlock_allow_terminal(int ruleset, const int stdio[3], const landlock_rights *ll, cordon_error **ret_error)
+uint64_t landlock_terminal_access(const landlock_rights *ll)
 {
-        uint64_t access = ll->fs & (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV);
-        bool any = false;
+        return ll->fs & (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV);
+}
+
+int landlock_allow_terminal(int ruleset, const int stdio[3], bool own_pty, const landlock_rights *ll,
+                            cordon_error **ret_error)
+{
+        uint64_t access = landlock_terminal_access(ll);
+        bool any = own_pty;
         for (int i = 0; i < 3; i++) {
                 if (stdio[i] < 0 || !isatty(stdio[i]))
                         continue;
@@ -189,7 +195,9 @@ int landlock_allow_terminal(int ruleset, const int stdio[3], const landlock_righ
         if (!any)
                 return 0;
         /* the controlling terminal: the command starts a new session, so it
-         * is one it acquired itself, from the descriptors it was given */
+         * is one it acquired itself, from the descriptors it was given, or
+         * its own terminal (the caller's stays the ctty of the caller's
+         * session: TIOCSCTTY refuses it without CAP_SYS_ADMIN) */
         int fd = open("/dev/tty", O_PATH | O_CLOEXEC);
         if (fd < 0)
                 return 0;

@@ -69,6 +69,9 @@ struct supervise_root;
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
                            struct supervise_root *roots, size_t *n_roots, cordon_error **ret_error) HIDDEN;
 /* The landlock backend: read-write rules for the terminals among |stdio|
- * (the command's own), and /dev/tty when there is one. 0 or -errno. */
-int landlock_allow_terminal(int ruleset, const int stdio[3], const landlock_rights *ll,
+ * (the command's own), and /dev/tty when there is one or |own_pty| (a
+ * terminal of the command's own, made at start). 0 or -errno. */
+int landlock_allow_terminal(int ruleset, const int stdio[3], bool own_pty, const landlock_rights *ll,
                             cordon_error **ret_error) HIDDEN;
+/* The rights landlock_allow_terminal grants on a terminal. */
+uint64_t landlock_terminal_access(const landlock_rights *ll) HIDDEN;

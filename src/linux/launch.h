@@ -129,6 +129,7 @@ typedef struct launch {
         int pty_fd;             /* the command sends its terminal's master here, or -1 */
         bool pty[3];            /* which of 0..2 get that terminal (stdio[i] is then -1) */
         int pty_size_fd;        /* the caller's terminal, whose window size it gets, or -1 */
+        uint64_t access_pty;    /* landlock backend: Landlock rights on that terminal (reopened by name) */
         int keep_fds[16];       /* every fd above that the child keeps (sorted, -1 terminated) */
         /* the view */
         mount_op *ops;

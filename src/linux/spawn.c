@@ -46,6 +46,7 @@
 #include "net/proxy.h"
 #include "supervise.h"
 #include "sys.h"
+#include "terminal.h"
 #include "undo.h"
 
 struct cordon_process {
@@ -66,6 +67,7 @@ struct cordon_process {
         void *stacks;            /* the init's and the command's (see stacks_map) */
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
         call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
+        saved_terminal terminals[3]; /* the caller's, given to the command as they are */
 };
 
 static double now_s(void)
@@ -345,6 +347,17 @@ static void read_arg_env_area(launch *l)
         l->env_end = (uintptr_t)v[3];
 }
 
+/* Whether the host's /dev/ptmx makes terminals (a master answers TIOCGPTN). */
+static bool host_has_ptys(void)
+{
+        unsigned n;
+        int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        bool ok = fd >= 0 && ioctl(fd, TIOCGPTN, &n) == 0;
+        if (fd >= 0)
+                close(fd);
+        return ok;
+}
+
 /* Which of 0..2 get the command's own terminal: those that are a
  * terminal, or (CORDON_PTY_ON) all that are not a pipe or /dev/null when
  * none is. Without stdin on a terminal, CORDON_PTY_AUTO gives none. */
@@ -366,7 +379,12 @@ static void pick_pty_fds(const cordon_plan *p, bool pty[3])
 
 static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
-        if (p->pty == CORDON_PTY_OFF || p->backend != BACKEND_LINUX)
+        if (p->pty == CORDON_PTY_OFF || (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK))
+                return 0;
+        /* the landlock backend's comes from the host's /dev/ptmx: a host
+         * without a usable one runs with the caller's terminal (put back at
+         * the end: terminal.h) unless a terminal was asked for */
+        if (p->backend == BACKEND_LANDLOCK && p->pty == CORDON_PTY_AUTO && !host_has_ptys())
                 return 0;
         pick_pty_fds(p, s->l.pty);
         if (!s->l.pty[0] && !s->l.pty[1] && !s->l.pty[2])
@@ -688,8 +706,10 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
                 s->roots = calloc(p->n_mounts + 1, sizeof(*s->roots));
                 r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, ret_error)
                              : -ENOMEM;
+                bool own_pty = l->pty_fd >= 0;
+                l->access_pty = landlock_terminal_access(&ll);
                 if (r == 0)
-                        r = landlock_allow_terminal(l->landlock_fd, l->stdio, &ll, ret_error);
+                        r = landlock_allow_terminal(l->landlock_fd, l->stdio, own_pty, &ll, ret_error);
                 if (r == 0)
                         r = prepare_supervisor(p, s, ret_error);
         }
@@ -970,6 +990,8 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
         proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
         proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
+        for (int i = 0; i < 3; i++)
+                proc->terminals[i].fd = -1;
         return proc;
 }
 
@@ -1117,6 +1139,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
                 r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
                                 TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
+        /* a terminal the command gets as it is (no terminal of its own)
+         * is put back as it was when the sandbox ends */
+        if (r == 0 && p->backend != BACKEND_NONE)
+                terminals_save(s.l.stdio, proc->terminals);
         double t_clone = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
@@ -1302,6 +1328,7 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
         }
         proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
         supervise_stop(p->calls);
+        terminals_restore(p->terminals);
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
@@ -1321,6 +1348,7 @@ static void free_sandbox(cordon_process *p)
                 }
                 reap(p); /* a finished init is only tearing down its namespaces */
         }
+        terminals_restore(p->terminals);
         p->placeholders = protect_placeholders_remove(p->placeholders);
         if (p->cg)
                 cgroup_free(p->cg);

@@ -17,7 +17,9 @@
  *   pid PID delay_us US status STATUS leaked N
  *
  * (STATUS as a shell's $?), one "leak: PID COMM CMDLINE" line per survivor
- * (which it then kills), and exits 1 when anything survived, else 0. */
+ * (which it then kills, unless KILLER_KEEP_LEAKS=1 is set: then they are
+ * left running, for the caller to look at and kill), and exits 1 when
+ * anything survived, else 0. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -142,10 +144,13 @@ int main(int argc, char **argv)
         printf("pid %d delay_us %ld status %d leaked %d\n", (int)pid, delay, status, n);
         for (int i = 0; i < n; i++)
                 describe(kids[i]);
+        fflush(stdout);
+        const char *keep = getenv("KILLER_KEEP_LEAKS");
+        if (keep && strcmp(keep, "1") == 0)
+                return n > 0 ? 1 : 0;
         for (int i = 0; i < n; i++)
                 kill(kids[i], SIGKILL);
         while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
                 ;
-        fflush(stdout);
         return n > 0 ? 1 : 0;
 }

@@ -3,7 +3,8 @@
 # shell would), type INPUT into it, and print what came out (CR removed),
 # then "TERMIOS SAME|CHANGED" (the terminal's settings after vs before) and
 # "PENDING N" (bytes left unread in the terminal's input: what a TIOCSTI
-# from CMD pushed). Exits with CMD's status.
+# from CMD pushed), "WINSIZE SAME|CHANGED" (the window size after vs the
+# last one the driver set). Exits with CMD's status.
 #   pty-drive.py [--input TEXT] [--when-raw] [--wait-for TEXT] [--resize RxC]
 #                [--timeout S] -- CMD...
 import argparse, fcntl, os, select, struct, subprocess, sys, termios, time
@@ -20,6 +21,7 @@ cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
 
 master, slave = os.openpty()
 fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x18\x00\x50\x00\x00\x00\x00\x00")  # 24x80
+size = struct.pack("HHHH", 24, 80, 0, 0)
 before = termios.tcgetattr(slave)
 
 
@@ -51,7 +53,8 @@ while a.wait_for.encode() not in out and time.time() < deadline and p.poll() is 
     drain(0.05)
 if a.resize:
     rows, cols = (int(x) for x in a.resize.split("x"))
-    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    size = struct.pack("HHHH", rows, cols, 0, 0)
+    fcntl.ioctl(master, termios.TIOCSWINSZ, size)
 os.write(master, a.input.encode().decode("unicode_escape").encode("latin-1"))
 while p.poll() is None and time.time() < deadline:
     drain(0.05)
@@ -69,4 +72,5 @@ attrs[3] &= ~termios.ICANON  # FIONREAD counts only whole lines in canonical mod
 termios.tcsetattr(slave, termios.TCSANOW, attrs)
 pending = fcntl.ioctl(slave, termios.FIONREAD, b"\0\0\0\0")
 print("PENDING", int.from_bytes(pending, sys.byteorder))
+print("WINSIZE", "SAME" if fcntl.ioctl(slave, termios.TIOCGWINSZ, b"\0" * 8) == size else "CHANGED")
 sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)

@@ -408,12 +408,12 @@ static void test_command_failures(void)
 
 /* A terminal of the command's own: CORDON_PTY_ON puts it on the usable
  * descriptors when none is a terminal; the master reads what the command
- * wrote there, then EIO. Other backends refuse it; AUTO falls back. */
-static void test_pty(void)
+ * wrote there, then EIO. |backend|: the linux backend's is its devpts'
+ * first, the landlock backend's a new one of the host's. */
+static void check_pty_on(const char *backend)
 {
         const char *argv[] = {"sh", "-c", "readlink /proc/self/fd/1; test -t 0 || echo stdin-is-no-tty", NULL};
         cordon_command *cmd = new_command(argv);
-        CHECK_INTEQ(cordon_command_set_pty(cmd, (cordon_pty)7), -EINVAL);
         CHECK_INTEQ(cordon_command_set_pty(cmd, CORDON_PTY_ON), 0);
         int pfd[2];
         CHECK_INTEQ(pipe(pfd), 0);
@@ -421,6 +421,7 @@ static void test_pty(void)
         cordon_command_set_stdio(cmd, 1, pfd[1]);
         cordon_command_set_stdio(cmd, 2, CORDON_STDIO_NULL);
         cordon_config *c = new_config();
+        CHECK_INTEQ(cordon_config_set_backend(c, backend, NULL), 0);
         cordon_plan *plan = NULL;
         cordon_process *p = NULL;
         CHECK_INTEQ(cordon_prepare(c, cmd, &plan, NULL), 0);
@@ -432,7 +433,10 @@ static void test_pty(void)
         CHECK_INTEQ(cordon_wait(p, -1, &r, NULL), 0);
         CHECK_INTEQ(r.status, 0);
         char *out = master >= 0 ? slurp(master) : NULL;
-        CHECK_STREQ(out, "/dev/pts/0\r\nstdin-is-no-tty\r\n");
+        if (strcmp(backend, "linux") == 0)
+                CHECK_STREQ(out, "/dev/pts/0\r\nstdin-is-no-tty\r\n");
+        else
+                CHECK(out && strncmp(out, "/dev/pts/", 9) == 0 && contains(out, "\r\nstdin-is-no-tty\r\n"));
         free(out);
         char *piped = slurp(pfd[0]);
         CHECK_STREQ(piped, ""); /* fd 1 was the terminal, not the pipe */
@@ -440,11 +444,26 @@ static void test_pty(void)
         close(pfd[0]);
         cordon_process_free(p);
         cordon_plan_free(plan);
-        plan = NULL;
+        cordon_config_free(c);
+        cordon_command_free(cmd);
+}
+
+/* Without isolation there is no terminal of its own: ON is refused, AUTO
+ * falls back. */
+static void test_pty(void)
+{
+        const char *argv[] = {"true", NULL};
+        cordon_command *cmd = new_command(argv);
+        CHECK_INTEQ(cordon_command_set_pty(cmd, (cordon_pty)7), -EINVAL);
+        check_pty_on("linux");
+        check_pty_on("landlock");
+        cordon_config *c = new_config();
+        cordon_plan *plan = NULL;
         cordon_error *err = NULL;
-        CHECK_INTEQ(cordon_config_set_backend(c, "landlock", NULL), 0);
+        CHECK_INTEQ(cordon_config_set_enabled(c, false), 0);
+        CHECK_INTEQ(cordon_command_set_pty(cmd, CORDON_PTY_ON), 0);
         CHECK_INTEQ(cordon_prepare(c, cmd, &plan, &err), -ENOTSUP);
-        CHECK(contains(cordon_error_message(err), "needs the linux backend"));
+        CHECK(contains(cordon_error_message(err), "needs the linux or landlock backend"));
         cordon_error_free(err);
         CHECK_INTEQ(cordon_command_set_pty(cmd, CORDON_PTY_AUTO), 0);
         CHECK_INTEQ(cordon_prepare(c, cmd, &plan, NULL), 0);
