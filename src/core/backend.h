@@ -36,6 +36,8 @@ struct backend_ops {
         void (*free)(cordon_process *p);
         /* The hosts the network proxy refused, a JSON array (NULL: "[]"). */
         char *(*network_denied)(const cordon_process *p);
+        /* What the post-run git check did, a JSON object (NULL: none ran). */
+        char *(*git_check)(const cordon_process *p);
 };
 
 /* The backends of this build (meson: -Dlinux_backend). */

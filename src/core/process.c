@@ -195,12 +195,13 @@ char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
         const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
         _cleanup_free_ char *res = cordon_result_to_json(r);
         _cleanup_free_ char *denied = ops && ops->network_denied ? ops->network_denied(p) : xstrdup("[]");
-        if (!res || !denied)
+        _cleanup_free_ char *git = ops && ops->git_check ? ops->git_check(p) : xstrdup("null");
+        if (!res || !denied || !git)
                 return NULL;
         size_t n = strlen(res);
         while (n > 0 && (res[n - 1] == '\n' || res[n - 1] == '}'))
                 n--; /* reopen the object */
-        return xasprintf("%.*s, \"network_denied\": %s}\n", (int)n, res, denied);
+        return xasprintf("%.*s, \"network_denied\": %s, \"git_check\": %s}\n", (int)n, res, denied, git);
 }
 
 char *cordon_result_to_json(const cordon_result *r)

@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/* The post-run git check. The plan keeps the control files of the
+ * repositories it found read-only (plan.c, "protected paths"), but the
+ * command can still make new ones: `git init sub` (or a `.git` file naming
+ * a directory of its own, a bare-looking directory, a worktree's
+ * commondir) anywhere in a writable mount, and then a gitlink to it in the
+ * index, which stays writable. The host's next `git status` recurses into
+ * that submodule and runs its core.fsmonitor; `git add .` adds an embedded
+ * repository, and the next status runs it; git run in a subdirectory uses
+ * the innermost repository. Mounts cannot refuse a name at any depth, so
+ * after the run the launcher looks (DESIGN.md, threat model: relative to
+ * directory descriptors, never following a link, bounded) for every git
+ * directory in the writable mounts that is not one the plan protected,
+ * and sets aside what in it was made or changed during the run and makes
+ * git execute something: config, config.worktree, commondir and hooks/
+ * are renamed to NAME.cordon-quarantine (the repository still works, with
+ * none of them), a planted `.git` symlink or gitfile naming something it
+ * cannot check is renamed likewise. Each is a warning and a path in the
+ * stats record.
+ *
+ * "Made or changed during the run": a status change time (ctime) at or
+ * after the run's start. Every way to put a file in place (create, write,
+ * rename, link, chmod) sets it, and nothing but the system clock can set
+ * it back; the start is read from the coarse clock the kernel stamps
+ * files with. */
+#include "gitcheck.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "error.h"
+#include "gitindex.h"
+#include "sys.h"
+
+#define WALK_BUDGET     100000 /* directory entries read per run (a directory counts 8): some 10 ms a 1000 directories */
+#define WALK_DEPTH      64
+#define HOOKS_MAX       1024 /* hooks/ entries looked at */
+#define POINTER_MAX     4096 /* bytes of a gitfile or commondir read */
+#define ASIDE_SUFFIX    ".cordon-quarantine"
+#define INDEX_MAX       (64u << 20) /* bytes of an index read */
+#define GITLINKS_MAX    4096        /* gitlinks followed per index */
+#define GITLINK_NESTING 4           /* submodules of submodules followed */
+
+typedef struct identity {
+        dev_t dev;
+        ino_t ino;
+} identity;
+
+struct git_check {
+        struct timespec t0;
+        identity *known; /* the git directories the plan protected */
+        size_t n_known;
+        char **walk;      /* writable mounts to search (host paths) */
+        char **worktrees; /* of the protected repositories (DIR of DIR/.git) */
+        char **writable;  /* every writable mount */
+        char **set_aside;
+        size_t budget;
+        bool partial, done;
+        cordon_log_fn log_fn;
+        void *log_userdata;
+};
+
+static bool changed(const git_check *gc, const struct stat *st)
+{
+        return st->st_ctim.tv_sec > gc->t0.tv_sec ||
+               (st->st_ctim.tv_sec == gc->t0.tv_sec && st->st_ctim.tv_nsec >= gc->t0.tv_nsec);
+}
+
+static bool is_known(const git_check *gc, const struct stat *st)
+{
+        for (size_t i = 0; i < gc->n_known; i++)
+                if (gc->known[i].dev == st->st_dev && gc->known[i].ino == st->st_ino)
+                        return true;
+        return false;
+}
+
+static int add_known(git_check *gc, dev_t dev, ino_t ino)
+{
+        identity *v = realloc(gc->known, (gc->n_known + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        gc->known = v;
+        gc->known[gc->n_known++] = (identity){dev, ino};
+        return 0;
+}
+
+/* Does the plan protect |name| inside |dir| (a bare repository at the top
+ * of a writable mount)? */
+static bool plan_protects_in(const cordon_plan *p, const char *dir, const char *name)
+{
+        _cleanup_free_ char *path = path_join(dir, name);
+        for (size_t i = 0; path && i < p->n_mounts; i++)
+                if (p->mounts[i].origin == ORIGIN_PROTECT && streq(p->mounts[i].source, path))
+                        return true;
+        return false;
+}
+
+static int note_mount(git_check *gc, const cordon_plan *p, const plan_mount *m)
+{
+        if (m->origin == ORIGIN_PROTECT) { /* a pinned git directory */
+                const char *slash = strrchr(m->source, '/');
+                _cleanup_free_ char *worktree = slash && streq(slash, "/.git") ? path_dirname(m->source) : NULL;
+                int r = m->is_dir && m->ino ? add_known(gc, m->dev, m->ino) : 0;
+                return r == 0 && worktree ? strv_push(&gc->worktrees, worktree) : r;
+        }
+        int r = strv_push(&gc->writable, m->source);
+        if (r == 0 && m->origin != ORIGIN_INSTANCE) /* the host runs no git in runtime-user-env */
+                r = strv_push(&gc->walk, m->source);
+        struct stat st;
+        if (r == 0 && plan_protects_in(p, m->source, "config") && stat(m->source, &st) == 0)
+                r = add_known(gc, st.st_dev, st.st_ino);
+        return r;
+}
+
+int git_check_begin(const cordon_plan *p, git_check **ret)
+{
+        *ret = NULL;
+        if (p->backend != BACKEND_LINUX)
+                return 0; /* landlock: nothing is read-only inside a writable mount anyway */
+        git_check *gc = calloc(1, sizeof(*gc));
+        if (!gc)
+                return -ENOMEM;
+        gc->log_fn = p->log_fn;
+        gc->log_userdata = p->log_userdata;
+        gc->budget = WALK_BUDGET;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                int r = m->type == MOUNT_BIND && m->writable ? note_mount(gc, p, m) : 0;
+                if (r < 0) {
+                        git_check_free(gc);
+                        return r;
+                }
+        }
+        clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0); /* the clock of file timestamps */
+        *ret = gc;
+        return 0;
+}
+
+/* ---- setting aside ---------------------------------------------------------------------- */
+
+/* |s| with every byte that is not printable ASCII as \xNN (the command
+ * chose these names; they reach a terminal). */
+static char *printable(const char *s)
+{
+        buf b = {0};
+        for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+                if (*c >= 0x20 && *c < 0x7f && *c != '\\')
+                        buf_put(&b, (const char *)c, 1);
+                else
+                        buf_printf(&b, "\\x%02x", *c);
+        return b.len ? buf_steal(&b) : xstrdup("");
+}
+
+static void warn(const git_check *gc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(const git_check *gc, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        log_message_v(gc->log_fn, gc->log_userdata, CORDON_LOG_WARNING, fmt, ap);
+        va_end(ap);
+}
+
+/* Rename |name| in |dfd| (the directory |dir| on the host) to
+ * NAME.cordon-quarantine[.N], never over anything. */
+static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
+{
+        char aside[NAME_MAX + 1];
+        int e = 0;
+        for (int i = 0; i < 10; i++) {
+                snprintf(aside, sizeof(aside), i ? "%s" ASIDE_SUFFIX ".%d" : "%s" ASIDE_SUFFIX, name, i);
+                if (renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE) == 0) {
+                        e = 0;
+                        break;
+                }
+                e = errno;
+                if (e != EEXIST)
+                        break;
+        }
+        _cleanup_free_ char *path = path_join(dir, name);
+        _cleanup_free_ char *shown = path ? printable(path) : NULL;
+        if (e) {
+                warn(gc,
+                     "git: cannot set aside %s, which the command made and git on the host would run: %s; do not "
+                     "run git there before you check it",
+                     shown ? shown : name, strerror(e));
+                return;
+        }
+        warn(gc,
+             "git: set aside %s as %s" ASIDE_SUFFIX ": the command made or changed it, and git on the host "
+             "would run what it says; check it before you rename it back",
+             shown ? shown : name, name);
+        if (path)
+                strv_push(&gc->set_aside, path);
+}
+
+/* ---- git directories -------------------------------------------------------------------- */
+
+/* A directory that has an entry made or changed during the run. */
+static bool dir_changed(const git_check *gc, int dfd, const char *name)
+{
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return fd < 0 && errno != ENOENT; /* there, but unreadable to us: git may read it */
+        }
+        bool any = false;
+        size_t n = 0;
+        for (struct dirent *e; !any && (e = readdir(d));) {
+                struct stat st;
+                if (++n > HOOKS_MAX)
+                        any = true; /* too many to look at: treat as planted */
+                else if (!streq(e->d_name, ".") && !streq(e->d_name, "..") &&
+                         fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        any = changed(gc, &st);
+        }
+        closedir(d);
+        return any;
+}
+
+/* The first line of the small file |name| in |dfd| without its prefix
+ * |prefix| (or NULL), as a path relative to |dir| when it is not absolute. */
+static char *read_pointer(int dfd, const char *name, const char *prefix, const char *dir)
+{
+        int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        struct stat st;
+        char text[POINTER_MAX];
+        ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, text, sizeof(text) - 1) : -1;
+        if (fd >= 0)
+                close(fd);
+        size_t len = strlen(prefix);
+        if (n < (ssize_t)len || strncmp(text, prefix, len) != 0)
+                return NULL;
+        text[n] = '\0';
+        char *t = text + len;
+        t[strcspn(t, "\r\n")] = '\0';
+        if (!t[0])
+                return NULL;
+        return t[0] == '/' ? strdup(t) : path_join(dir, t);
+}
+
+static bool inside_writable(const git_check *gc, const char *path)
+{
+        _cleanup_free_ char *f = NULL;
+        path_normalize(path, true, &f);
+        for (size_t i = 0; f && gc->writable && gc->writable[i]; i++)
+                if (path_startswith(f, gc->writable[i]))
+                        return true;
+        return !f; /* cannot tell: as if inside */
+}
+
+/* The git directory named by |path| (host path), opened without following
+ * links (-1: missing, or a link on the way), and whether it is a known one. */
+static int open_gitdir(const git_check *gc, const char *path, bool *known)
+{
+        int fd = sys_open_nofollow(path, O_RDONLY | O_DIRECTORY);
+        struct stat st;
+        *known = fd >= 0 && fstat(fd, &st) == 0 && is_known(gc, &st);
+        return fd;
+}
+
+static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched);
+
+/* A commondir that names a git directory the plan protected (a worktree
+ * the command added to a repository of the user's). */
+static bool commondir_known(const git_check *gc, int gfd, const char *path)
+{
+        _cleanup_free_ char *common = read_pointer(gfd, "commondir", "", path);
+        bool known = false;
+        int fd = common ? open_gitdir(gc, common, &known) : -1;
+        if (fd >= 0)
+                close(fd);
+        return known;
+}
+
+/* What git executes, or reads to decide what to, from a git directory. */
+static const char *const CONTROL[] = {"config", "config.worktree", "commondir", "hooks"};
+
+/* Set aside what git would run from the git directory |gfd| (|path| on
+ * the host), unless the plan protected it: its control files made or
+ * changed during the run, and all of them when the directory itself was
+ * made, moved, or had entries added or removed (|touched|, or its ctime),
+ * as a directory staged in an earlier run and renamed into place now
+ * would be. A commondir that names a protected git directory stays (a
+ * worktree the command added to a repository of the user's). */
+static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched)
+{
+        struct stat st;
+        if (fstat(gfd, &st) < 0 || is_known(gc, &st))
+                return;
+        touched = touched || changed(gc, &st);
+        for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
+                const char *name = CONTROL[i];
+                if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                bool planted = touched || changed(gc, &st) || (S_ISDIR(st.st_mode) && dir_changed(gc, gfd, name));
+                if (planted && streq(name, "commondir") && commondir_known(gc, gfd, path))
+                        planted = false;
+                if (planted)
+                        set_aside(gc, gfd, name, path);
+        }
+}
+
+/* The ".git" file in |dfd| (|dir| on the host): "gitdir: PATH". */
+static void check_gitfile(git_check *gc, int dfd, const char *dir, const struct stat *st)
+{
+        bool made = changed(gc, st), known = false;
+        _cleanup_free_ char *raw = read_pointer(dfd, ".git", "gitdir: ", dir), *target = NULL;
+        int g = raw ? open_gitdir(gc, raw, &known) : -1; /* ".." as the kernel takes it, refusing links */
+        if (g >= 0 && path_normalize(raw, true, &target) < 0) {
+                close(g);
+                g = -1;
+        }
+        if (g >= 0 && !known && inside_writable(gc, target))
+                check_gitdir(gc, g, target, made); /* a new gitfile may name a directory staged earlier */
+        else if (made && !known)
+                set_aside(gc, dfd, ".git", dir); /* names what cannot be checked: a link, or elsewhere */
+        if (g >= 0)
+                close(g);
+}
+
+/* The ".git" in |dfd| (|dir| on the host). */
+static void check_dotgit(git_check *gc, int dfd, const char *dir)
+{
+        struct stat st;
+        if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return;
+        if (S_ISDIR(st.st_mode)) {
+                _cleanup_free_ char *path = path_join(dir, ".git");
+                int fd = openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0 && path)
+                        check_gitdir(gc, fd, path, false);
+                if (fd >= 0)
+                        close(fd);
+        } else if (S_ISREG(st.st_mode)) {
+                check_gitfile(gc, dfd, dir, &st);
+        } else if (changed(gc, &st)) {
+                set_aside(gc, dfd, ".git", dir); /* a symlink: git follows it */
+        }
+}
+
+/* ---- the walk ---------------------------------------------------------------------------- */
+
+static bool is_subdir(int dfd, const struct dirent *e)
+{
+        struct stat st;
+        if (e->d_type != DT_UNKNOWN)
+                return e->d_type == DT_DIR;
+        return fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Every directory below |dfd| (|dir| on the host), never into a ".git",
+ * never through a link. */
+static void walk(git_check *gc, int dfd, const char *dir, int depth)
+{
+        if (gc->budget < 8 || depth > WALK_DEPTH) {
+                gc->partial = true;
+                return;
+        }
+        gc->budget -= 8;
+        int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        _cleanup_strv_ char **subdirs = NULL;
+        unsigned bare = 0; /* HEAD, objects, refs: git takes the directory itself for a repository */
+        bool dotgit = false;
+        for (struct dirent *e; (e = readdir(d));) {
+                if (gc->budget == 0) {
+                        gc->partial = true;
+                        break;
+                }
+                gc->budget--;
+                const char *n = e->d_name;
+                if (streq(n, ".") || streq(n, ".."))
+                        continue;
+                if (streq(n, ".git")) {
+                        dotgit = true;
+                        continue;
+                }
+                bare |= streq(n, "HEAD") ? 1 : streq(n, "objects") ? 2 : streq(n, "refs") ? 4 : 0;
+                if (is_subdir(dirfd(d), e) && strv_push(&subdirs, n) < 0)
+                        break;
+        }
+        closedir(d);
+        if (dotgit)
+                check_dotgit(gc, dfd, dir);
+        if (bare == 7)
+                check_gitdir(gc, dfd, dir, false);
+        for (size_t i = 0; subdirs && subdirs[i]; i++) {
+                _cleanup_free_ char *sub = path_join(dir, subdirs[i]);
+                int s = sub ? openat(dfd, subdirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                if (s >= 0) {
+                        walk(gc, s, sub, depth + 1);
+                        close(s);
+                }
+        }
+}
+
+/* A mount below another one is searched with it. */
+static bool walked_with_another(const git_check *gc, size_t k)
+{
+        for (size_t i = 0; gc->walk[i]; i++)
+                if (i != k && path_startswith(gc->walk[k], gc->walk[i]) && !streq(gc->walk[k], gc->walk[i]))
+                        return true;
+        return false;
+}
+
+/* ---- gitlinks ---------------------------------------------------------------------------- */
+
+/* When the walk stopped early: the submodules git recurses into are the
+ * gitlinks of the index, at any depth; those of the protected
+ * repositories, and of the submodules found there, are checked too. */
+typedef struct gitlink_walk {
+        git_check *gc;
+        int worktree;     /* directory fd */
+        const char *path; /* its host path */
+        int depth;
+} gitlink_walk;
+
+static void check_worktree(git_check *gc, int worktree, const char *path, int gitdir, int depth);
+
+/* A path git would take: relative, no "." or ".." component, no ".git". */
+static bool plain_path(const char *path)
+{
+        if (path[0] == '/' || !path[0])
+                return false;
+        for (const char *c = path; *c;) {
+                size_t n = strcspn(c, "/");
+                if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && !strncmp(c, "..", 2)) ||
+                    (n == 4 && !strncasecmp(c, ".git", 4)))
+                        return false;
+                c += n + (c[n] == '/');
+        }
+        return true;
+}
+
+static void on_gitlink(const char *rel, void *userdata)
+{
+        gitlink_walk *w = userdata;
+        const char *last = NULL;
+        _cleanup_free_ char *full = plain_path(rel) ? path_join(rel, ".git") : NULL;
+        int dfd = full ? sys_walk_parent(w->worktree, full, false, &last) : -1;
+        _cleanup_free_ char *host = dfd >= 0 ? path_join(w->path, rel) : NULL;
+        if (host)
+                check_dotgit(w->gc, dfd, host);
+        int g = host ? openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        int sub = g >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (sub >= 0)
+                check_worktree(w->gc, sub, host, g, w->depth + 1);
+        if (sub >= 0)
+                close(sub);
+        if (g >= 0)
+                close(g);
+        if (dfd >= 0)
+                close(dfd);
+}
+
+/* The gitlinks of the index in |gitdir|, for the work tree |worktree|. */
+static void check_worktree(git_check *gc, int worktree, const char *path, int gitdir, int depth)
+{
+        if (depth > GITLINK_NESTING)
+                return;
+        int fd = openat(gitdir, "index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+                return;
+        void *data = MAP_FAILED;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= INDEX_MAX)
+                data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (data == MAP_FAILED)
+                return;
+        gitlink_walk w = {gc, worktree, path, depth};
+        if (git_index_gitlinks(data, (size_t)st.st_size, 20, GITLINKS_MAX, on_gitlink, &w) < 0)
+                git_index_gitlinks(data, (size_t)st.st_size, 32, GITLINKS_MAX, on_gitlink, &w); /* SHA-256 */
+        munmap(data, (size_t)st.st_size);
+}
+
+static void check_gitlinks(git_check *gc)
+{
+        for (size_t i = 0; gc->worktrees && gc->worktrees[i]; i++) {
+                int wt = sys_open_nofollow(gc->worktrees[i], O_RDONLY | O_DIRECTORY);
+                int g = wt >= 0 ? openat(wt, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                struct stat st;
+                if (g >= 0 && fstat(g, &st) == 0 && is_known(gc, &st))
+                        check_worktree(gc, wt, gc->worktrees[i], g, 0);
+                if (g >= 0)
+                        close(g);
+                if (wt >= 0)
+                        close(wt);
+        }
+}
+
+void git_check_finish(git_check *gc)
+{
+        if (!gc || gc->done)
+                return;
+        gc->done = true;
+        for (size_t i = 0; gc->walk && gc->walk[i]; i++) {
+                if (walked_with_another(gc, i))
+                        continue;
+                int fd = sys_open_nofollow(gc->walk[i], O_RDONLY | O_DIRECTORY);
+                if (fd < 0)
+                        continue;
+                walk(gc, fd, gc->walk[i], 0);
+                close(fd);
+        }
+        if (gc->partial) /* quietly: a large workspace would say it every run */
+                check_gitlinks(gc);
+}
+
+char *git_check_json(const git_check *gc)
+{
+        buf b = {0};
+        buf_put(&b, "{\"set_aside\": [", 15);
+        for (size_t i = 0; gc && gc->set_aside && gc->set_aside[i]; i++) {
+                json_t *s = json_string(gc->set_aside[i]);
+                _cleanup_free_ char *shown = s ? NULL : printable(gc->set_aside[i]);
+                if (!s && shown)
+                        s = json_string(shown); /* not UTF-8 */
+                char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+                json_decref(s);
+                if (!text) {
+                        free(buf_steal(&b));
+                        return NULL;
+                }
+                buf_printf(&b, "%s%s", i ? ", " : "", text);
+                free(text);
+        }
+        buf_printf(&b, "], \"searched_all\": %s}", gc && gc->partial ? "false" : "true");
+        return buf_steal(&b);
+}
+
+git_check *git_check_free(git_check *gc)
+{
+        if (!gc)
+                return NULL;
+        free(gc->known);
+        strv_free(gc->walk);
+        strv_free(gc->worktrees);
+        strv_free(gc->writable);
+        strv_free(gc->set_aside);
+        free(gc);
+        return NULL;
+}
