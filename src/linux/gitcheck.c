@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -65,6 +66,10 @@ struct git_check {
         char **set_aside;
         size_t budget;
         bool partial, done;
+        int logs;    /* <instance>/logs, or -1 */
+        int journal; /* logs/gitcheck.*: this run's, flock'ed while it lives, or -1 */
+        char name[64];
+        char **dead; /* the journals of killed runs this one checks for */
         cordon_log_fn log_fn;
         void *log_userdata;
 };
@@ -121,6 +126,108 @@ static int note_mount(git_check *gc, const cordon_plan *p, const plan_mount *m)
         return r;
 }
 
+/* ---- journals ---------------------------------------------------------------------------- */
+
+/* A run whose launcher is killed checks nothing; what its command made
+ * is older than the next run's start, and would pass. So each run leaves
+ * logs/gitcheck.* (invisible to the command) while it lives, holding its
+ * start and its writable mounts under an flock, and removes it after its
+ * check; a later run that finds one unlocked (its run is gone) on a mount
+ * it searches takes that start for its own. */
+#define JOURNAL_PREFIX "gitcheck."
+
+static bool shares_a_mount(const git_check *gc, char **roots)
+{
+        for (size_t i = 0; roots && roots[i]; i++)
+                if (strv_contains(gc->walk, roots[i]))
+                        return true;
+        return false;
+}
+
+/* The start and the mounts of the journal |fd|. */
+static int journal_read(int fd, struct timespec *t, char ***roots)
+{
+        int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        FILE *f = copy < 0 ? NULL : fdopen(copy, "r");
+        char line[PATH_MAX + 2];
+        long long sec = 0;
+        long nsec = 0;
+        int r = f && fgets(line, sizeof(line), f) && sscanf(line, "%lld %ld", &sec, &nsec) == 2 ? 0 : -EINVAL;
+        while (r == 0 && fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (line[0] == '/')
+                        r = strv_push(roots, line);
+        }
+        if (f)
+                fclose(f);
+        else if (copy >= 0)
+                close(copy);
+        t->tv_sec = (time_t)sec;
+        t->tv_nsec = nsec;
+        return r;
+}
+
+static void take_over_dead(git_check *gc)
+{
+        int fd = fcntl(gc->logs, F_DUPFD_CLOEXEC, 3);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        for (struct dirent *e; (e = readdir(d));) {
+                if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0)
+                        continue;
+                _cleanup_close_ int j = openat(gc->logs, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                struct timespec t;
+                _cleanup_strv_ char **roots = NULL;
+                if (j < 0 || flock(j, LOCK_SH | LOCK_NB) < 0 || journal_read(j, &t, &roots) < 0 ||
+                    !shares_a_mount(gc, roots))
+                        continue; /* alive (it checks for itself), or not ours */
+                if (t.tv_sec < gc->t0.tv_sec || (t.tv_sec == gc->t0.tv_sec && t.tv_nsec < gc->t0.tv_nsec))
+                        gc->t0 = t;
+                strv_push(&gc->dead, e->d_name);
+        }
+        closedir(d);
+}
+
+/* This run's journal: written under a temporary name, locked, then renamed
+ * into place, so that none is ever seen unlocked while its run lives. */
+static void journal_open(git_check *gc)
+{
+        char tmp[80];
+        snprintf(gc->name, sizeof(gc->name), JOURNAL_PREFIX "%d.%ld", (int)getpid(), (long)gc->t0.tv_nsec);
+        snprintf(tmp, sizeof(tmp), "tmp-%s", gc->name);
+        int fd = openat(gc->logs, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return;
+        buf b = {0};
+        buf_printf(&b, "%lld %ld\n", (long long)gc->t0.tv_sec, gc->t0.tv_nsec);
+        for (size_t i = 0; gc->walk && gc->walk[i]; i++)
+                buf_printf(&b, "%s\n", gc->walk[i]);
+        _cleanup_free_ char *text = buf_steal(&b);
+        bool ok = text && flock(fd, LOCK_EX) == 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
+                  renameat(gc->logs, tmp, gc->logs, gc->name) == 0;
+        if (!ok) {
+                unlinkat(gc->logs, tmp, 0);
+                close(fd);
+                return;
+        }
+        gc->journal = fd;
+}
+
+static void journals_close(git_check *gc)
+{
+        for (size_t i = 0; gc->done && gc->dead && gc->dead[i]; i++)
+                unlinkat(gc->logs, gc->dead[i], 0);
+        if (gc->journal >= 0) {
+                unlinkat(gc->logs, gc->name, 0);
+                close(gc->journal);
+                gc->journal = -1;
+        }
+}
+
 int git_check_begin(const cordon_plan *p, git_check **ret)
 {
         *ret = NULL;
@@ -132,6 +239,7 @@ int git_check_begin(const cordon_plan *p, git_check **ret)
         gc->log_fn = p->log_fn;
         gc->log_userdata = p->log_userdata;
         gc->budget = WALK_BUDGET;
+        gc->journal = gc->logs = -1;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 int r = m->type == MOUNT_BIND && m->writable ? note_mount(gc, p, m) : 0;
@@ -141,6 +249,12 @@ int git_check_begin(const cordon_plan *p, git_check **ret)
                 }
         }
         clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0); /* the clock of file timestamps */
+        _cleanup_free_ char *logs = path_join(p->instance_root, "logs");
+        gc->logs = logs && gc->walk ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
+        if (gc->logs >= 0) {
+                journal_open(gc);
+                take_over_dead(gc);
+        }
         *ret = gc;
         return 0;
 }
@@ -296,9 +410,14 @@ static const char *const CONTROL[] = {"config", "config.worktree", "commondir", 
 static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched)
 {
         struct stat st;
-        if (fstat(gfd, &st) < 0 || is_known(gc, &st))
+        if (fstat(gfd, &st) < 0)
                 return;
-        touched = touched || changed(gc, &st);
+        bool known = is_known(gc, &st);
+        if (known && !gc->dead)
+                return;
+        /* after a killed run: what it planted looked like the user's to
+         * this run's plan; the protected ones' control files are checked */
+        touched = !known && (touched || changed(gc, &st));
         for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
                 const char *name = CONTROL[i];
                 if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -321,7 +440,7 @@ static void check_gitfile(git_check *gc, int dfd, const char *dir, const struct 
                 close(g);
                 g = -1;
         }
-        if (g >= 0 && !known && inside_writable(gc, target))
+        if (g >= 0 && (!known || gc->dead) && inside_writable(gc, target))
                 check_gitdir(gc, g, target, made); /* a new gitfile may name a directory staged earlier */
         else if (made && !known)
                 set_aside(gc, dfd, ".git", dir); /* names what cannot be checked: a link, or elsewhere */
@@ -521,6 +640,7 @@ void git_check_finish(git_check *gc)
         }
         if (gc->partial) /* quietly: a large workspace would say it every run */
                 check_gitlinks(gc);
+        journals_close(gc);
 }
 
 char *git_check_json(const git_check *gc)
@@ -554,6 +674,10 @@ git_check *git_check_free(git_check *gc)
         strv_free(gc->worktrees);
         strv_free(gc->writable);
         strv_free(gc->set_aside);
+        journals_close(gc); /* no check: the command never ran */
+        if (gc->logs >= 0)
+                close(gc->logs);
+        strv_free(gc->dead);
         free(gc);
         return NULL;
 }

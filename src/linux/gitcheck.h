@@ -16,5 +16,5 @@ void git_check_finish(git_check *gc) HIDDEN;
  * "searched_all", false when the walk stopped at its bound (caller frees;
  * NULL on allocation failure). */
 char *git_check_json(const git_check *gc) HIDDEN;
-/* Returns NULL. */
+/* Returns NULL. Without git_check_finish: the command never ran. */
 git_check *git_check_free(git_check *gc) HIDDEN;

@@ -1328,7 +1328,7 @@ static void free_sandbox(cordon_process *p)
                 reap(p); /* a finished init is only tearing down its namespaces */
         }
         p->placeholders = protect_placeholders_remove(p->placeholders);
-        if (p->reaped)
+        if (p->head.pid > 0) /* the command may have run (the sandbox is reaped now) */
                 git_check_finish(p->git);
         p->git = git_check_free(p->git);
         if (p->cg)

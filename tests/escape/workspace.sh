@@ -552,6 +552,20 @@ m_pair m10 "a gitlink after more directories than the search reads" "$MANY"
 fresh_repo m10s
 box "$WS" --stats "$U/m10.json" -- sh -c "$MANY" sh "$MK/m10s" >/dev/null 2>&1
 check_contains "... (the search stopped early: the gitlinks found it)" '"searched_all": false' cat "$U/m10.json"
+# M13. a run whose launcher is killed checks nothing: the next run on the
+# workspace checks for it (from the killed run's start, in its journal)
+fresh_repo m13
+bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sh -c "$NEST && $LINK && touch planted; sleep 30" \
+    sh "$MK/m13" >/dev/null 2>&1
+for _ in $(seq 100); do [ -e "$WS/planted" ] && break; sleep 0.1; done
+kill -STOP "$BG_PID"; pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.5
+check "killed launcher: its plant is left unchecked (control)" test -f "$WS/sub/.git/config"
+capture box "$WS" -- true
+check_contains "... the next run sets it aside" "set aside $WS/sub/.git/config" cat "$T/.out"
+(cd "$WS" && as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" timeout 60 git status) >/dev/null 2>&1
+check "... and the host's git status runs nothing" not_ran m13
+check "... and the user's own repository keeps its config" test -f "$WS/.git/config"
+check "... and the killed run's journal is gone" sh -c "! ls '$H/.cordon/logs/' | grep -q '^gitcheck\.'"
 # The stats record lists what was set aside
 fresh_repo m11
 box "$WS" --stats "$U/m11.json" -- sh -c "$NEST" sh "$MK/m11" >/dev/null 2>&1
