@@ -16,7 +16,10 @@
  * are renamed to NAME.cordon-quarantine (the repository still works, with
  * none of them), a planted `.git` symlink or gitfile naming something it
  * cannot check is renamed likewise. Each is a warning and a path in the
- * stats record.
+ * stats record. Git directories are looked for as git finds them: ".git"
+ * entries, directories git takes for bare repositories, the targets of
+ * gitfiles and commondir, modules/ and worktrees/ of each; past the walk's
+ * bound, the gitlinks of the protected repositories' indexes.
  *
  * "Made or changed during the run": a status change time (ctime) at or
  * after the run's start. Every way to put a file in place (create, write,
@@ -50,6 +53,7 @@
 #define INDEX_MAX       (64u << 20) /* bytes of an index read */
 #define GITLINKS_MAX    4096        /* gitlinks followed per index */
 #define GITLINK_NESTING 4           /* submodules of submodules followed */
+#define GIT_NESTING     4           /* modules/a/modules/b/...: how deep git directories are searched */
 
 typedef struct identity {
         dev_t dev;
@@ -291,7 +295,13 @@ static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
         int e = 0;
         for (int i = 0; i < 10; i++) {
                 snprintf(aside, sizeof(aside), i ? "%s" ASIDE_SUFFIX ".%d" : "%s" ASIDE_SUFFIX, name, i);
-                if (renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE) == 0) {
+                int r = renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE);
+                if (r < 0 && errno == EINVAL) { /* a file system without RENAME_NOREPLACE */
+                        struct stat st;
+                        r = fstatat(dfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (errno = EEXIST, -1)
+                                                                               : renameat(dfd, name, dfd, aside);
+                }
+                if (r == 0) {
                         e = 0;
                         break;
                 }
@@ -308,10 +318,11 @@ static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
                      shown ? shown : name, strerror(e));
                 return;
         }
+        _cleanup_free_ char *shown_aside = printable(aside);
         warn(gc,
-             "git: set aside %s as %s" ASIDE_SUFFIX ": the command made or changed it, and git on the host "
-             "would run what it says; check it before you rename it back",
-             shown ? shown : name, name);
+             "git: set aside %s as %s: the command made or changed it, and git on the host would run what it "
+             "says; check it before you rename it back",
+             shown ? shown : name, shown_aside ? shown_aside : aside);
         if (path)
                 strv_push(&gc->set_aside, path);
 }
@@ -407,26 +418,87 @@ static const char *const CONTROL[] = {"config", "config.worktree", "commondir", 
  * as a directory staged in an earlier run and renamed into place now
  * would be. A commondir that names a protected git directory stays (a
  * worktree the command added to a repository of the user's). */
-static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched)
+static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth);
+
+static void check_gitdir_at(git_check *gc, int gfd, const char *path, bool touched, int depth)
 {
         struct stat st;
         if (fstat(gfd, &st) < 0)
                 return;
         bool known = is_known(gc, &st);
-        if (known && !gc->dead)
-                return;
         /* after a killed run: what it planted looked like the user's to
          * this run's plan; the protected ones' control files are checked */
-        touched = !known && (touched || changed(gc, &st));
-        for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
-                const char *name = CONTROL[i];
-                if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        if (!known || gc->dead) {
+                touched = !known && (touched || changed(gc, &st));
+                for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
+                        const char *name = CONTROL[i];
+                        if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                                continue;
+                        bool planted =
+                                touched || changed(gc, &st) || (S_ISDIR(st.st_mode) && dir_changed(gc, gfd, name));
+                        if (planted && streq(name, "commondir") && commondir_known(gc, gfd, path))
+                                planted = false;
+                        if (planted)
+                                set_aside(gc, gfd, name, path);
+                }
+        }
+        check_nested_gitdirs(gc, gfd, path, depth);
+}
+
+static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched)
+{
+        check_gitdir_at(gc, gfd, path, touched, 0);
+}
+
+/* Does |dfd| hold a HEAD git would take ("ref: refs/..." or an object name)? */
+static bool has_head(int dfd)
+{
+        _cleanup_free_ char *head = read_pointer(dfd, "HEAD", "", "/");
+        const char *h = head ? head + 1 : NULL; /* read as a path below "/" */
+        return h && (!strncmp(h, "ref: refs/", 10) || strspn(h, "0123456789abcdef") >= 40);
+}
+
+static bool is_subdir(int dfd, const struct dirent *e);
+
+/* The git directories in the directory |dfd| (|path|): each subdirectory
+ * with a HEAD, and below the others when |names| (a submodule "a/b"). */
+static void check_gitdirs_in(git_check *gc, int dfd, const char *path, bool names, int depth)
+{
+        int fd = depth <= GIT_NESTING ? fcntl(dfd, F_DUPFD_CLOEXEC, 3) : -1;
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        for (struct dirent *e; (e = readdir(d)) && gc->budget > 0; gc->budget--) {
+                if (streq(e->d_name, ".") || streq(e->d_name, "..") || !is_subdir(dirfd(d), e))
                         continue;
-                bool planted = touched || changed(gc, &st) || (S_ISDIR(st.st_mode) && dir_changed(gc, gfd, name));
-                if (planted && streq(name, "commondir") && commondir_known(gc, gfd, path))
-                        planted = false;
-                if (planted)
-                        set_aside(gc, gfd, name, path);
+                _cleanup_free_ char *sub = path_join(path, e->d_name);
+                int s = sub ? openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                if (s >= 0 && has_head(s))
+                        check_gitdir_at(gc, s, sub, false, depth + 1);
+                else if (s >= 0 && names)
+                        check_gitdirs_in(gc, s, sub, true, depth + 1);
+                if (s >= 0)
+                        close(s);
+        }
+        closedir(d);
+}
+
+/* The git directories in |gfd|/modules (the host's `git submodule update`
+ * takes a modules/NAME it finds for a new submodule as it is) and in
+ * |gfd|/worktrees. */
+static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth)
+{
+        static const char *const SUB[] = {"modules", "worktrees"};
+        for (size_t i = 0; i < ARRAY_SIZE(SUB); i++) {
+                _cleanup_free_ char *dir = path_join(path, SUB[i]);
+                int fd = dir ? openat(gfd, SUB[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                if (fd >= 0) {
+                        check_gitdirs_in(gc, fd, dir, i == 0, depth);
+                        close(fd);
+                }
         }
 }
 
@@ -517,7 +589,7 @@ static void walk(git_check *gc, int dfd, const char *dir, int depth)
         closedir(d);
         if (dotgit)
                 check_dotgit(gc, dfd, dir);
-        if (bare == 7)
+        if (bare == 7 && has_head(dfd))
                 check_gitdir(gc, dfd, dir, false);
         for (size_t i = 0; subdirs && subdirs[i]; i++) {
                 _cleanup_free_ char *sub = path_join(dir, subdirs[i]);
@@ -577,6 +649,11 @@ static void on_gitlink(const char *rel, void *userdata)
         if (host)
                 check_dotgit(w->gc, dfd, host);
         int g = host ? openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (host && g < 0) { /* a gitfile (the ones left after the check) */
+                bool known = false;
+                _cleanup_free_ char *target = read_pointer(dfd, ".git", "gitdir: ", host);
+                g = target ? open_gitdir(w->gc, target, &known) : -1;
+        }
         int sub = g >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
         if (sub >= 0)
                 check_worktree(w->gc, sub, host, g, w->depth + 1);

@@ -201,7 +201,8 @@ static const char *const LANDLOCK_LACKS[] = {
         "no network interfaces: TCP is denied by Landlock, other families by seccomp; the proxy of "
         "--allow-net listens on the host's loopback",
         /* one literal per line (bugprone-suspicious-missing-comma) */
-        "paths cannot be remapped, nor protected inside writable paths",
+        "paths cannot be remapped, nor protected inside writable paths, nor the git repositories the "
+        "command makes checked after the run",
         "--pids without cgroups",
         "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets and 32-bit "
         "metadata and socket calls (refused here)",

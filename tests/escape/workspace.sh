@@ -487,6 +487,9 @@ echo "# race: $n rounds, $planned planned, $failed_n failed, $leaked leaked, $od
 #       common dir with core.fsmonitor; its gitfile in the workspace
 #   M9  run 2 renames a set-aside config back: set aside again
 #   M10 more entries than the search reads: the index's gitlinks are followed
+#   M13 the launcher of run 1 killed: the next run checks for it
+#   M14 a .git/modules/NAME made for a new .gitmodules entry and gitlink:
+#       the host's `git submodule update` would take it as is (post-checkout)
 # and what stays: the user's own nested repository and submodule, and the
 # in-sandbox workflow (worktree add, submodule checkout), set nothing aside.
 MON='git config core.fsmonitor "touch $1; false"'
@@ -540,6 +543,12 @@ WT="git worktree add -q wt -b wtb 2>/dev/null && git init -q --bare fake && cp -
     echo \$PWD/fake >.git/worktrees/wt/commondir"
 HOST='cd wt && git status'
 m_pair m8 "a worktree whose commondir names a fake common dir" "$WT"
+MODS="git init -q e0 && git -C e0 $GC commit -q --allow-empty -m s && mkdir -p .git/modules && mv e0/.git .git/modules/evil &&
+    rmdir e0 && printf '#!/bin/sh\ntouch %s\n' \"\$1\" >.git/modules/evil/hooks/post-checkout &&
+    chmod +x .git/modules/evil/hooks/post-checkout && printf '[submodule \"evil\"]\n\tpath = e\n\turl = ./nowhere\n' >.gitmodules &&
+    git add .gitmodules && git update-index --add --cacheinfo 160000,\$(git --git-dir=.git/modules/evil rev-parse HEAD),e"
+HOST='git status; git -c protocol.file.allow=always submodule update --init'
+m_pair m14 "a .git/modules/NAME planted for a new .gitmodules entry (submodule update)" "$MODS"
 # M9. a set-aside config renamed back in the next run
 HOST='git status'
 fresh_repo m9
@@ -560,8 +569,8 @@ bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sh -c "$NES
 for _ in $(seq 100); do [ -e "$WS/planted" ] && break; sleep 0.1; done
 kill -STOP "$BG_PID"; pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.5
 check "killed launcher: its plant is left unchecked (control)" test -f "$WS/sub/.git/config"
-capture box "$WS" -- true
-check_contains "... the next run sets it aside" "set aside $WS/sub/.git/config" cat "$T/.out"
+box "$WS" -- true >"$T/m13.out" 2>&1
+check_contains "... the next run sets it aside" "set aside $WS/sub/.git/config" cat "$T/m13.out"
 (cd "$WS" && as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" timeout 60 git status) >/dev/null 2>&1
 check "... and the host's git status runs nothing" not_ran m13
 check "... and the user's own repository keeps its config" test -f "$WS/.git/config"
