@@ -118,9 +118,30 @@ static void test_broken(void)
         CHECK_INTEQ(n_found, 1);
 }
 
+/* Indexes git 2.39 wrote (tests/data/gitindex: a, d/b, the gitlinks d/sub
+ * and sub2; version 2, and the same converted to version 4). */
+static void test_git_made(void)
+{
+        static const char *const FILES[] = {"v2-gitlinks", "v4-gitlinks"};
+        for (size_t i = 0; i < ARRAY_SIZE(FILES); i++) {
+                char path[512];
+                snprintf(path, sizeof(path), "%s/gitindex/%s", TEST_DATA, FILES[i]);
+                FILE *f = fopen(path, "rb");
+                static unsigned char data[4096];
+                size_t n = f ? fread(data, 1, sizeof(data), f) : 0;
+                if (f)
+                        fclose(f);
+                n_found = 0;
+                CHECK_INTEQ(git_index_gitlinks(data, n, 20, 16, collect, NULL), 2);
+                CHECK_STREQ(found[0], "d/sub");
+                CHECK_STREQ(found[1], "sub2");
+        }
+}
+
 int main(void)
 {
         RUN(test_versions);
+        RUN(test_git_made);
         RUN(test_broken);
         return TAP_DONE();
 }
