@@ -34,6 +34,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -582,6 +583,9 @@ static void walk(git_check *gc, int dfd, const char *dir, int depth)
                         dotgit = true;
                         continue;
                 }
+                /* ".GIT": the ".git" of a case-insensitive directory (and
+                 * searched below as well, in case it is not) */
+                dotgit |= strcasecmp(n, ".git") == 0;
                 bare |= streq(n, "HEAD") ? 1 : streq(n, "objects") ? 2 : streq(n, "refs") ? 4 : 0;
                 if (is_subdir(dirfd(d), e) && strv_push(&subdirs, n) < 0)
                         break;
