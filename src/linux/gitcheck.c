@@ -412,15 +412,16 @@ static bool commondir_known(const git_check *gc, int gfd, const char *path)
 /* What git executes, or reads to decide what to, from a git directory. */
 static const char *const CONTROL[] = {"config", "config.worktree", "commondir", "hooks"};
 
+static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth);
+
 /* Set aside what git would run from the git directory |gfd| (|path| on
  * the host), unless the plan protected it: its control files made or
  * changed during the run, and all of them when the directory itself was
  * made, moved, or had entries added or removed (|touched|, or its ctime),
  * as a directory staged in an earlier run and renamed into place now
  * would be. A commondir that names a protected git directory stays (a
- * worktree the command added to a repository of the user's). */
-static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth);
-
+ * worktree the command added to a repository of the user's). Then the
+ * git directories in its modules/ and worktrees/. */
 static void check_gitdir_at(git_check *gc, int gfd, const char *path, bool touched, int depth)
 {
         struct stat st;
@@ -451,9 +452,13 @@ static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched)
         check_gitdir_at(gc, gfd, path, touched, 0);
 }
 
-/* Does |dfd| hold a HEAD git would take ("ref: refs/..." or an object name)? */
+/* Does |dfd| hold a HEAD git would take ("ref: refs/..." or an object
+ * name; a symlink, which git reads as a symbolic ref, counts too)? */
 static bool has_head(int dfd)
 {
+        struct stat st;
+        if (fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                return true;
         _cleanup_free_ char *head = read_pointer(dfd, "HEAD", "", "/");
         const char *h = head ? head + 1 : NULL; /* read as a path below "/" */
         return h && (!strncmp(h, "ref: refs/", 10) || strspn(h, "0123456789abcdef") >= 40);
