@@ -65,6 +65,8 @@ struct git_check {
         struct timespec t0;
         identity *known; /* the git directories the plan protected */
         size_t n_known;
+        identity *kept; /* the files it kept read-only (--protect DIR/.git/config too) */
+        size_t n_kept;
         char **walk;      /* writable mounts to search (host paths) */
         char **worktrees; /* of the protected repositories (DIR of DIR/.git) */
         char **writable;  /* every writable mount */
@@ -85,22 +87,32 @@ static bool changed(const git_check *gc, const struct stat *st)
                (st->st_ctim.tv_sec == gc->t0.tv_sec && st->st_ctim.tv_nsec >= gc->t0.tv_nsec);
 }
 
-static bool is_known(const git_check *gc, const struct stat *st)
+static bool in_set(const identity *v, size_t n, const struct stat *st)
 {
-        for (size_t i = 0; i < gc->n_known; i++)
-                if (gc->known[i].dev == st->st_dev && gc->known[i].ino == st->st_ino)
+        for (size_t i = 0; i < n; i++)
+                if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
                         return true;
         return false;
 }
 
+static bool is_known(const git_check *gc, const struct stat *st)
+{
+        return in_set(gc->known, gc->n_known, st);
+}
+
+static int add_identity(identity **v, size_t *n, dev_t dev, ino_t ino)
+{
+        identity *w = realloc(*v, (*n + 1) * sizeof(**v));
+        if (!w)
+                return -ENOMEM;
+        *v = w;
+        w[(*n)++] = (identity){dev, ino};
+        return 0;
+}
+
 static int add_known(git_check *gc, dev_t dev, ino_t ino)
 {
-        identity *v = realloc(gc->known, (gc->n_known + 1) * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        gc->known = v;
-        gc->known[gc->n_known++] = (identity){dev, ino};
-        return 0;
+        return add_identity(&gc->known, &gc->n_known, dev, ino);
 }
 
 /* Does the plan protect |name| inside |dir| (a bare repository at the top
@@ -116,6 +128,8 @@ static bool plan_protects_in(const cordon_plan *p, const char *dir, const char *
 
 static int note_mount(git_check *gc, const cordon_plan *p, const plan_mount *m)
 {
+        if (m->origin == ORIGIN_PROTECT && !m->writable)
+                return m->ino ? add_identity(&gc->kept, &gc->n_kept, m->dev, m->ino) : 0;
         if (m->origin == ORIGIN_PROTECT) { /* a pinned git directory */
                 const char *slash = strrchr(m->source, '/');
                 _cleanup_free_ char *worktree = slash && streq(slash, "/.git") ? path_dirname(m->source) : NULL;
@@ -247,7 +261,8 @@ int git_check_begin(const cordon_plan *p, git_check **ret)
         gc->journal = gc->logs = -1;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
-                int r = m->type == MOUNT_BIND && m->writable ? note_mount(gc, p, m) : 0;
+                bool note = m->type == MOUNT_BIND && (m->writable || m->origin == ORIGIN_PROTECT);
+                int r = note ? note_mount(gc, p, m) : 0;
                 if (r < 0) {
                         git_check_free(gc);
                         return r;
@@ -434,8 +449,9 @@ static void check_gitdir_at(git_check *gc, int gfd, const char *path, bool touch
                 touched = !known && (touched || changed(gc, &st));
                 for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
                         const char *name = CONTROL[i];
-                        if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                                continue;
+                        if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                            (!gc->dead && in_set(gc->kept, gc->n_kept, &st)))
+                                continue; /* read-only in the run */
                         bool planted =
                                 touched || changed(gc, &st) || (S_ISDIR(st.st_mode) && dir_changed(gc, gfd, name));
                         if (planted && streq(name, "commondir") && commondir_known(gc, gfd, path))
@@ -756,6 +772,7 @@ git_check *git_check_free(git_check *gc)
         if (!gc)
                 return NULL;
         free(gc->known);
+        free(gc->kept);
         strv_free(gc->walk);
         strv_free(gc->worktrees);
         strv_free(gc->writable);
