@@ -585,12 +585,18 @@ host_repo "$WS/own"
 host_git -C "$WS" submodule add -q "$U/subrepo" m >/dev/null 2>&1 && host_git -C "$WS" commit -q -m sub
 deep() { mkdir -p "$WS/x/y/z" && own "$WS/x" && host_repo "$WS/x/y/z/deep"; }
 deep
-capture box "$WS" $GX -- sh -c "git status >/dev/null && git -C m checkout -q HEAD 2>/dev/null; git worktree add -q wt2 -b wt2b &&
-    cd wt2 && echo w >w && git add w && git commit -qm w"
+DEEP=$WS/x/y/z/deep
+capture box "$WS" $GX --protect "$DEEP/.git/config" --protect "$DEEP/.git/hooks" -- sh -c "git status >/dev/null &&
+    git -C m checkout -q --detach && git -C m status >/dev/null && git -C x/y/z/deep commit -q --allow-empty -m d &&
+    git worktree add -q wt2 -b wt2b && cd wt2 && echo w >w && git add w && git commit -qm w"
 if [ "$RC" -eq 0 ] && ! grep -q "set aside" "$T/.out"; then ok "user's repos: a run using them sets nothing aside"
 else not_ok "user's repos: a run using them sets nothing aside (status $RC)"; diag <"$T/.out"; fi
 check "... the user's nested repo keeps its config" test -f "$WS/own/.git/config"
-check "... and the deep one too" test -f "$WS/x/y/z/deep/.git/config"
+check "... and the deep one, used inside, its config protected (--protect)" test -f "$DEEP/.git/config"
+check_out "... and the deep one's commit is there" d host_git -C "$DEEP" log -1 --format=%s
+box "$WS" $GX -- sh -c "git -C x/y/z/deep commit -q --allow-empty -m d2" >"$T/m12.out" 2>&1
+check_contains "... without --protect, git used in the deep one inside: its config is set aside" \
+    "set aside $DEEP/.git/config" cat "$T/m12.out"
 check "... and the submodule's" test -f "$WS/.git/modules/m/config"
 check "... and the worktree made inside works on the host" host_git -C "$WS/wt2" log -1 --format=%s
 check "... and the host's status in the submodule too" host_git -C "$WS/m" status
