@@ -36,6 +36,8 @@ struct backend_ops {
         void (*free)(cordon_process *p);
         /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM). */
         json_t *(*network_denied)(const cordon_process *p);
+        /* What the post-run git check did, a JSON object (NULL: none ran). */
+        json_t *(*git_check)(const cordon_process *p);
 };
 
 /* The backends of this build (meson: -Dlinux_backend). */

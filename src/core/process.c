@@ -225,7 +225,8 @@ char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
         const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
         json_t *o = result_object(r);
         json_t *denied = ops && ops->network_denied ? ops->network_denied(p) : json_array();
-        if (!json_put(o, "network_denied", denied)) {
+        json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
+        if (!json_put(o, "network_denied", denied) || !json_put(o, "git_check", git)) {
                 json_decref(o);
                 return NULL;
         }

@@ -39,6 +39,7 @@
 #include "cgroup.h"
 #include "env.h"
 #include "protect.h"
+#include "gitcheck.h"
 #include "error.h"
 #include "host.h"
 #include "instance.h"
@@ -63,6 +64,7 @@ struct cordon_process {
         cordon_result result;
         cgroup *cg;
         placeholders *placeholders; /* protect placeholders to remove afterwards */
+        git_check *git;          /* the post-run git check */
         undo_log *undo;          /* what we made on the host, for a helper should we die first */
         void *stacks;            /* the init's and the command's (see stacks_map) */
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
@@ -1128,6 +1130,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (lock.fd >= 0) /* not taken over (a failure on the way) */
                 close(lock.fd);
         bool nproc = false;
+        if (r == 0 && git_check_begin(p, &proc->git) < 0)
+                r = error_set(ret_error, ENOMEM, "out of memory");
         if (r == 0)
                 r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
         launch_storage s;
@@ -1330,6 +1334,7 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
         supervise_stop(p->calls);
         terminals_restore(p->terminals);
         p->placeholders = protect_placeholders_remove(p->placeholders);
+        git_check_finish(p->git); /* the sandbox is gone: nothing races it but other runs */
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
         undo_done(p->undo); /* the helper exits; reaped by free_sandbox */
@@ -1350,6 +1355,9 @@ static void free_sandbox(cordon_process *p)
         }
         terminals_restore(p->terminals);
         p->placeholders = protect_placeholders_remove(p->placeholders);
+        if (p->head.pid > 0) /* the command may have run (the sandbox is reaped now) */
+                git_check_finish(p->git);
+        p->git = git_check_free(p->git);
         if (p->cg)
                 cgroup_free(p->cg);
         p->undo = undo_free(p->undo);
@@ -1364,6 +1372,7 @@ static void free_sandbox(cordon_process *p)
 }
 
 static json_t *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
+static json_t *git_check_report(const cordon_process *p) { return p->git ? git_check_json(p->git) : json_null(); }
 
 const backend_ops linux_backend_ops = {
         .name = "linux",
@@ -1374,4 +1383,5 @@ const backend_ops linux_backend_ops = {
         .signal_command = signal_command,
         .free = free_sandbox,
         .network_denied = network_denied,
+        .git_check = git_check_report,
 };

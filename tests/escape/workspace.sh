@@ -21,6 +21,7 @@
 #   H  skills/ read-only, logs/ hidden
 #   I  race: the executable swapped while another sandbox plans
 #   J  the git workflow still works inside on a protected repo
+#   M  repositories the command makes, which the host's git reaches     linux only
 #
 # The landlock backend has no mounts, so it cannot pin .git nor keep the
 # protected paths read-only (it says so with a warning, checked below and
@@ -295,13 +296,25 @@ for b in linux landlock; do
         capture unbox "$WS" -- cat .git/config
         shows "control: unisolated, a .git symlink is followed out of the workspace" outside-repo-config
     fi
+    # On the linux backend the post-run git check sets run 1's planted .git
+    # (and .git/config, .git/hooks) aside (M below); planted again as a run
+    # whose launcher was killed would leave it, run 2's launcher refuses it.
+    # aside_replant NAME CMD...: the check set NAME aside; replant with CMD on the host
+    aside_replant() {
+        local n=$1; shift
+        [ $b = linux ] || return 0
+        check "$b: ... run 1's $n is set aside after it" test -L "$WS/$n.cordon-quarantine" -a ! -e "$WS/$n"
+        (cd "$WS" && as_user "$@")
+    }
     fresh_ws "b-$b"
     box "$WS" $BK -- ln -s "$OUT/repo/.git" .git >/dev/null 2>&1
+    aside_replant .git ln -s "$OUT/repo/.git" .git
     capture box "$WS" $BK -- cat .git/config
     refused "$b: .git -> a dir outside, planted by run 1: run 2 is refused (125, symlink)"
     hides "$b: ... and the outside repo's config is not shown" outside-repo-config
     fresh_ws "b2-$b"
     box "$WS" $BK -- sh -c 'git init -q --bare gitreal && ln -s gitreal .git' >/dev/null 2>&1
+    aside_replant .git ln -s gitreal .git
     capture box "$WS" $BK -- true
     refused "$b: .git -> a dir in the workspace, planted by run 1: run 2 is refused (125, symlink)"
 
@@ -314,11 +327,13 @@ for b in linux landlock; do
     fi
     fresh_ws "c-$b"
     box "$WS" $BK -- sh -c 'mkdir .git && ln -s "$1" .git/config' sh "$OUT/secret" >/dev/null 2>&1
+    aside_replant .git/config ln -s "$OUT/secret" .git/config
     capture box "$WS" $BK -- cat .git/config
     hides "$b: .git/config -> the secret, planted by run 1: run 2 does not show it" "host secret"
     failed "$b: ... and run 2 fails (refused or the read fails)"
     fresh_ws "c2-$b"
     box "$WS" $BK -- sh -c 'mkdir .git && ln -s "$1" .git/hooks' sh "$OUT" >/dev/null 2>&1
+    aside_replant .git/hooks ln -s "$OUT" .git/hooks
     capture box "$WS" $BK -- cat .git/hooks/secret
     hides "$b: .git/hooks -> the outside dir, planted by run 1: run 2 does not show the secret" "host secret"
     failed "$b: ... and run 2 fails (refused or the read fails)"
@@ -451,10 +466,144 @@ echo "# race: $n rounds, $planned planned, $failed_n failed, $leaked leaked, $od
     not_ok "race: the swapper ran (every round met the script)"
 [ $odd -eq 0 ] && ok "race: every round printed \"planned\" or failed" || not_ok "race: $odd rounds succeeded without \"planned\""
 
+# ---- M. repositories the command makes, which the host's git reaches (linux) ----------------
+# What the plan protects is the repositories it found; the command can make
+# new ones. How the host's git would then run something the command wrote,
+# each checked below against the post-run check (which sets aside config,
+# config.worktree, commondir and hooks/ of every git directory the run made
+# or changed, and a .git symlink or gitfile it cannot check):
+#   M1  a nested repository with core.fsmonitor and a gitlink to it in the
+#       outer index (stays writable): the host's `git status` recurses
+#   M2  a nested repository anywhere, no gitlink: the host's `git add .`
+#       adds it, its next status recurses (and `git diff HEAD~`)
+#   M3  a `.git` in a directory of the user's: git run there uses it
+#   M4  a gitfile naming a git directory staged in an earlier run (no HEAD
+#       then, so no repository yet) + a gitlink: run 1 plants, run 2 finishes
+#   M5  the same staged directory renamed into place as sub/.git in run 2
+#   M6  a directory made to look like a bare repository (HEAD, objects/,
+#       refs/, config with diff.external): git run there takes it
+#   M7  a `.git` symlink to a staged git directory, deeper than the plan searches
+#   M8  a worktree gitdir in .git/worktrees whose commondir names a fake
+#       common dir with core.fsmonitor; its gitfile in the workspace
+#   M9  run 2 renames a set-aside config back: set aside again
+#   M10 more entries than the search reads: the index's gitlinks are followed
+#   M13 the launcher of run 1 killed: the next run checks for it
+#   M14 a .git/modules/NAME made for a new .gitmodules entry and gitlink:
+#       the host's `git submodule update` would take it as is (post-checkout)
+# and what stays: the user's own nested repository and submodule, and the
+# in-sandbox workflow (worktree add, submodule checkout), set nothing aside.
+MON='git config core.fsmonitor "touch $1; false"'
+GX="--set GIT_AUTHOR_NAME=t --set GIT_AUTHOR_EMAIL=t@t --set GIT_COMMITTER_NAME=t --set GIT_COMMITTER_EMAIL=t@t"
+GC='-c user.name=t -c user.email=t@t'
+m_run() { # box|unbox MARK RUN1 [RUN2]: the plants, then the host's git (HOST, in $WS)
+    local how=$1 mk=$MK/$2 r1=$3 r2=${4:-}
+    $how "$WS" -- sh -c "$r1" sh "$mk" >"$T/m.out" 2>&1
+    [ -z "$r2" ] || $how "$WS" -- sh -c "$r2" sh "$mk" >>"$T/m.out" 2>&1
+    (cd "$WS" && as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" timeout 60 sh -c "$HOST") >/dev/null 2>&1
+}
+m_pair() { # NAME DESC RUN1 [RUN2]: the control, then the attack under cordon
+    local name=$1 desc=$2; shift 2
+    fresh_repo "$name-ctl"; m_run unbox "$name-ctl" "$@"
+    check "control: unisolated, $desc runs on the host" ran "$name-ctl"
+    fresh_repo "$name"; m_run box "$name" "$@"
+    check "new repos: $desc: the host's git runs nothing" not_ran "$name"
+}
+NEST="git init -q sub && cd sub && $MON && git $GC commit -q --allow-empty -m s && cd .."
+LINK='git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub'
+HOST='git status'
+m_pair m1 "a gitlink to a nested repository with core.fsmonitor (git status)" "$NEST && $LINK"
+check_contains "... cordon said what it set aside" "set aside $WS/sub/.git/config" cat "$T/m.out"
+check "... the nested repository still works on the host" host_git -C "$WS/sub" log -1
+HOST='git add -A && git status && git diff HEAD'
+m_pair m2 "a nested repository deep down, no gitlink (git add, status, diff)" \
+    "mkdir -p a/b/c && cd a/b/c && $NEST"
+HOST='mkdir -p src && cd src && git status && git log && git diff'
+m_pair m3 "a .git planted in a directory of the user's (git run there)" \
+    "mkdir -p src && cd src && git init -q . && $MON"
+STAGE="git init -q st0 && git -C st0 $GC commit -q --allow-empty -m s && mv st0/.git stage && rmdir st0 &&
+    git --git-dir=stage config core.fsmonitor \"touch \$1; false\" && mv stage/HEAD stage/H"
+HOST='git status'
+m_pair m4 "a gitfile to a directory staged in run 1 (run 2 finishes it)" "$STAGE" \
+    'mv stage/H stage/HEAD && mkdir sub && echo "gitdir: ../stage" >sub/.git &&
+     git update-index --add --cacheinfo 160000,$(git --git-dir=stage rev-parse HEAD),sub'
+m_pair m5 "a directory staged in run 1 renamed to sub/.git in run 2" "$STAGE" \
+    'mv stage/H stage/HEAD && mkdir sub && mv stage sub/.git &&
+     git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub'
+BARE="git init -q w && cd w && echo a >f && git add f && git $GC commit -qm 1 && echo b >f && git $GC commit -qam 2 &&
+    cd .. && mkdir -p src && mv w/.git/HEAD w/.git/objects w/.git/refs src/ && rm -rf w &&
+    printf '#!/bin/sh\ntouch %s\n' \"\$1\" >ext && chmod +x ext &&
+    printf '[core]\n\tbare = true\n[diff]\n\texternal = %s/ext\n' \"\$PWD\" >src/config"
+HOST='mkdir -p src && cd src && git diff HEAD~1 HEAD'
+m_pair m6 "a directory made a bare repository with diff.external (git diff there)" "$BARE"
+HOST='cd d1/d2/d3 && git status'
+m_pair m7 "a .git symlink three directories down" \
+    "git init -q st && cd st && $MON && cd .. && mkdir -p d1/d2/d3 && ln -s ../../../st/.git d1/d2/d3/.git"
+WT="git worktree add -q wt -b wtb 2>/dev/null && git init -q --bare fake && cp -a .git/objects .git/refs .git/HEAD fake/ &&
+    git --git-dir=fake config core.fsmonitor \"touch \$1; false\" && git --git-dir=fake config core.bare false &&
+    echo \$PWD/fake >.git/worktrees/wt/commondir"
+HOST='cd wt && git status'
+m_pair m8 "a worktree whose commondir names a fake common dir" "$WT"
+MODS="git init -q e0 && git -C e0 $GC commit -q --allow-empty -m s && mkdir -p .git/modules && mv e0/.git .git/modules/evil &&
+    rmdir e0 && printf '#!/bin/sh\ntouch %s\n' \"\$1\" >.git/modules/evil/hooks/post-checkout &&
+    chmod +x .git/modules/evil/hooks/post-checkout && printf '[submodule \"evil\"]\n\tpath = e\n\turl = ./nowhere\n' >.gitmodules &&
+    git add .gitmodules && git update-index --add --cacheinfo 160000,\$(git --git-dir=.git/modules/evil rev-parse HEAD),e"
+HOST='git status; git -c protocol.file.allow=always submodule update --init'
+m_pair m14 "a .git/modules/NAME planted for a new .gitmodules entry (submodule update)" "$MODS"
+# M9. a set-aside config renamed back in the next run
+HOST='git status'
+fresh_repo m9
+m_run box m9 "$NEST && $LINK" 'mv sub/.git/config.cordon-quarantine sub/.git/config'
+check "new repos: a set-aside config renamed back in run 2: the host's git runs nothing" not_ran m9
+check "... it is set aside again" test -e "$WS/sub/.git/config.cordon-quarantine" -a ! -e "$WS/sub/.git/config"
+# M10. more entries than the search reads: the gitlinks of the index still lead there
+MANY="mkdir many && cd many && seq 1 12000 | xargs mkdir && cd .. && $NEST && $LINK"
+m_pair m10 "a gitlink after more directories than the search reads" "$MANY"
+fresh_repo m10s
+box "$WS" --stats "$U/m10.json" -- sh -c "$MANY" sh "$MK/m10s" >/dev/null 2>&1
+check_contains "... (the search stopped early: the gitlinks found it)" '"searched_all": false' cat "$U/m10.json"
+# M13. a run whose launcher is killed checks nothing: the next run on the
+# workspace checks for it (from the killed run's start, in its journal)
+fresh_repo m13
+bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sh -c "$NEST && $LINK && touch planted; sleep 30" \
+    sh "$MK/m13" >/dev/null 2>&1
+for _ in $(seq 100); do [ -e "$WS/planted" ] && break; sleep 0.1; done
+kill -STOP "$BG_PID"; pkill -9 -P "$BG_PID" 2>/dev/null; kill -9 "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null; sleep 0.5
+check "killed launcher: its plant is left unchecked (control)" test -f "$WS/sub/.git/config"
+box "$WS" -- true >"$T/m13.out" 2>&1
+check_contains "... the next run sets it aside" "set aside $WS/sub/.git/config" cat "$T/m13.out"
+(cd "$WS" && as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" timeout 60 git status) >/dev/null 2>&1
+check "... and the host's git status runs nothing" not_ran m13
+check "... and the user's own repository keeps its config" test -f "$WS/.git/config"
+check "... and the killed run's journal is gone" sh -c "! ls '$H/.cordon/logs/' | grep -q '^gitcheck\.'"
+# The stats record lists what was set aside
+fresh_repo m11
+box "$WS" --stats "$U/m11.json" -- sh -c "$NEST" sh "$MK/m11" >/dev/null 2>&1
+check_contains "stats: git_check.set_aside lists the planted config" "\"set_aside\": [\"$WS/sub/.git/config\"" cat "$U/m11.json"
+# What stays: the user's own nested repository and submodule, untouched by the run
+fresh_repo m12
+host_repo "$WS/own"
+host_git -C "$WS" submodule add -q "$U/subrepo" m >/dev/null 2>&1 && host_git -C "$WS" commit -q -m sub
+deep() { mkdir -p "$WS/x/y/z" && own "$WS/x" && host_repo "$WS/x/y/z/deep"; }
+deep
+DEEP=$WS/x/y/z/deep
+capture box "$WS" $GX --protect "$DEEP/.git/config" --protect "$DEEP/.git/hooks" -- sh -c "git status >/dev/null &&
+    git -C m checkout -q --detach && git -C m status >/dev/null && git -C x/y/z/deep commit -q --allow-empty -m d &&
+    git worktree add -q wt2 -b wt2b && cd wt2 && echo w >w && git add w && git commit -qm w"
+if [ "$RC" -eq 0 ] && ! grep -q "set aside" "$T/.out"; then ok "user's repos: a run using them sets nothing aside"
+else not_ok "user's repos: a run using them sets nothing aside (status $RC)"; diag <"$T/.out"; fi
+check "... the user's nested repo keeps its config" test -f "$WS/own/.git/config"
+check "... and the deep one, used inside, its config protected (--protect)" test -f "$DEEP/.git/config"
+check_out "... and the deep one's commit is there" d host_git -C "$DEEP" log -1 --format=%s
+box "$WS" $GX -- sh -c "git -C x/y/z/deep commit -q --allow-empty -m d2" >"$T/m12.out" 2>&1
+check_contains "... without --protect, git used in the deep one inside: its config is set aside" \
+    "set aside $DEEP/.git/config" cat "$T/m12.out"
+check "... and the submodule's" test -f "$WS/.git/modules/m/config"
+check "... and the worktree made inside works on the host" host_git -C "$WS/wt2" log -1 --format=%s
+check "... and the host's status in the submodule too" host_git -C "$WS/m" status
+
 # ---- J. the git workflow inside the sandbox on a protected repo -----------------------------
 
 fresh_repo j
-GX="--set GIT_AUTHOR_NAME=t --set GIT_AUTHOR_EMAIL=t@t --set GIT_COMMITTER_NAME=t --set GIT_COMMITTER_EMAIL=t@t"
 gx() { box "$WS" $GX -- sh -c "$1"; }
 check "git inside: add + commit" gx 'echo a >a && git add a && git commit -qm a'
 check "git inside: branch" gx 'git branch b1 && git branch | grep -q b1'

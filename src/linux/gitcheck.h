@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The post-run git check (see gitcheck.c). */
+#pragma once
+
+#include <jansson.h>
+
+#include "plan.h"
+
+typedef struct git_check git_check;
+
+/* Before the sandbox starts: note the time and the known git directories
+ * of the plan (linux backend; *ret NULL otherwise). Returns 0 or -ENOMEM. */
+int git_check_begin(const cordon_plan *p, git_check **ret) HIDDEN;
+/* After the sandbox is gone: set aside what the run planted for the host's
+ * git, and warn through the plan's log callback. Once; NULL is a no-op. */
+void git_check_finish(git_check *gc) HIDDEN;
+/* What it did, a JSON object: "set_aside", the host paths renamed;
+ * "searched_all", false when the walk stopped at its bound (caller frees;
+ * NULL on allocation failure). */
+json_t *git_check_json(const git_check *gc) HIDDEN;
+/* Returns NULL. Without git_check_finish: the command never ran. */
+git_check *git_check_free(git_check *gc) HIDDEN;
