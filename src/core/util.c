@@ -181,25 +181,6 @@ char *buf_steal(buf *b)
         return s;
 }
 
-/* The length of the valid UTF-8 sequence at |s| (1..4), 0 when invalid
- * (overlong forms, surrogates, beyond U+10FFFF, truncated). */
-static size_t utf8_len(const unsigned char *s)
-{
-        unsigned c = s[0];
-        size_t n = c < 0x80                 ? 1
-                   : c >= 0xc2 && c <= 0xdf ? 2
-                   : c >= 0xe0 && c <= 0xef ? 3
-                   : c >= 0xf0 && c <= 0xf4 ? 4
-                                            : 0;
-        for (size_t i = 1; i < n; i++)
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-        if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) ||
-            (c == 0xf4 && s[1] >= 0x90))
-                return 0;
-        return n;
-}
-
 /* Is the sequence of |n| bytes at |s| a control a terminal acts on, or
  * one that reorders what is shown (U+202A..U+202E, U+2066..U+2069)? */
 static bool is_control(const unsigned char *s, size_t n, bool keep_newlines)
@@ -218,7 +199,7 @@ static bool escape_scan(const char *s, bool keep_newlines, buf *b)
         const unsigned char *u = (const unsigned char *)s;
         bool any = false;
         for (size_t i = 0; u[i];) {
-                size_t n = utf8_len(u + i);
+                size_t n = utf8_sequence_len(u + i);
                 if (n > 0 && !is_control(u + i, n, keep_newlines)) {
                         if (b)
                                 buf_put(b, s + i, n);

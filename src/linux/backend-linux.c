@@ -1052,6 +1052,11 @@ _Noreturn static void exec_command(const launch *l)
         /* Leave the launcher's session keyring behind. */
         if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
                 fail(l, STEP_KEYRING, errno, NULL);
+        /* landlock backend, as root: an IPC namespace of its own, so that
+         * /proc/sysvipc lists none of the host's objects (a user cannot:
+         * EPERM, and /proc/sysvipc shows the host's keys, cordon check says) */
+        if (l->backend == BACKEND_LANDLOCK)
+                (void)unshare(CLONE_NEWIPC);
         if (l->backend != BACKEND_NONE) {
                 drop_capabilities(l);
                 CHECK(l, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), STEP_NO_NEW_PRIVS, NULL);

@@ -157,9 +157,22 @@ check_contains "full: the refusal names the path and the flag that allows it" \
     cordon run --backend landlock --expose "$T/bin" --network full -- "$PROBE" unix-connect "$T/host-ipc/sock"
 
 # -- /proc/sysvipc: Landlock cannot refuse a part of /proc (its rule on
-# /proc is what lets the command read /proc/self), so the host's listing
-# stays readable; the objects in it do not (tests/escape/landlock.sh).
-# cordon check says so.
+# /proc is what lets the command read /proc/self). As root the command gets
+# an IPC namespace of its own, whose listing holds none of the host's
+# objects; as a user the host's listing stays readable (the objects in it do
+# not: tests/escape/landlock.sh), and cordon check says so.
+ipckey=$(printf '1c%06x' $(($$ & 0xffffff)))
+as_user "$PROBE" shm-remove "$ipckey" >/dev/null 2>&1
+check_out "control: a System V segment of the host is made" "OK" as_user "$PROBE" shm-create "$ipckey" "x"
+dec=$((0x$ipckey))
+check_contains "control: /proc/sysvipc/shm lists it unsandboxed" " $dec " as_user cat /proc/sysvipc/shm
+if is_root_run; then
+    out=$(cordon run --backend landlock -- cat /proc/sysvipc/shm 2>&1)
+    case "$out" in *" $dec "*) not_ok "root: /proc/sysvipc/shm inside lists the host's segment";;
+        *"key"*) ok "root: /proc/sysvipc/shm inside lists none of the host's objects (an IPC namespace of its own)";;
+        *) not_ok "root: /proc/sysvipc/shm inside ($out)";; esac
+fi
+as_user "$PROBE" shm-remove "$ipckey" >/dev/null 2>&1
 check_contains "cordon check names /proc/sysvipc among what the landlock backend lacks" "/proc/sysvipc" \
     cordon check --backend landlock
 check_contains "cordon check says what the README says of the unix sockets, on every network" \
