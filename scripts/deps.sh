@@ -2,16 +2,16 @@
 # Make sure the packages a make target needs are installed (Debian).
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
-#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp
-#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, ...)
+#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages)
+#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, zsh and fish for the completions, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
 #   scripts/deps.sh windows mingw-w64 (make windows)
 #   scripts/deps.sh wine    + wine64 (make check-windows)
 #   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime, apparmor_parser
 set -eu
 
-BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev"
-TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor"
+BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc"
+TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish"
 BENCH="bubblewrap hyperfine time"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
 # apt-get source (jansson), and wine64 to run the result.
