@@ -1040,8 +1040,10 @@ _Noreturn static void exec_command(const launch *l)
         CHECK(l, chdir(l->cwd), STEP_CHDIR, l->cwd);
         for (size_t i = 0; i < l->n_rlimits; i++)
                 CHECK(l, setrlimit(l->rlimits[i].resource, &l->rlimits[i].limit), STEP_RLIMIT, NULL);
-        /* Leave the launcher's session keyring behind. */
-        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+        /* Leave the launcher's session keyring behind; where the keyring
+         * calls are refused from outside, the command cannot reach one either. */
+        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS &&
+            !(errno == EPERM && sys_keyrings_refused()))
                 fail(l, STEP_KEYRING, errno, NULL);
         if (l->backend != BACKEND_NONE) {
                 drop_capabilities(l);
