@@ -1042,9 +1042,11 @@ _Noreturn static void exec_command(const launch *l)
                 CHECK(l, setrlimit(l->rlimits[i].resource, &l->rlimits[i].limit), STEP_RLIMIT, NULL);
         /* Leave the launcher's session keyring behind; where the keyring
          * calls are refused from outside, the command cannot reach one either. */
-        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS &&
-            !(errno == EPERM && sys_keyrings_refused()))
-                fail(l, STEP_KEYRING, errno, NULL);
+        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS) {
+                int e = errno;
+                if (e != EPERM || !sys_keyrings_refused())
+                        fail(l, STEP_KEYRING, e, NULL);
+        }
         if (l->backend != BACKEND_NONE) {
                 drop_capabilities(l);
                 CHECK(l, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), STEP_NO_NEW_PRIVS, NULL);

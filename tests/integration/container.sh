@@ -60,7 +60,8 @@ only() { (cd "$W" && as_user env CONTAINER_ONLY_KEYCTL=1 "$T/bin/container-exec"
 check_status "with keyctl only refused, cordon still fails closed (125)" 125 \
     only run --backend landlock -- "$PROBE" create "$T/ctr/ran-partial"
 cp "$T/.out" "$T/partial.out"
-check_contains "... naming the session keyring" "creating a session keyring" cat "$T/partial.out"
+check_contains "... naming the session keyring and keyctl's error" \
+    "creating a session keyring: Operation not permitted" cat "$T/partial.out"
 check_fails "... and the command did not run" test -e "$T/ctr/ran-partial"
 check_fails "cordon check there does not claim the keyrings are refused" grep -q "keyrings: refused" \
     <(only check 2>&1)
