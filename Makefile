@@ -3,11 +3,12 @@ BUILD ?= build
 ASAN ?= build-asan
 SEATBELT ?= build-seatbelt
 WINDOWS ?= build-windows
+DEB ?= build-deb
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 RUNS ?=
 
-.PHONY: all deps asan check check-fast check-seatbelt windows check-windows soak demo install bench bench-startup lint fuzz clean
+.PHONY: all deps asan check check-fast check-seatbelt windows check-windows soak demo install deb bench bench-startup lint fuzz clean
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -81,6 +82,20 @@ install: all
 	meson install -C $(BUILD)
 	@cat $(BUILD)/apparmor-install.log 2>/dev/null || true
 
+# The Debian packages (debian/): cordon, libcordon0, libcordon-dev, built
+# with debhelper from a copy of the source in $(DEB)/src, then lintian.
+deb:
+	@scripts/deps.sh deb
+	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "make deb: needs a git checkout (it packages the files git knows)" >&2; exit 125; }
+	rm -rf $(DEB) && mkdir -p $(DEB)/src
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		xargs -0 cp -P --parents -t $(DEB)/src
+	cd $(DEB)/src && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc --no-sign >../dpkg-buildpackage.log 2>&1 || \
+		{ tail -40 ../dpkg-buildpackage.log; exit 1; }
+	lintian --fail-on error $(DEB)/*.changes
+	@ls $(DEB)/*.deb
+
 bench: all
 	@scripts/deps.sh bench
 	bench/run-all $(CURDIR)/$(BUILD)/cordon
@@ -99,4 +114,4 @@ fuzz: deps
 	fuzz/run $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(SEATBELT) $(WINDOWS) build-fuzz
+	rm -rf $(BUILD) $(ASAN) $(SEATBELT) $(WINDOWS) $(DEB) build-fuzz

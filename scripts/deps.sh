@@ -2,17 +2,19 @@
 # Make sure the packages a make target needs are installed (Debian).
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
-#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp
-#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, ...)
+#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages)
+#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
+#   scripts/deps.sh deb     + debhelper, lintian (make deb)
 #   scripts/deps.sh windows mingw-w64 (make windows)
 #   scripts/deps.sh wine    + wine64 (make check-windows)
 #   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime, apparmor_parser
 set -eu
 
-BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev"
-TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor"
+BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc"
+TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
 BENCH="bubblewrap hyperfine time"
+DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
 # apt-get source (jansson), and wine64 to run the result.
 WINDOWS="gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev dpkg-dev"
@@ -23,11 +25,12 @@ case "${1:-build}" in
 build) want="$BUILD" ;;
 test) want="$BUILD $TEST" ;;
 bench) want="$BUILD $BENCH" ;;
+deb) want="$BUILD $DEB" ;;
 lint) want="$BUILD $LINT" ;;
 windows) want="$WINDOWS" ;;
 wine) want="$WINDOWS $WINE" ;;
-all) want="$BUILD $TEST $BENCH $LINT $WINDOWS $WINE" ;;
-*) echo "usage: $0 build|test|bench|lint|windows|wine|all" >&2; exit 125 ;;
+all) want="$BUILD $TEST $BENCH $DEB $LINT $WINDOWS $WINE" ;;
+*) echo "usage: $0 build|test|bench|deb|lint|windows|wine|all" >&2; exit 125 ;;
 esac
 
 missing=""

@@ -1049,9 +1049,13 @@ _Noreturn static void exec_command(const launch *l)
         CHECK(l, chdir(l->cwd), STEP_CHDIR, l->cwd);
         for (size_t i = 0; i < l->n_rlimits; i++)
                 CHECK(l, setrlimit(l->rlimits[i].resource, &l->rlimits[i].limit), STEP_RLIMIT, NULL);
-        /* Leave the launcher's session keyring behind. */
-        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
-                fail(l, STEP_KEYRING, errno, NULL);
+        /* Leave the launcher's session keyring behind; where the keyring
+         * calls are refused from outside, the command cannot reach one either. */
+        if (l->new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS) {
+                int e = errno;
+                if (e != EPERM || !sys_keyrings_refused())
+                        fail(l, STEP_KEYRING, e, NULL);
+        }
         /* landlock backend, as root: an IPC namespace of its own, so that
          * /proc/sysvipc lists none of the host's objects (a user cannot:
          * EPERM, and /proc/sysvipc shows the host's keys, cordon check says) */

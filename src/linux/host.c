@@ -17,6 +17,7 @@
 #include "host.h"
 #include "landlock.h"
 #include "plan.h"
+#include "sys.h"
 
 /* ---- probing the kernel ------------------------------------------------------------ */
 
@@ -238,6 +239,7 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         int userns = host_probe_userns(&userns_reason);
         int abi = landlock_abi();
         bool seccomp = probe_seccomp() == 1;
+        bool keyrings_refused = sys_keyrings_refused();
         cg = host_cgroup_summary();
         const char *backend = c && !streq(c->backend, "auto") ? c->backend : "linux";
         static const char *const PIDS_BY[] = {[PIDS_BY_CGROUP] = "cgroup", [PIDS_BY_RLIMIT] = "rlimit",
@@ -281,6 +283,7 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 json_object_set_new(o, "landlock_tcp", json_boolean(ll.net != 0));
                 json_object_set_new(o, "landlock_scopes", json_boolean(ll.scoped != 0));
                 json_object_set_new(o, "seccomp", json_boolean(seccomp));
+                json_object_set_new(o, "keyrings_refused", json_boolean(keyrings_refused));
                 json_object_set_new(o, "cgroups", json_text(cg ? cg : "unknown"));
                 json_object_set_new(o, "pids_limit_by", json_text(by > 0 ? PIDS_BY[by] : "unknown"));
                 json_object_set_new(o, "pids_limit", json_text(pids ? pids : "unknown"));
@@ -314,6 +317,10 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 else
                         buf_printf(&b, "landlock: no (%s)\n", landlock_hint(abi));
                 buf_printf(&b, "seccomp: %s\n", seccomp ? "yes (filters)" : "no");
+                if (keyrings_refused)
+                        buf_printf(&b, "keyrings: refused here (keyctl, add_key, request_key: a seccomp profile from "
+                                       "outside, as a container runtime's): the command cannot reach one either, so "
+                                       "runs go without a session keyring of their own\n");
                 buf_printf(&b, "cgroups: %s\n", cg ? cg : "unknown");
                 buf_printf(&b, "process limit (--pids): %s\n", pids ? pids : "unknown");
                 buf_printf(&b, "backend %s: %s\n", backend, ok ? "can run" : "cannot run");

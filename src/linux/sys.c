@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/keyctl.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -223,3 +224,14 @@ int sys_open_nofollow(const char *path, int flags)
 }
 
 int open_nofollow(const char *path, int flags) { return sys_open_nofollow(path, flags); }
+
+bool sys_keyrings_refused(void)
+{
+        /* the session keyring's id: allowed, it succeeds (or ENOKEY) */
+        if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) >= 0 || errno != EPERM)
+                return false;
+        /* no type: allowed, both fail with EFAULT */
+        if (syscall(SYS_add_key, NULL, NULL, NULL, 0, KEY_SPEC_SESSION_KEYRING) >= 0 || errno != EPERM)
+                return false;
+        return syscall(SYS_request_key, NULL, NULL, NULL, 0) < 0 && errno == EPERM;
+}

@@ -34,6 +34,11 @@ int sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags) H
 int sys_landlock_add_rule(int ruleset, int type, const void *attr, uint32_t flags) HIDDEN;
 int sys_landlock_restrict_self(int ruleset, uint32_t flags) HIDDEN;
 int sys_pidfd_send_signal(int pidfd, int sig, void *info, unsigned flags) HIDDEN;
+/* Are keyctl, add_key and request_key all refused with EPERM from outside
+ * (a container runtime's seccomp profile, e.g. Docker's default)? Probed
+ * with calls that succeed or fail otherwise where they are allowed. Then
+ * nothing cordon starts can reach a keyring either. Async-signal-safe. */
+bool sys_keyrings_refused(void) HIDDEN;
 
 /* A system call that never touches errno (or anything else in the calling
  * thread's TLS): returns the kernel's result, -errno on failure. Used by an

@@ -1,0 +1,60 @@
+# fish completion for cordon
+# SPDX-License-Identifier: MIT
+# The flags are those of `cordon run --help` (tests/integration/docs.sh
+# checks that they are the same).
+
+function __cordon_profiles
+    cordon profiles 2>/dev/null | string replace -rf '^(\S+) \(.*\)$' '$1'
+end
+
+set -l cmds run plan env check profiles
+set -l runlike '__fish_seen_subcommand_from run plan env'
+complete -c cordon -f
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a run -d 'run CMD sandboxed'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a plan -d 'print the plan'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a env -d 'print the child environment'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a check -d 'what this host supports'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a profiles -d 'list the profiles'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -l version -d 'print the version'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -l help -d 'print help'
+
+complete -c cordon -n "$runlike" -l config -r -F -d 'a JSON config layer'
+complete -c cordon -n "$runlike" -l profile -x -a '(__cordon_profiles)' -d 'a named config layer'
+complete -c cordon -n "$runlike" -l expose -r -F -d 'SRC[:TARGET][:ro|rw]'
+complete -c cordon -n "$runlike" -l expose-ro -r -F -d 'show PATH read-only'
+complete -c cordon -n "$runlike" -l expose-rw -r -F -d 'show PATH read-write'
+complete -c cordon -n "$runlike" -l network -x -a 'none loopback full proxy' -d 'network access'
+complete -c cordon -n "$runlike" -l allow-net -x -d 'HOST[:PORT] through the proxy'
+complete -c cordon -n "$runlike" -l home -x -a '(__fish_complete_directories)' -d 'instance root'
+complete -c cordon -n "$runlike" -l workspace -x -a '(__fish_complete_directories)' -d 'the read-write workspace'
+complete -c cordon -n "$runlike" -l backend -x -a 'auto linux landlock seatbelt windows' -d 'isolation backend'
+complete -c cordon -n "$runlike" -l protect -r -F -d 'keep PATH read-only'
+complete -c cordon -n "$runlike" -l landlock -x -a 'required best_effort off' -d 'Landlock requirement'
+complete -c cordon -n "$runlike" -l inherit -x -a 'core all none' -d 'environment template'
+complete -c cordon -n "$runlike" -l set -x -d 'NAME=VALUE'
+complete -c cordon -n "$runlike" -l pass-env -x -a '(set -nx)' -d 'pass NAME from this environment'
+complete -c cordon -n "$runlike" -l exclude -x -d 'drop matching variables'
+complete -c cordon -n "$runlike" -l include-only -x -d 'keep only matching variables'
+complete -c cordon -n "$runlike" -l ignore-default-excludes -d 'keep *KEY*, *SECRET*, *TOKEN*'
+complete -c cordon -n "$runlike" -l keep-default-excludes -d 'drop them (the default)'
+complete -c cordon -n "$runlike" -l timeout -x -d 'wall-clock limit (seconds)'
+complete -c cordon -n "$runlike" -l kill-after -x -d 'grace before SIGKILL (seconds)'
+complete -c cordon -n "$runlike" -l memory -x -d 'memory limit (512M, 2G)'
+complete -c cordon -n "$runlike" -l pids -x -d 'process limit'
+complete -c cordon -n "$runlike" -l cpus -x -d 'CPU share'
+complete -c cordon -n "$runlike" -l cpu-time -x -d 'CPU time limit (seconds)'
+complete -c cordon -n "$runlike" -l nofile -x -d 'open files limit'
+complete -c cordon -n "$runlike" -l fsize -x -d 'file size limit'
+complete -c cordon -n "$runlike" -l tmp-size -x -d 'size of /tmp'
+complete -c cordon -n "$runlike" -l limits-best-effort -d 'warn when a limit cannot be enforced'
+complete -c cordon -n "$runlike" -s C -l cwd -x -a '(__fish_complete_directories)' -d 'working directory'
+complete -c cordon -n "$runlike" -l log-plan -d 'print the mount plan'
+complete -c cordon -n "$runlike" -l stats -r -F -d 'JSON usage report to FILE'
+complete -c cordon -n "$runlike" -l stats-fd -x -d 'JSON usage report to fd N'
+complete -c cordon -n "$runlike" -l quiet -d 'no notes, no denials'
+complete -c cordon -n "$runlike" -l verbose -d 'notes also off a terminal'
+complete -c cordon -n "$runlike" -l pty -d 'a terminal of its own'
+complete -c cordon -n "$runlike" -l no-pty -d 'no terminal of its own'
+complete -c cordon -n '__fish_seen_subcommand_from plan check' -l json -d 'JSON output'
+complete -c cordon -n '__fish_seen_subcommand_from check profiles' -l config -r -F -d 'a JSON config layer'
+complete -c cordon -n '__fish_seen_subcommand_from check' -l backend -x -a 'auto linux landlock seatbelt windows' -d 'isolation backend'
