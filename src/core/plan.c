@@ -1374,7 +1374,8 @@ static int plan_protect(builder *b)
         p->n_mounts = o;
         char *text = w.len ? buf_steal(&w) : NULL;
         char *say = text ? xasprintf("the landlock backend cannot keep these read-only inside writable "
-                                     "directories (the linux backend can): %s",
+                                     "directories (the linux backend can; here git's config and hooks that "
+                                     "the command changes are set aside after the run): %s",
                                      text)
                          : NULL;
         free(text);

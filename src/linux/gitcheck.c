@@ -25,7 +25,14 @@
  * after the run's start. Every way to put a file in place (create, write,
  * rename, link, chmod) sets it, and nothing but the system clock can set
  * it back; the start is read from the coarse clock the kernel stamps
- * files with. */
+ * files with.
+ *
+ * The landlock backend keeps nothing read-only inside a writable
+ * directory, so there every repository is unprotected: before the run the
+ * same search records the git directories there are (by identity: the
+ * command cannot make another one pass for them), and after it the
+ * control files of each, the user's own too, are set aside when the run
+ * made or changed them; all of them in one it made or moved in. */
 #include "gitcheck.h"
 
 #include <dirent.h>
@@ -79,6 +86,8 @@ struct git_check {
         char **dead; /* the journals of killed runs this one checks for */
         cordon_log_fn log_fn;
         void *log_userdata;
+        bool unprotected; /* landlock: nothing was read-only, the known ones are checked too */
+        bool recording;   /* the search before the run: note the git directories, set nothing aside */
 };
 
 static bool changed(const git_check *gc, const struct stat *st)
@@ -113,6 +122,17 @@ static int add_identity(identity **v, size_t *n, dev_t dev, ino_t ino)
 static int add_known(git_check *gc, dev_t dev, ino_t ino)
 {
         return add_identity(&gc->known, &gc->n_known, dev, ino);
+}
+
+/* The search before the run (landlock) found the git directory |st| at
+ * |path|: known, and a work tree whose index's gitlinks are followed
+ * should the search after the run stop early. */
+static void note_gitdir(git_check *gc, const struct stat *st, const char *path)
+{
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *worktree = slash && streq(slash, "/.git") ? path_dirname(path) : NULL;
+        if (add_known(gc, st->st_dev, st->st_ino) == 0 && worktree)
+                strv_push(&gc->worktrees, worktree);
 }
 
 /* Does the plan protect |name| inside |dir| (a bare repository at the top
@@ -247,11 +267,13 @@ static void journals_close(git_check *gc)
         }
 }
 
+static void record_known(git_check *gc);
+
 int git_check_begin(const cordon_plan *p, git_check **ret)
 {
         *ret = NULL;
-        if (p->backend != BACKEND_LINUX)
-                return 0; /* landlock: nothing is read-only inside a writable mount anyway */
+        if (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK)
+                return 0;
         git_check *gc = calloc(1, sizeof(*gc));
         if (!gc)
                 return -ENOMEM;
@@ -259,6 +281,7 @@ int git_check_begin(const cordon_plan *p, git_check **ret)
         gc->log_userdata = p->log_userdata;
         gc->budget = WALK_BUDGET;
         gc->journal = gc->logs = -1;
+        gc->unprotected = p->backend == BACKEND_LANDLOCK;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 bool note = m->type == MOUNT_BIND && (m->writable || m->origin == ORIGIN_PROTECT);
@@ -269,6 +292,8 @@ int git_check_begin(const cordon_plan *p, git_check **ret)
                 }
         }
         clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0); /* the clock of file timestamps */
+        if (gc->unprotected)
+                record_known(gc);
         _cleanup_free_ char *logs = path_join(p->instance_root, "logs");
         gc->logs = logs && gc->walk ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
         if (gc->logs >= 0) {
@@ -294,6 +319,8 @@ static void warn(const git_check *gc, const char *fmt, ...)
  * NAME.cordon-quarantine[.N], never over anything. */
 static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
 {
+        if (gc->recording)
+                return;
         char aside[NAME_MAX + 1];
         int e = 0;
         for (int i = 0; i < 10; i++) {
@@ -321,11 +348,14 @@ static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
                      shown ? shown : name, strerror(e));
                 return;
         }
+        _cleanup_free_ char *aside_path = path_join(dir, aside);
         _cleanup_free_ char *shown_aside = str_escape(aside, false);
+        _cleanup_free_ char *shown_back = aside_path ? str_escape(aside_path, false) : NULL;
         warn(gc,
              "git: set aside %s as %s: the command made or changed it, and git on the host would run what it "
-             "says; check it before you rename it back",
-             shown ? shown : name, shown_aside ? shown_aside : aside);
+             "says; check it before you take it back (mv %s %s)",
+             shown ? shown : name, shown_aside ? shown_aside : aside, shown_back ? shown_back : aside,
+             shown ? shown : name);
         if (path)
                 strv_push(&gc->set_aside, path);
 }
@@ -430,9 +460,11 @@ static void check_gitdir_at(git_check *gc, int gfd, const char *path, bool touch
         if (fstat(gfd, &st) < 0)
                 return;
         bool known = is_known(gc, &st);
+        if (gc->recording && !known)
+                note_gitdir(gc, &st, path);
         /* after a killed run: what it planted looked like the user's to
          * this run's plan; the protected ones' control files are checked */
-        if (!known || gc->dead) {
+        else if (!gc->recording && (!known || gc->dead || gc->unprotected)) {
                 touched = !known && (touched || changed(gc, &st));
                 for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
                         const char *name = CONTROL[i];
@@ -521,7 +553,7 @@ static void check_gitfile(git_check *gc, int dfd, const char *dir, const struct 
                 close(g);
                 g = -1;
         }
-        if (g >= 0 && (!known || gc->dead) && inside_writable(gc, target))
+        if (g >= 0 && (!known || gc->dead || gc->unprotected) && inside_writable(gc, target))
                 check_gitdir(gc, g, target, made); /* a new gitfile may name a directory staged earlier */
         else if (made && !known)
                 set_aside(gc, dfd, ".git", dir); /* names what cannot be checked: a link, or elsewhere */
@@ -713,11 +745,9 @@ static void check_gitlinks(git_check *gc)
         }
 }
 
-void git_check_finish(git_check *gc)
+/* Every writable mount, within the bound. */
+static void search(git_check *gc)
 {
-        if (!gc || gc->done)
-                return;
-        gc->done = true;
         for (size_t i = 0; gc->walk && gc->walk[i]; i++) {
                 if (walked_with_another(gc, i))
                         continue;
@@ -727,6 +757,25 @@ void git_check_finish(git_check *gc)
                 walk(gc, fd, gc->walk[i], 0);
                 close(fd);
         }
+}
+
+/* Before the run, where nothing is read-only (landlock): the git
+ * directories there are, found as the check after the run finds them. */
+static void record_known(git_check *gc)
+{
+        gc->recording = true;
+        search(gc);
+        gc->recording = false;
+        gc->budget = WALK_BUDGET;
+        gc->partial = false;
+}
+
+void git_check_finish(git_check *gc)
+{
+        if (!gc || gc->done)
+                return;
+        gc->done = true;
+        search(gc);
         if (gc->partial) /* quietly: a large workspace would say it every run */
                 check_gitlinks(gc);
         journals_close(gc);

@@ -204,8 +204,9 @@ static const char *const LANDLOCK_LACKS[] = {
         "no network interfaces: TCP is denied by Landlock, other families by seccomp; the proxy of "
         "--allow-net listens on the host's loopback",
         /* one literal per line (bugprone-suspicious-missing-comma) */
-        "paths cannot be remapped, nor protected inside writable paths, nor the git repositories the "
-        "command makes checked after the run",
+        "paths cannot be remapped, nor protected inside writable paths: there the git control files the "
+        "command made or changed are set aside after the run (config, config.worktree, commondir, hooks/; "
+        "of the user's own repositories too, so a git config inside is set aside)",
         "--pids without cgroups",
         "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets, TCP Fast Open "
         "(but with the network full), 32-bit metadata calls and socket calls (with the network full their "

@@ -296,13 +296,12 @@ for b in linux landlock; do
         capture unbox "$WS" -- cat .git/config
         shows "control: unisolated, a .git symlink is followed out of the workspace" outside-repo-config
     fi
-    # On the linux backend the post-run git check sets run 1's planted .git
+    # The post-run git check (linux and landlock) sets run 1's planted .git
     # (and .git/config, .git/hooks) aside (M below); planted again as a run
     # whose launcher was killed would leave it, run 2's launcher refuses it.
     # aside_replant NAME CMD...: the check set NAME aside; replant with CMD on the host
     aside_replant() {
         local n=$1; shift
-        [ $b = linux ] || return 0
         check "$b: ... run 1's $n is set aside after it" test -L "$WS/$n.cordon-quarantine" -a ! -e "$WS/$n"
         (cd "$WS" && as_user "$@")
     }
