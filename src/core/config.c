@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -1404,15 +1405,36 @@ int cordon_config_load_string(cordon_config *c, const char *json, const char *na
         return 0;
 }
 
+/* A config file is a regular file of at most this size: a fifo left
+ * where the caller points would block the read for good, /dev/zero fill
+ * the memory. */
+#define MAX_CONFIG_BYTES (4u << 20)
+
 int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **ret_error)
 {
-        FILE *f = fopen(path, "re");
-        if (!f)
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
                 return error_set(ret_error, errno, "%s: cannot read config: %s", path, strerror(errno));
+        struct stat st;
+        const char *why = fstat(fd, &st) < 0             ? strerror(errno)
+                          : !S_ISREG(st.st_mode)           ? "not a regular file"
+                          : st.st_size > (off_t)MAX_CONFIG_BYTES ? "larger than 4 MiB"
+                                                           : NULL;
+        if (why) {
+                close(fd);
+                return error_set(ret_error, EINVAL, "%s: cannot read config: %s", path, why);
+        }
+        fcntl(fd, F_SETFL, O_RDONLY);
+        FILE *f = fdopen(fd, "re");
+        if (!f) {
+                int e = errno;
+                close(fd);
+                return error_set(ret_error, e, "%s: cannot read config: %s", path, strerror(e));
+        }
         buf b = {0};
         char chunk[8192];
         size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len <= MAX_CONFIG_BYTES)
                 buf_put(&b, chunk, n);
         bool failed = ferror(f);
         int errsv = errno;
