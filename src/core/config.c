@@ -80,6 +80,7 @@ static void config_clear(cordon_config *c)
                 env_kv_clear(&c->set[i]);
         free(c->set);
         strv_free(c->profile_dirs);
+        strv_free(c->files);
 }
 
 cordon_config *cordon_config_free(cordon_config *c)
@@ -107,7 +108,7 @@ static cordon_config *config_dup(const cordon_config *c)
         d->home_from = d->workspace_from = d->network_from = d->allow_from = d->origin = NULL;
         d->expose = NULL;
         d->n_expose = 0;
-        d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = NULL;
+        d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = d->files = NULL;
         d->set = NULL;
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
@@ -148,6 +149,8 @@ static cordon_config *config_dup(const cordon_config *c)
                 ok = (d->pass = strv_copy((const char *const *)c->pass)) != NULL;
         if (ok && c->profile_dirs)
                 ok = (d->profile_dirs = strv_copy((const char *const *)c->profile_dirs)) != NULL;
+        if (ok && c->files)
+                ok = (d->files = strv_copy((const char *const *)c->files)) != NULL;
         if (!ok)
                 return cordon_config_free(d);
         return d;
@@ -1447,6 +1450,11 @@ int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **r
                 return error_set(ret_error, ENOMEM, "%s: out of memory", path);
         if (strlen(text) != total)
                 return error_set(ret_error, EINVAL, "%s: contains a NUL byte", path);
+        /* where it was read, for the plan's check that it lies outside the
+         * run's writable paths */
+        char *real = realpath(path, NULL);
+        if (!real || strv_consume(&c->files, real) < 0)
+                return error_set(ret_error, ENOMEM, "%s: cannot resolve it: %s", path, strerror(errno));
         return cordon_config_load_string(c, text, path, ret_error);
 }
 

@@ -10,6 +10,11 @@
 #      blocks for good: cordon hangs, SIGTERM does not end it)
 #   C  --config FILE: a fifo (the read blocks for good), /dev/zero or a
 #      huge file (the read fills the memory)
+#   W  --config FILE that lies in a path this run makes writable (the
+#      workspace, an rw exposure, the instance root), written by the
+#      command in an earlier run ("enabled": false, an rw exposure of the
+#      home): by its name, relative, through a symlink, as a profile
+#      ($CORDON_PROFILE_PATH in the workspace); on every backend
 #   P  --profile NAME: a path as the name (../ws/evil) loads a file the
 #      command wrote
 #   X  the exit-status contract: the command's own 125 against cordon's
@@ -72,8 +77,35 @@ as_user truncate -s 5M "$T/big.json" 2>/dev/null || { truncate -s 5M "$T/big.jso
 capture run --config "$T/big.json" -- true
 refused "--config on a 5 MiB file is refused" "larger than 4 MiB"
 
+# ---- W. --config FILE written by the command -----------------------------------------------
+mkdir -p "$T/rw" "$T/prof"; own "$T/rw"
+check "plant: the command writes ws/off.json disabling isolation" \
+    run -- sh -c "echo '{\"isolation\": {\"enabled\": false}}' >'$WS/off.json'"
+check "plant: ... and a profile in the workspace" run -- sh -c "echo '{\"isolation\": {\"enabled\": false}}' >'$WS/off-p.json'"
+echo '{"isolation": {"enabled": false}}' >"$T/rw/off.json"; own "$T/rw/off.json"
+echo '{"isolation": {"enabled": false}}' >"$T/prof/off-p.json"; chmod 644 "$T/prof/off-p.json"
+capture run --config "$T/rw/off.json" -- sh -c "touch '$OUT/escaped'"
+check "control: a config outside the writable paths disables isolation (the command wrote outside)" test -e "$OUT/escaped"
+rm -f "$OUT/escaped"
+as_user ln -s "$WS" "$T/ws-link" 2>/dev/null || ln -s "$WS" "$T/ws-link"
+for be in linux landlock; do
+    for cfg in "$WS/off.json" off.json "$T/ws-link/off.json"; do
+        capture run --backend $be --config "$cfg" -- sh -c "touch '$OUT/escaped'"
+        refused "$be: --config $cfg in the workspace is refused" "which this run makes writable"
+    done
+    capture run --backend $be --expose "$T/rw:rw" --config "$T/rw/off.json" -- sh -c "touch '$OUT/escaped'"
+    refused "$be: --config inside an rw exposure is refused" "$T/rw, which this run makes writable"
+    capture as_user env CORDON_PROFILE_PATH="$WS" timeout 30 "$CORDON" run --backend $be --workspace "$WS" \
+        --profile off-p -- sh -c "touch '$OUT/escaped'"
+    refused "$be: a profile found in the workspace is refused" "which this run makes writable"
+    capture as_user env CORDON_PROFILE_PATH="$T/prof" timeout 30 "$CORDON" run --backend $be --workspace "$WS" \
+        --profile off-p -- true
+    check "$be: control: the same profile outside the writable paths loads (status $RC)" test "$RC" -eq 0
+done
+check "... and the command never wrote outside" test ! -e "$OUT/escaped"
+
 # ---- P. --profile NAME as a path --------------------------------------------------------
-echo '{"enabled": false}' >"$WS/evil.json"; own "$WS/evil.json"
+echo '{"isolation": {"enabled": false}}' >"$WS/evil.json"; own "$WS/evil.json"
 check "control: the file a path-like name would reach exists" test -f "$WS/../ws/evil.json"
 for name in ../ws/evil "$WS/evil" ./evil evil/; do
     capture run --profile "$name" -- true
