@@ -1413,14 +1413,22 @@ int cordon_config_load_string(cordon_config *c, const char *json, const char *na
  * the memory. */
 #define MAX_CONFIG_BYTES (4u << 20)
 
+/* /dev/fd/N: a descriptor the caller passed (a pipe of `--config <(...)`),
+ * not a name in a directory the command could have made a fifo. */
+static bool passed_descriptor(const char *path)
+{
+        return strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/proc/self/fd/", 14) == 0;
+}
+
 int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **ret_error)
 {
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0)
                 return error_set(ret_error, errno, "%s: cannot read config: %s", path, strerror(errno));
         struct stat st;
-        const char *why = fstat(fd, &st) < 0             ? strerror(errno)
-                          : !S_ISREG(st.st_mode)           ? "not a regular file"
+        const char *why = fstat(fd, &st) < 0                              ? strerror(errno)
+                          : S_ISFIFO(st.st_mode) && passed_descriptor(path) ? NULL
+                          : !S_ISREG(st.st_mode)                            ? "not a regular file"
                           : st.st_size > (off_t)MAX_CONFIG_BYTES ? "larger than 4 MiB"
                                                            : NULL;
         if (why) {
@@ -1452,9 +1460,9 @@ int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **r
                 return error_set(ret_error, EINVAL, "%s: contains a NUL byte", path);
         /* where it was read, for the plan's check that it lies outside the
          * run's writable paths */
-        char *real = realpath(path, NULL);
-        if (!real || strv_consume(&c->files, real) < 0)
-                return error_set(ret_error, ENOMEM, "%s: cannot resolve it: %s", path, strerror(errno));
+        char *real = realpath(path, NULL); /* none: an unlinked file or a pipe, no name to rewrite */
+        if ((!real && errno == ENOMEM) || (real && strv_consume(&c->files, real) < 0))
+                return error_set(ret_error, ENOMEM, "%s: out of memory", path);
         return cordon_config_load_string(c, text, path, ret_error);
 }
 

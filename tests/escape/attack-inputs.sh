@@ -71,6 +71,8 @@ SECONDS=0
 capture run --config "$WS/cfg.json" -- true
 refused "--config on a fifo is refused" "not a regular file"
 check "... at once (no hang)" test "$SECONDS" -lt 20
+capture as_user sh -c "cd '$WS' && echo '{}' | timeout 30 '$CORDON' run --workspace '$WS' --config /dev/fd/0 -- true"
+check "control: --config of a pipe the caller passes (/dev/fd/N) is read (status $RC)" test "$RC" -eq 0
 capture run --config /dev/zero -- true
 refused "--config /dev/zero is refused (no endless read)" "not a regular file"
 as_user truncate -s 5M "$T/big.json" 2>/dev/null || { truncate -s 5M "$T/big.json"; own "$T/big.json"; }
