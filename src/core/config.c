@@ -384,6 +384,23 @@ static bool under_any(const char *path, const char *const *dirs)
         return false;
 }
 
+/* /run, /var/run, /run/user or /run/user/UID (and their trailing-slash
+ * forms): writable, every socket of the host's daemons and of the user's
+ * session below them would be the command's to connect to. */
+static bool holds_host_sockets(const char *path)
+{
+        _cleanup_free_ char *n = NULL;
+        if (path_normalize(path, false, &n) < 0)
+                return false; /* ".." is refused by the caller's checks */
+        const char *rest = path_startswith(n, "/var/run") ? n + 8 : path_startswith(n, "/run") ? n + 4 : NULL;
+        if (!rest || !*rest || streq(rest, "/user"))
+                return rest != NULL;
+        if (strncmp(rest, "/user/", 6) != 0)
+                return false;
+        rest += 6;
+        return rest[0] && strspn(rest, "0123456789") == strlen(rest);
+}
+
 const char *writable_path_problem(const char *path)
 {
         if (path[0] != '/')
@@ -396,6 +413,9 @@ const char *writable_path_problem(const char *path)
         if (under_any(path, SYSTEM_DIRS))
                 return "must not be a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot; the sandbox shows "
                        "them read-only)";
+        if (holds_host_sockets(path))
+                return "must not be /run, /run/user or /run/user/UID (the host's sockets: a container daemon, the "
+                       "session bus; expose the one directory or socket meant, below them)";
         return NULL;
 }
 

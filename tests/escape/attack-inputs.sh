@@ -17,6 +17,9 @@
 #      ($CORDON_PROFILE_PATH in the workspace); on every backend
 #   P  --profile NAME: a path as the name (../ws/evil) loads a file the
 #      command wrote
+#   R  /run, /var/run, /run/user, /run/user/UID as the workspace or an rw
+#      exposure (every host daemon's and session's socket connectable),
+#      by any spelling (trailing slash, //, a symlink to it)
 #   X  the exit-status contract: the command's own 125 against cordon's
 #      (told apart by the record), 126, 127, 124, 128+N with the record
 # Each refusal exits 125 at once, and the host file stays as it was.
@@ -115,6 +118,19 @@ for name in ../ws/evil "$WS/evil" ./evil evil/; do
 done
 capture run --config /dev/null -- true
 refused "--config /dev/null (not a regular file) is refused" "not a regular file"
+
+# ---- R. the host's socket directories as writable paths ------------------------------------
+ln -sfn /run "$T/run-link"
+for be in linux landlock; do
+    for w in /run /run/ //run /var/run /run/user /run/user/$TEST_UID "$T/run-link"; do
+        capture run --backend $be --workspace "$w" -- true
+        refused "$be: --workspace $w is refused" "must not be /run, /run/user or /run/user/UID"
+    done
+    capture run --backend $be --expose /run:/r:rw -- true
+    refused "$be: --expose /run:/r:rw is refused" "must not be /run, /run/user or /run/user/UID"
+    capture run --backend $be --expose /run:ro -- true
+    check "$be: control: --expose /run:ro runs (status $RC)" test "$RC" -eq 0
+done
 
 # ---- X. the exit-status contract ----------------------------------------------------------
 st() { capture run --stats "$WS/x.json" "$@"; }
