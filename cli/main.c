@@ -260,14 +260,16 @@ static void install_forwarding(void)
  * link's target: so no symlink in FILE is followed, and the report goes to
  * the file opened now, whatever the command does to the path. A fifo it
  * left would block the open (or the write) for good: only a regular file
- * or a device such as /dev/null. Returns the descriptor, or -1 with the
+ * of one link, or a device such as /dev/null. Returns the descriptor, or -1 with the
  * reason printed. */
 static int open_stats(const char *path)
 {
         int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
         int fd = open_no_symlinks(path, flags);
         struct stat st;
-        if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+        bool linked = false; /* a hard link to another file: not truncated */
+        if (fd >= 0 && fstat(fd, &st) == 0 &&
+            (S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && !(linked = st.st_nlink > 1)))) {
                 if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
                         fprintf(stderr, "cordon: --stats %s: cannot truncate it: %s\n", path, strerror(errno));
                 fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -276,8 +278,8 @@ static int open_stats(const char *path)
         int e = errno;
         if (fd >= 0) {
                 close(fd);
-                fprintf(stderr, "cordon: --stats %s: is not a regular file: remove it or choose another path\n",
-                        path);
+                fprintf(stderr, "cordon: --stats %s: %s: remove it or choose another path\n", path,
+                        linked ? "has other hard links (the report would overwrite them)" : "is not a regular file");
         } else if (e == ELOOP)
                 fprintf(stderr,
                         "cordon: --stats %s: is or passes through a symlink, which cordon does not follow (it "

@@ -7,7 +7,9 @@
 #   S  --stats FILE: a symlink as FILE (cordon would overwrite its target
 #      with the caller's rights), a symlink as a directory on the way
 #      (ws/sub/authorized_keys, sub -> ~/.ssh), a fifo as FILE (the open
-#      blocks for good: cordon hangs, SIGTERM does not end it)
+#      blocks for good: cordon hangs, SIGTERM does not end it), a hard
+#      link to a file elsewhere (made where the command shares a file
+#      system with it, or left by another tool)
 #   C  --config FILE: a fifo (the read blocks for good), /dev/zero or a
 #      huge file (the read fills the memory)
 #   W  --config FILE that lies in a path this run makes writable (the
@@ -61,6 +63,13 @@ SECONDS=0
 capture run --stats "$WS/fifo.json" -- true
 refused "--stats on a planted fifo is refused" "not a regular file"
 check "... at once (no hang)" test "$SECONDS" -lt 20
+
+victim hl
+as_user ln "$OUT/hl" "$WS/hl.json" 2>/dev/null || { ln "$OUT/hl" "$WS/hl.json"; }
+check "control: ws/hl.json is a hard link of a host file" test "$OUT/hl" -ef "$WS/hl.json"
+capture run --stats "$WS/hl.json" -- true
+refused "--stats on a hard link is refused" "has other hard links"
+check_out "... and the host file is unchanged" keep cat "$OUT/hl"
 
 capture run --stats "$WS/good.json" -- true
 check_contains "control: --stats on a new file in the workspace is written" '"exit_code": 0' cat "$WS/good.json"
