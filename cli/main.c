@@ -282,9 +282,10 @@ static int open_stats(const char *path)
                         linked ? "has other hard links (the report would overwrite them)" : "is not a regular file");
         } else if (e == ELOOP)
                 fprintf(stderr,
-                        "cordon: --stats %s: is or passes through a symlink, which cordon does not follow (it "
-                        "would write the report over the link's target): give the path without links\n",
-                        path);
+                        "cordon: --stats %s: %s a symlink, which cordon does not follow (it would write the report "
+                        "over the link's target): %s\n",
+                        path, lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? "is" : "passes through",
+                        "remove it or give the path without links");
         else if (e == ENXIO)
                 fprintf(stderr, "cordon: --stats %s: is not a regular file (a fifo?): remove it or choose another "
                                 "path\n",

@@ -46,15 +46,15 @@ check "plant: the command links ws/sub to a host directory" run -- ln -s "$OUT" 
 as_user sh -c "echo x >'$WS/sub/ctl'" 2>/dev/null
 check "control: a write through ws/sub reaches the host directory" test -s "$OUT/ctl"
 capture run --stats "$WS/sub/authorized_keys" -- true
-refused "--stats through a planted directory symlink is refused" "symlink"
+refused "--stats through a planted directory symlink is refused" "passes through a symlink"
 check_out "... and the host file is unchanged" keep cat "$OUT/authorized_keys"
 capture run --stats sub/authorized_keys -- true
-refused "... also as a relative path" "symlink"
+refused "... also as a relative path" "passes through a symlink"
 
 victim report
 check "plant: the command links ws/st.json to a host file" run -- ln -s "$OUT/report" "$WS/st.json"
 capture run --stats "$WS/st.json" -- true
-refused "--stats on a planted symlink is refused" "symlink"
+refused "--stats on a planted symlink is refused" "st.json: is a symlink"
 check_out "... and the host file is unchanged" keep cat "$OUT/report"
 
 check "plant: the command makes a fifo ws/fifo.json" run -- mkfifo "$WS/fifo.json"
