@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
 #include "args.h"
@@ -44,6 +48,21 @@ static int fail_with(cordon_error *err)
         int status = cordon_error_exit_status(err);
         cordon_error_free(err);
         return status;
+}
+
+/* open(2) without following any symlink in |path| (openat2's
+ * RESOLVE_NO_SYMLINKS; before Linux 5.6, the last component only). */
+static int open_no_symlinks(const char *path, int flags)
+{
+#ifdef SYS_openat2
+        struct {
+                uint64_t flags, mode, resolve;
+        } how = {.flags = (uint64_t)flags, .mode = 0600, .resolve = 0x04 | 0x02 /* NO_SYMLINKS, NO_MAGICLINKS */};
+        int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+        if (fd >= 0 || errno != ENOSYS)
+                return fd;
+#endif
+        return open(path, flags, 0600);
 }
 
 static int open_stats(const char *path);
@@ -235,22 +254,41 @@ static void install_forwarding(void)
 }
 
 /* --stats FILE, opened before the command starts. The file may lie where
- * the command can write (the workspace), and a symlink it leaves there
- * would make cordon, with the caller's rights, overwrite the link's target
- * after the run: so the last component is never followed, and the report
- * goes to the file opened now, whatever the command does to the path.
- * Returns the descriptor, or -1 with the reason printed. */
+ * the command can write (the workspace), and a symlink it leaves there, as
+ * the file or as a directory on its way (`ws/sub/x.json`, sub a link to
+ * ~/.ssh), would make cordon, with the caller's rights, overwrite the
+ * link's target: so no symlink in FILE is followed, and the report goes to
+ * the file opened now, whatever the command does to the path. A fifo it
+ * left would block the open (or the write) for good: only a regular file
+ * of one link, or a device such as /dev/null. Returns the descriptor, or -1 with the
+ * reason printed. */
 static int open_stats(const char *path)
 {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0)
-                return fd;
-        int e = errno;
+        int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+        int fd = open_no_symlinks(path, flags);
         struct stat st;
-        if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        bool linked = false; /* a hard link to another file: not truncated */
+        if (fd >= 0 && fstat(fd, &st) == 0 &&
+            (S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && !(linked = st.st_nlink > 1)))) {
+                if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
+                        fprintf(stderr, "cordon: --stats %s: cannot truncate it: %s\n", path, strerror(errno));
+                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+                return fd;
+        }
+        int e = errno;
+        if (fd >= 0) {
+                close(fd);
+                fprintf(stderr, "cordon: --stats %s: %s: remove it or choose another path\n", path,
+                        linked ? "has other hard links (the report would overwrite them)" : "is not a regular file");
+        } else if (e == ELOOP)
                 fprintf(stderr,
-                        "cordon: --stats %s: is a symlink, which cordon does not follow (it would write the "
-                        "report over the link's target): remove it or choose another path\n",
+                        "cordon: --stats %s: %s a symlink, which cordon does not follow (it would write the report "
+                        "over the link's target): %s\n",
+                        path, lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? "is" : "passes through",
+                        "remove it or give the path without links");
+        else if (e == ENXIO)
+                fprintf(stderr, "cordon: --stats %s: is not a regular file (a fifo?): remove it or choose another "
+                                "path\n",
                         path);
         else
                 fprintf(stderr, "cordon: --stats %s: cannot open it: %s\n", path, strerror(e));

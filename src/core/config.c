@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -79,6 +80,7 @@ static void config_clear(cordon_config *c)
                 env_kv_clear(&c->set[i]);
         free(c->set);
         strv_free(c->profile_dirs);
+        strv_free(c->files);
 }
 
 cordon_config *cordon_config_free(cordon_config *c)
@@ -106,7 +108,7 @@ static cordon_config *config_dup(const cordon_config *c)
         d->home_from = d->workspace_from = d->network_from = d->allow_from = d->origin = NULL;
         d->expose = NULL;
         d->n_expose = 0;
-        d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = NULL;
+        d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = d->files = NULL;
         d->set = NULL;
         d->n_set = 0;
         bool ok = dup_field(&d->disabled_by, c->disabled_by) && dup_field(&d->backend, c->backend) &&
@@ -147,6 +149,8 @@ static cordon_config *config_dup(const cordon_config *c)
                 ok = (d->pass = strv_copy((const char *const *)c->pass)) != NULL;
         if (ok && c->profile_dirs)
                 ok = (d->profile_dirs = strv_copy((const char *const *)c->profile_dirs)) != NULL;
+        if (ok && c->files)
+                ok = (d->files = strv_copy((const char *const *)c->files)) != NULL;
         if (!ok)
                 return cordon_config_free(d);
         return d;
@@ -380,6 +384,23 @@ static bool under_any(const char *path, const char *const *dirs)
         return false;
 }
 
+/* /run, /var/run, /run/user or /run/user/UID (and their trailing-slash
+ * forms): writable, every socket of the host's daemons and of the user's
+ * session below them would be the command's to connect to. */
+static bool holds_host_sockets(const char *path)
+{
+        _cleanup_free_ char *n = NULL;
+        if (path_normalize(path, false, &n) < 0)
+                return false; /* ".." is refused by the caller's checks */
+        const char *rest = path_startswith(n, "/var/run") ? n + 8 : path_startswith(n, "/run") ? n + 4 : NULL;
+        if (!rest || !*rest || streq(rest, "/user"))
+                return rest != NULL;
+        if (strncmp(rest, "/user/", 6) != 0)
+                return false;
+        rest += 6;
+        return rest[0] && strspn(rest, "0123456789") == strlen(rest);
+}
+
 const char *writable_path_problem(const char *path)
 {
         if (path[0] != '/')
@@ -392,6 +413,9 @@ const char *writable_path_problem(const char *path)
         if (under_any(path, SYSTEM_DIRS))
                 return "must not be a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot; the sandbox shows "
                        "them read-only)";
+        if (holds_host_sockets(path))
+                return "must not be /run, /run/user or /run/user/UID (the host's sockets: a container daemon, the "
+                       "session bus; expose the one directory or socket meant, below them)";
         return NULL;
 }
 
@@ -1404,15 +1428,44 @@ int cordon_config_load_string(cordon_config *c, const char *json, const char *na
         return 0;
 }
 
+/* A config file is a regular file of at most this size: a fifo left
+ * where the caller points would block the read for good, /dev/zero fill
+ * the memory. */
+#define MAX_CONFIG_BYTES (4u << 20)
+
+/* /dev/fd/N: a descriptor the caller passed (a pipe of `--config <(...)`),
+ * not a name in a directory the command could have made a fifo. */
+static bool passed_descriptor(const char *path)
+{
+        return strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/proc/self/fd/", 14) == 0;
+}
+
 int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **ret_error)
 {
-        FILE *f = fopen(path, "re");
-        if (!f)
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
                 return error_set(ret_error, errno, "%s: cannot read config: %s", path, strerror(errno));
+        struct stat st;
+        const char *why = fstat(fd, &st) < 0                              ? strerror(errno)
+                          : S_ISFIFO(st.st_mode) && passed_descriptor(path) ? NULL
+                          : !S_ISREG(st.st_mode)                            ? "not a regular file"
+                          : st.st_size > (off_t)MAX_CONFIG_BYTES ? "larger than 4 MiB"
+                                                           : NULL;
+        if (why) {
+                close(fd);
+                return error_set(ret_error, EINVAL, "%s: cannot read config: %s", path, why);
+        }
+        fcntl(fd, F_SETFL, O_RDONLY);
+        FILE *f = fdopen(fd, "re");
+        if (!f) {
+                int e = errno;
+                close(fd);
+                return error_set(ret_error, e, "%s: cannot read config: %s", path, strerror(e));
+        }
         buf b = {0};
         char chunk[8192];
         size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len <= MAX_CONFIG_BYTES)
                 buf_put(&b, chunk, n);
         bool failed = ferror(f);
         int errsv = errno;
@@ -1425,6 +1478,11 @@ int cordon_config_load_file(cordon_config *c, const char *path, cordon_error **r
                 return error_set(ret_error, ENOMEM, "%s: out of memory", path);
         if (strlen(text) != total)
                 return error_set(ret_error, EINVAL, "%s: contains a NUL byte", path);
+        /* where it was read, for the plan's check that it lies outside the
+         * run's writable paths */
+        char *real = realpath(path, NULL); /* none: an unlinked file or a pipe, no name to rewrite */
+        if ((!real && errno == ENOMEM) || (real && strv_consume(&c->files, real) < 0))
+                return error_set(ret_error, ENOMEM, "%s: out of memory", path);
         return cordon_config_load_string(c, text, path, ret_error);
 }
 

@@ -32,6 +32,7 @@ struct cordon_config {
         /* isolation */
         bool enabled;
         char *disabled_by; /* "file:line:col" of the layer that set enabled=false */
+        char **files;      /* the config files and profiles loaded, canonical */
         char *backend;     /* "auto", "linux", "landlock" */
         cordon_network network;
         char **network_allow; /* canonical entries (net/allowlist.h), merged across layers */

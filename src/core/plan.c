@@ -1714,6 +1714,39 @@ static int plan_check_writable(builder *b)
         return r;
 }
 
+/* |file| (canonical) lies at or below |root| as given or as it resolves. */
+static bool file_inside(const host_info *h, const char *file, const char *root)
+{
+        _cleanup_free_ char *real = NULL;
+        return path_startswith(file, root) || (host_resolve(h, root, true, &real) == 0 && path_startswith(file, real));
+}
+
+/* A config file or profile read from a path the run makes writable was
+ * written by a command before (a ws/evil.json setting "enabled": false or
+ * an rw exposure of the home): a model naming it in argv would widen the
+ * next run by the command's choice. Refused on every backend, also when
+ * isolation is off. */
+static int plan_check_config_files(builder *b)
+{
+        _cleanup_strv_ char **roots = NULL;
+        int r = strv_push(&roots, b->p->instance_root);
+        if (r == 0)
+                r = strv_push(&roots, b->p->workspace);
+        for (size_t i = 0; r == 0 && i < b->c->n_expose; i++)
+                if (b->c->expose[i].writable) {
+                        char *source = config_path_expand(b->c->expose[i].source, caller_home(b->h), NULL);
+                        r = source ? strv_consume(&roots, source) : 0;
+                }
+        for (size_t i = 0; r == 0 && b->c->files && b->c->files[i]; i++)
+                for (size_t j = 0; r == 0 && roots[j]; j++)
+                        if (file_inside(b->h, b->c->files[i], roots[j]))
+                                r = error_set(b->err, EINVAL,
+                                              "%s: the config file lies inside %s, which this run makes writable "
+                                              "(a command could have written it): move it out of there",
+                                              b->c->files[i], roots[j]);
+        return r;
+}
+
 /* The writable roots the config asks for (instance root, workspace, rw
  * exposures), canonical. Each is resolved once trusting every link, then
  * again refusing links below the roots found: a root reached through a
@@ -2113,6 +2146,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
         int r = plan_init(&b);
         if (r == 0)
                 r = plan_check_writable(&b);
+        if (r == 0)
+                r = plan_check_config_files(&b);
         if (r == 0)
                 r = plan_environment(&b);
         if (r == 0)

@@ -249,8 +249,8 @@ static void test_config_unchanged_on_failure(void)
 
 static void test_config_file_layers(void)
 {
-        char path[160];
-        snprintf(path, sizeof(path), "%s/layer.json", home);
+        char path[160]; /* beside the instance root: a config inside it is refused */
+        snprintf(path, sizeof(path), "%s.layer.json", home);
         FILE *f = fopen(path, "we");
         CHECK(f != NULL);
         if (!f)
