@@ -89,8 +89,9 @@ static int refuse(const cli_args *a, cordon_error *err, const char *flag)
 /* "NAME=VALUE" */
 static int flag_set(cordon_config *c, const char *v, cordon_error **err)
 {
-        const char *eq = strchr(v, '=');
+        const char *eq = v ? strchr(v, '=') : NULL;
         if (!eq) { /* an empty NAME is the setter's to refuse, as the config key's */
+                v = v ? v : "";
                 char *m = NULL;
                 *err = asprintf(&m, "--set %s: must be NAME=VALUE", v) < 0 ? NULL : cordon_error_new(m);
                 free(m);

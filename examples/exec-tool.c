@@ -78,8 +78,9 @@ static json_t *json_text(const char *s, size_t n)
         for (size_t i = 0; fixed && i < n;) {
                 size_t k = utf8_len((const unsigned char *)s + i, n - i);
                 if (k == 0) {
-                        memcpy(fixed + o, "\xef\xbf\xbd", 3);
-                        o += 3;
+                        fixed[o++] = '\xef'; /* U+FFFD */
+                        fixed[o++] = '\xbf';
+                        fixed[o++] = '\xbd';
                         i++;
                 } else {
                         memcpy(fixed + o, s + i, k);

@@ -1489,6 +1489,8 @@ static const char *env_value(char *const *env, const char *name);
  * included): its length in |path|, its stat. -errno on failure. */
 static int existing_base(const host_info *h, const char *path, size_t *ret_len, struct stat *ret_st)
 {
+        if (!path)
+                return -EINVAL;
         _cleanup_free_ char *cur = strdup(path);
         while (cur) {
                 int r = host_lstat(h, cur, ret_st);
@@ -1514,7 +1516,7 @@ static int existing_base(const host_info *h, const char *path, size_t *ret_len, 
 static int path_within(const host_info *h, const char *x, const char *y, bool *ret)
 {
         size_t xl = 0, yl = 0;
-        struct stat xs, ys;
+        struct stat xs = {0}, ys = {0};
         *ret = path_startswith(x, y);
         int r = *ret ? 0 : existing_base(h, y, &yl, &ys);
         if (r == 0 && !*ret)
@@ -1660,8 +1662,6 @@ static int check_writable_choice(builder *b, const char *path, const char *from,
                 return config_from_error(b->err, EINVAL, from ? from : what, "%s (a link to %s) %s", path, real, why);
         return config_from_error(b->err, EINVAL, from ? from : what, "%s %s", path, why);
 }
-
-static const char *env_value(char *const *env, const char *name);
 
 /* The instance root the user chose is not the caller's home or above it. */
 static int check_home_above(builder *b, const char *root, const char *from)

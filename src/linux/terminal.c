@@ -21,6 +21,13 @@ void terminals_save(const int stdio[3], saved_terminal saved[3])
         }
 }
 
+static bool termios_same(const struct termios *a, const struct termios *b)
+{
+        return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag && a->c_cflag == b->c_cflag &&
+               a->c_lflag == b->c_lflag && memcmp(a->c_cc, b->c_cc, sizeof(a->c_cc)) == 0 &&
+               cfgetispeed(a) == cfgetispeed(b) && cfgetospeed(a) == cfgetospeed(b);
+}
+
 /* The settings and the size back, each only when it differs from what was
  * saved (an unchanged terminal is not touched). */
 static void restore_one(saved_terminal *t)
@@ -28,7 +35,7 @@ static void restore_one(saved_terminal *t)
         struct termios now;
         struct winsize size;
         memset(&now, 0, sizeof(now));
-        if (tcgetattr(t->fd, &now) == 0 && memcmp(&now, &t->attr, sizeof(now)) != 0)
+        if (tcgetattr(t->fd, &now) == 0 && !termios_same(&now, &t->attr))
                 tcsetattr(t->fd, TCSANOW, &t->attr);
         if (t->have_size && ioctl(t->fd, TIOCGWINSZ, &size) == 0 &&
             (size.ws_row != t->size.ws_row || size.ws_col != t->size.ws_col || size.ws_xpixel != t->size.ws_xpixel ||

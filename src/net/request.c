@@ -342,9 +342,11 @@ int http_parse_head(const char *head, size_t len, http_request *req, char *out, 
         if (r < 0)
                 return r;
         /* no Content-Length nor Transfer-Encoding: no body (RFC 9112 6.3) */
-        req->body = h.chunked ? (http_body){.state = BODY_CHUNK_SIZE}
-                    : h.length ? (http_body){.state = BODY_LENGTH, .left = h.length}
-                               : (http_body){.state = BODY_DONE};
+        req->body = (http_body){.state = BODY_DONE};
+        if (h.chunked)
+                req->body.state = BODY_CHUNK_SIZE;
+        else if (h.length)
+                req->body = (http_body){.state = BODY_LENGTH, .left = h.length};
         return 1;
 }
 
