@@ -209,6 +209,15 @@ static int journal_read(int fd, struct timespec *t, char ***roots)
         return r;
 }
 
+/* A journal still under its temporary name whose lock is free: its run
+ * was killed while it wrote it, before any command of its started. */
+static void remove_unborn(git_check *gc, const char *name)
+{
+        _cleanup_close_ int j = openat(gc->logs, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (j >= 0 && flock(j, LOCK_EX | LOCK_NB) == 0)
+                unlinkat(gc->logs, name, 0);
+}
+
 static void take_over_dead(git_check *gc)
 {
         int fd = fcntl(gc->logs, F_DUPFD_CLOEXEC, 3);
@@ -219,6 +228,10 @@ static void take_over_dead(git_check *gc)
                 return;
         }
         for (struct dirent *e; (e = readdir(d));) {
+                if (strncmp(e->d_name, "tmp-" JOURNAL_PREFIX, strlen("tmp-" JOURNAL_PREFIX)) == 0) {
+                        remove_unborn(gc, e->d_name);
+                        continue;
+                }
                 if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0)
                         continue;
                 _cleanup_close_ int j = openat(gc->logs, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
