@@ -194,7 +194,8 @@ CORDON_API int cordon_config_set_enabled(cordon_config *c, bool enabled);
  * config key and the value, as in isolation.workspace "/x". Copies
  * |origin|. Returns 0 or -ENOMEM. */
 CORDON_API int cordon_config_set_origin(cordon_config *c, const char *origin);
-/* "auto", "linux" or "landlock" ("bwrap", "seatbelt", "windows" are reserved). */
+/* "auto", "linux", "landlock", "seatbelt" or "windows" ("auto": linux, seatbelt on
+ * macOS, windows on Windows; "bwrap" is a reserved name, refused by cordon_prepare). */
 CORDON_API int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error);
 CORDON_API int cordon_config_set_network(cordon_config *c, cordon_network network);
 /* Parse "none", "loopback", "full" or "proxy". */
@@ -338,7 +339,7 @@ typedef struct cordon_plan cordon_plan;
 CORDON_API int cordon_prepare(const cordon_config *c, const cordon_command *cmd, cordon_plan **ret_plan,
                               cordon_error **ret_error);
 CORDON_API cordon_plan *cordon_plan_free(cordon_plan *plan);
-/* The plan as JSON (see README for the schema) or as the text of the
+/* The plan as JSON (its keys: cordon(1), "THE PLAN") or as the text of the
  * "linux isolation mount plan" log. The caller frees the string with free();
  * NULL on ENOMEM. */
 CORDON_API char *cordon_plan_to_json(const cordon_plan *plan);

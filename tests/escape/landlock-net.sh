@@ -175,7 +175,7 @@ fi
 as_user "$PROBE" shm-remove "$ipckey" >/dev/null 2>&1
 check_contains "cordon check names /proc/sysvipc among what the landlock backend lacks" "/proc/sysvipc" \
     cordon check --backend landlock
-check_contains "cordon check says what the README says of the unix sockets, on every network" \
+check_contains "cordon check says what docs/backends.md says of the unix sockets, on every network" \
     "on every network no connect to a unix socket outside the writable and explicitly exposed paths nor to an abstract one, no listen on an abstract one" \
     cordon check --backend landlock
 check_contains "... and of the proxy's TCP" "the proxy adds TCP: connect to it only, no listen, no TCP Fast Open" \

@@ -54,10 +54,10 @@ check_contains "the AppArmor profile is installed in the data directory, for the
 export PKG_CONFIG_PATH=$(dirname "${pc:-/nonexistent/x}") PKG_CONFIG_SYSROOT_DIR=$T/dest
 check_contains "pkg-config finds the installed cordon.pc" "-lcordon" pkg-config --cflags --libs cordon
 libdir=$(pkg-config --variable=libdir cordon)
-# The program is the README's "Embedding cordon" example, as printed there.
+# The program is docs/embedding.md's example, as printed there.
 mkdir -p "$T/tiny"
-awk '/^## Embedding cordon/ {f = 1} f && /^```c$/ {p = 1; next} p && /^```$/ {exit} p' "$TOP/README.md" >"$T/tiny/tiny.c"
-check_contains "the README has a complete C example" "int main(void)" cat "$T/tiny/tiny.c"
+awk '/^# Embedding cordon/ {f = 1} f && /^```c$/ {p = 1; next} p && /^```$/ {exit} p' "$TOP/docs/embedding.md" >"$T/tiny/tiny.c"
+check_contains "docs/embedding.md has a complete C example" "int main(void)" cat "$T/tiny/tiny.c"
 [ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$T/tiny"
 # shellcheck disable=SC2046
 check "a program compiles against the installed header (C11, -pedantic -Werror)" \

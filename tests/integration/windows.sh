@@ -5,7 +5,7 @@
 # program (tests/helpers/win-probe.c). Wine enforces no token, integrity
 # level or ACL: what is verified here is the process side (status, stdio,
 # environment, the job, the handle list, the command line as the real C
-# runtime splits it); see README.md, "Windows".
+# runtime splits it); see docs/backends.md, "Windows".
 . "$(dirname "$0")/lib.sh"
 
 json() { # FILE PYTHON-EXPRESSION-ON-o: ok when it is true
