@@ -290,14 +290,15 @@ const char *cli_usage(cli_command command)
                        "                             is not a terminal (default: only on a terminal, or on\n"
                        "                             exit 127)\n"
                        "  --pty, --no-pty            a terminal of the command's own, relayed to the caller's\n"
-                       "                             (default: when stdin is a terminal, linux backend)\n\n"
+                       "                             (default: when stdin is a terminal, linux and landlock\n"
+                       "                             backends)\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"
                        "125 for cordon's own failures, 126 not executable, 127 not found.\n";
         case CLI_PLAN:
                 return "usage: cordon plan [flags] [--json] [--] CMD [ARGS...]\n"
                        "Print the isolation plan for CMD without running anything.\n\n" CONFIG_FLAGS LIMIT_FLAGS
                        "  -C, --cwd DIR              working directory (default: the current one)\n"
-                       "  --json                     one JSON object (schema in the README)\n";
+                       "  --json                     one JSON object (its keys: cordon(1), THE PLAN)\n";
         case CLI_ENV:
                 return "usage: cordon env [flags]\n"
                        "Print the environment a sandboxed command gets, NAME=VALUE sorted by name.\n\n" CONFIG_FLAGS;

@@ -132,7 +132,7 @@ char *host_apparmor_profile(const char *exe)
                 return NULL;
         /* apparmor/cordon.in with @BINARY@ = |exe| (a unit test compares them) */
         return xasprintf("# cordon: lets %s create user namespaces where AppArmor restricts them\n"
-                         "# (Ubuntu 23.10+); it confines nothing else. See cordon's README.\n"
+                         "# (Ubuntu 23.10+); it confines nothing else. See cordon's docs/backends.md.\n"
                          "abi <abi/4.0>,\n"
                          "include <tunables/global>\n"
                          "\n"
@@ -194,7 +194,7 @@ static int probe_seccomp(void)
 /* ---- cordon_host_check ------------------------------------------------------------- */
 
 /* What the landlock backend enforces, and what only the linux backend
- * gives (README "Backends"), for |abi|. */
+ * gives (docs/backends.md), for |abi|. */
 static const char *const LANDLOCK_LACKS[] = {
         "a private /tmp (TMPDIR points into the instance) and /dev/shm (the host's is not granted: "
         "--expose-rw /dev/shm shares it)",
