@@ -132,7 +132,7 @@ char *host_apparmor_profile(const char *exe)
                 return NULL;
         /* apparmor/cordon.in with @BINARY@ = |exe| (a unit test compares them) */
         return xasprintf("# cordon: lets %s create user namespaces where AppArmor restricts them\n"
-                         "# (Ubuntu 23.10+); it confines nothing else. See cordon's docs/backends.md.\n"
+                         "# (Ubuntu 23.10+); it confines nothing else. See cordon's docs/apparmor.md.\n"
                          "abi <abi/4.0>,\n"
                          "include <tunables/global>\n"
                          "\n"
