@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The backend interface: what each backend (src/linux/, src/seatbelt/, one
- * folder each) implements; src/core/process.c turns the public API into
- * calls of the plan's backend. A backend defines its own struct
+/* The backend interface: what each backend (src/linux/, src/seatbelt/,
+ * src/windows/, one folder each) implements; src/core/process.c turns the
+ * public API into calls of the plan's backend, src/core/backend.c holds
+ * what this header declares for all of them. A backend defines its own struct
  * cordon_process (opaque in cordon.h), whose first member is a
  * process_head: the core reads that and nothing else. */
 #pragma once
