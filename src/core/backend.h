@@ -20,6 +20,9 @@ typedef struct process_head {
         int pidfd;    /* cordon_process_pidfd, or -1 */
         int pty;      /* cordon_process_pty: the terminal's master, or -1 */
         int stdio[3]; /* the caller's ends of CORDON_STDIO_PIPE streams, or -1 */
+        /* The allowlist proxy of a "proxy" network (the backend owns it), or
+         * NULL: what backend_proxy_denied reports. */
+        const struct proxy *proxy;
 } process_head;
 
 struct backend_ops {
@@ -35,7 +38,8 @@ struct backend_ops {
         int (*signal_command)(cordon_process *p, int sig);
         /* cordon_process_free: kill what still runs, reap, close, free. */
         void (*free)(cordon_process *p);
-        /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM). */
+        /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM;
+         * NULL op: none). backend_proxy_denied where the head has the proxy. */
         json_t *(*network_denied)(const cordon_process *p);
         /* What the post-run git check did, a JSON object (NULL: none ran). */
         json_t *(*git_check)(const cordon_process *p);
@@ -54,6 +58,11 @@ static inline const process_head *process_head_const(const cordon_process *p)
 {
         return (const process_head *)(const void *)p;
 }
+
+/* network_denied for a backend that runs the allowlist proxy and names it
+ * in the head: the hosts |p|'s proxy refused (backend-proxy.c; the Windows
+ * build has no proxy). */
+json_t *backend_proxy_denied(const cordon_process *p) HIDDEN;
 
 /* Sets |h| to "no process yet" with |ops|. */
 void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;

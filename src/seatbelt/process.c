@@ -70,6 +70,7 @@ static int start_proxy(const cordon_plan *p, cordon_process *proc, seatbelt_opti
                             ret_error);
         if (r < 0)
                 return r;
+        proc->head.proxy = proc->proxy;
         *ret_env = env_with_proxy_port((const char *const *)p->env, (unsigned)o->proxy_port);
         return *ret_env ? 0 : error_set(ret_error, ENOMEM, "out of memory");
 }
@@ -203,8 +204,6 @@ static void free_process(cordon_process *p)
         free(p);
 }
 
-static json_t *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
-
 const backend_ops seatbelt_backend_ops = {
         .name = "seatbelt",
         .start = start,
@@ -212,5 +211,5 @@ const backend_ops seatbelt_backend_ops = {
         .kill = kill_group,
         .signal_command = signal_command,
         .free = free_process,
-        .network_denied = network_denied,
+        .network_denied = backend_proxy_denied,
 };
