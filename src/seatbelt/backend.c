@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The seatbelt backend (src/core/backend.h): sandbox-exec applies the
- * profile and executes the command (run.c); here the launcher runs the
- * network proxy, waits for the command, enforces wall_time_s and kills
- * its process group. Only POSIX. */
+/* The seatbelt backend's ops table (src/core/backend.h) and its process:
+ * sandbox-exec applies the profile and executes the command (run.c); here
+ * the launcher runs the network proxy, waits for the command, enforces
+ * wall_time_s and kills its process group. Only POSIX. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
