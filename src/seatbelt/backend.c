@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The seatbelt backend's ops table (src/core/backend.h) and its process:
- * sandbox-exec applies the profile and executes the command (run.c); here
+ * sandbox-exec applies the profile and executes the command (launch.c); here
  * the launcher runs the network proxy, waits for the command, enforces
  * wall_time_s and kills its process group. Only POSIX. */
 #include <arpa/inet.h>
@@ -22,7 +22,7 @@
 #include "error.h"
 #include "instance.h"
 #include "net/proxy.h"
-#include "seatbelt/run.h"
+#include "seatbelt/launch.h"
 
 struct cordon_process {
         process_head head;
@@ -111,7 +111,7 @@ static int signal_command(cordon_process *p, int sig)
         return kill(p->head.pid, sig) < 0 ? -errno : 0;
 }
 
-/* The command leads a process group of its own (run.c: setsid). */
+/* The command leads a process group of its own (launch.c: setsid). */
 static int kill_group(cordon_process *p, int sig)
 {
         if (p->reaped)

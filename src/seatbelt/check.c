@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "config.h"
-#include "seatbelt/run.h"
+#include "seatbelt/launch.h"
 #include "util.h"
 
 /* NULL when |backend| can run here, else why not (caller frees). */
