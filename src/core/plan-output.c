@@ -9,7 +9,7 @@
 
 #include "plan.h"
 #include "net/proxy.h"
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 #include "windows/render.h"
 
 static const struct {

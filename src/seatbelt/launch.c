@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 
 #ifndef NSIG
 #define NSIG 65

@@ -14,7 +14,7 @@
 
 #include "error.h"
 #include "plan.h"
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 #include "tap.h"
 
 static char *base, *home, *ws, *rec;
