@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What backend.h declares for every backend: which backend runs a plan,
- * the process head, the end of a result. */
+/* What backend.h declares for every backend: which backend runs a plan and
+ * which renders its rules, the process head, the end of a result. */
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +30,15 @@ const backend_ops *backend_ops_for(backend_kind kind)
                 return NULL;
         }
 #endif
+}
+
+const backend_render *backend_render_for(backend_kind kind)
+{
+        switch (kind) {
+        case BACKEND_SEATBELT: return &seatbelt_render_ops;
+        case BACKEND_WINDOWS: return &windows_render_ops;
+        default: return NULL;
+        }
 }
 
 void process_head_init(process_head *h, const backend_ops *ops)

@@ -45,6 +45,24 @@ struct backend_ops {
         json_t *(*git_check)(const cordon_process *p);
 };
 
+/* What `cordon plan` shows of a backend's own rules after the neutral plan
+ * (plan-output.c). Pure: every build has every backend's, so any backend's
+ * plan renders on any host. */
+typedef struct backend_render {
+        const char *name; /* the plan JSON's member for them */
+        /* The rules as text, appended to |b| (b->oom on ENOMEM). */
+        void (*text)(buf *b, const cordon_plan *p);
+        /* The rules as a JSON value (NULL or json_null() on ENOMEM). */
+        json_t *(*json)(const cordon_plan *p);
+} backend_render;
+
+extern const backend_render seatbelt_render_ops HIDDEN; /* src/seatbelt/plan-output.c */
+extern const backend_render windows_render_ops HIDDEN;  /* src/windows/plan-output.c */
+
+/* The renderer of plans of |kind|, or NULL: the plan is all there is to
+ * show (the linux backends apply the plan's mounts as they are). */
+const backend_render *backend_render_for(backend_kind kind) HIDDEN;
+
 /* The backends of this build (meson: -Dlinux_backend). */
 extern const backend_ops linux_backend_ops HIDDEN;    /* BACKEND_LINUX, BACKEND_LANDLOCK, BACKEND_NONE */
 extern const backend_ops seatbelt_backend_ops HIDDEN; /* BACKEND_SEATBELT */
