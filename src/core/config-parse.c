@@ -167,32 +167,53 @@ static int get_dir(layer *L, const json_t *v, const char *(*problem)(const char 
         return why ? layer_fail(L, "%s, got \"%s\"", why, json_string_value(v)) : 0;
 }
 
-static int get_string_list(layer *L, const json_t *v, bool paths, char ***ret)
+typedef int (*string_fn)(layer *L, const char *s, void *ctx);
+
+/* Calls |fn| on each string of array |v| (|what| names what it must be),
+ * with its "[I]" pushed, until one fails. 0 or the first error. */
+static int each_string(layer *L, const json_t *v, const char *what, string_fn fn, void *ctx)
 {
-        int r = want_type(L, v, JSON_ARRAY, "an array of strings");
-        if (r < 0)
-                return r;
-        _cleanup_strv_ char **list = calloc(1, sizeof(char *));
-        if (!list)
-                return -ENOMEM;
+        int r = want_type(L, v, JSON_ARRAY, what);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
+                if (r < 0)
+                        break;
                 layer_push(L, xasprintf("[%zu]", i));
                 r = want_type(L, e, JSON_STRING, "a string");
-                const char *s = r == 0 ? json_string_value(e) : NULL;
-                if (r == 0 && !s[0])
-                        r = layer_fail(L, "must not be empty");
-                char *norm = NULL;
-                const char *why = r == 0 && paths ? dir_problem(s, NULL, &norm) : NULL;
-                if (why)
-                        r = layer_fail(L, "%s, got \"%s\"", why, s);
                 if (r == 0)
-                        r = paths ? strv_consume(&list, norm) : strv_push(&list, s);
+                        r = fn(L, json_string_value(e), ctx);
                 layer_pop(L);
-                if (r < 0)
-                        return r;
         }
+        return r;
+}
+
+static int list_put(layer *L, const char *s, void *list)
+{
+        if (!s[0])
+                return layer_fail(L, "must not be empty");
+        return strv_push(list, s);
+}
+
+static int path_list_put(layer *L, const char *s, void *list)
+{
+        if (!s[0])
+                return layer_fail(L, "must not be empty");
+        char *norm = NULL;
+        const char *why = dir_problem(s, NULL, &norm);
+        return why ? layer_fail(L, "%s, got \"%s\"", why, s) : strv_consume(list, norm);
+}
+
+/* A list of strings (absolute paths, normalised, when |paths|) that
+ * replaces |*ret|. */
+static int get_string_list(layer *L, const json_t *v, bool paths, char ***ret)
+{
+        _cleanup_strv_ char **list = json_is_array(v) ? calloc(1, sizeof(char *)) : NULL;
+        if (json_is_array(v) && !list)
+                return -ENOMEM;
+        int r = each_string(L, v, "an array of strings", paths ? path_list_put : list_put, &list);
+        if (r < 0)
+                return r;
         strv_free(*ret);
         *ret = TAKE_PTR(list);
         return 0;
@@ -287,25 +308,17 @@ static int m_network(layer *L, json_t *v)
 }
 
 /* Merged across layers: a layer adds entries. */
-static int m_network_allow(layer *L, json_t *v)
+static int allow_put(layer *L, const char *s, void *unused)
 {
-        int r = want_type(L, v, JSON_ARRAY, "an array of strings");
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-                if (r < 0)
-                        break;
-                layer_push(L, xasprintf("[%zu]", i));
-                r = want_type(L, e, JSON_STRING, "a string");
-                const char *why = NULL;
-                if (r == 0 && (r = network_allow_put(L->c, json_string_value(e), &why)) == -EINVAL)
-                        r = layer_fail(L, "\"%s\": %s", json_string_value(e), why);
-                if (r == 0 && !L->c->allow_from)
-                        r = layer_note_from(L, &L->c->allow_from);
-                layer_pop(L);
-        }
-        return r;
+        (void)unused;
+        const char *why = NULL;
+        int r = network_allow_put(L->c, s, &why);
+        if (r == -EINVAL)
+                return layer_fail(L, "\"%s\": %s", s, why);
+        return r == 0 && !L->c->allow_from ? layer_note_from(L, &L->c->allow_from) : r;
 }
+
+static int m_network_allow(layer *L, json_t *v) { return each_string(L, v, "an array of strings", allow_put, NULL); }
 
 
 static int auto_expose_one(layer *L, json_t *v, cordon_auto_expose which)
@@ -497,26 +510,19 @@ static int m_landlock(layer *L, json_t *v)
 }
 
 /* isolation.profiles: applied before the rest of their layer, which wins. */
+static int profile_put(layer *L, const char *name, void *unused)
+{
+        (void)unused;
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ char *why = profile_locate(L->c, name, &path);
+        if (why)
+                return layer_fail(L, "%s", why);
+        return path ? profile_apply(L->c, path, L->err) : -ENOMEM;
+}
+
 static int apply_profiles(layer *L, json_t *v)
 {
-        int r = want_type(L, v, JSON_ARRAY, "an array of profile names");
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-                if (r < 0)
-                        break;
-                layer_push(L, xasprintf("[%zu]", i));
-                r = want_type(L, e, JSON_STRING, "a string");
-                _cleanup_free_ char *path = NULL, *why = NULL;
-                if (r == 0 && (why = profile_locate(L->c, json_string_value(e), &path)))
-                        r = layer_fail(L, "%s", why);
-                else if (r == 0 && !path)
-                        r = -ENOMEM;
-                if (r == 0)
-                        r = profile_apply(L->c, path, L->err);
-                layer_pop(L);
-        }
-        return r;
+        return each_string(L, v, "an array of profile names", profile_put, NULL);
 }
 
 static int m_profiles_applied(layer *L, json_t *v)
@@ -562,26 +568,18 @@ static int m_exclude(layer *L, json_t *v) { return get_string_list(L, v, false, 
 static int m_include_only(layer *L, json_t *v) { return get_string_list(L, v, false, &L->c->include_only); }
 
 
+static int pass_list_put(layer *L, const char *name, void *list)
+{
+        const char *why = pass_name_problem(name);
+        return why ? layer_fail(L, "\"%s\" %s", name, why) : pass_put(list, name);
+}
+
 static int m_pass(layer *L, json_t *v)
 {
-        int r = want_type(L, v, JSON_ARRAY, "an array of variable names");
-        size_t i;
-        json_t *e;
-        _cleanup_strv_ char **list = r == 0 ? calloc(1, sizeof(char *)) : NULL;
-        if (r == 0 && !list)
+        _cleanup_strv_ char **list = json_is_array(v) ? calloc(1, sizeof(char *)) : NULL;
+        if (json_is_array(v) && !list)
                 return -ENOMEM;
-        json_array_foreach(v, i, e) {
-                if (r < 0)
-                        break;
-                layer_push(L, xasprintf("[%zu]", i));
-                r = want_type(L, e, JSON_STRING, "a string");
-                const char *why = r == 0 ? pass_name_problem(json_string_value(e)) : NULL;
-                if (why)
-                        r = layer_fail(L, "\"%s\" %s", json_string_value(e), why);
-                else if (r == 0)
-                        r = pass_put(&list, json_string_value(e));
-                layer_pop(L);
-        }
+        int r = each_string(L, v, "an array of variable names", pass_list_put, &list);
         if (r < 0)
                 return r;
         strv_free(L->c->pass);
