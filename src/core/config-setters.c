@@ -283,17 +283,30 @@ int cordon_config_set_auto_expose(cordon_config *c, cordon_auto_expose which, co
 }
 
 
+/* A limit's error: "FROM: MESSAGE" with isolation.limits.NAME as the key. */
+static int limit_fail(const cordon_config *c, cordon_error **ret, cordon_limit which, const char *text,
+                      const char *why)
+{
+        _cleanup_free_ char *key = xasprintf("isolation.limits.%s", LIMIT_NAMES[which]);
+        return setter_fail(c, ret, EINVAL, key ? key : "isolation.limits", text, "%s", why);
+}
+
+/* Sets limit |which| to |d| (that the caller wrote as |text|) if it is valid. */
+static int limit_set(cordon_config *c, cordon_limit which, double d, const char *text, cordon_error **ret_error)
+{
+        const char *why = limit_problem(which, d);
+        if (why)
+                return limit_fail(c, ret_error, which, text, why);
+        c->limits[which] = d;
+        return 0;
+}
+
 int cordon_config_set_limit(cordon_config *c, cordon_limit which, double value, cordon_error **ret_error)
 {
         if (which < 0 || which >= CORDON_LIMIT__MAX)
                 return error_set(ret_error, EINVAL, "unknown limit %d", (int)which);
-        const char *why = limit_problem(which, value);
-        _cleanup_free_ char *key = xasprintf("isolation.limits.%s", LIMIT_NAMES[which]);
         _cleanup_free_ char *text = xasprintf("%g", value);
-        if (why)
-                return setter_fail(c, ret_error, EINVAL, key ? key : "isolation.limits", text, "%s", why);
-        c->limits[which] = value;
-        return 0;
+        return limit_set(c, which, value, text, ret_error);
 }
 
 int cordon_config_set_limit_text(cordon_config *c, cordon_limit which, const char *text, cordon_error **ret_error)
@@ -312,17 +325,12 @@ int cordon_config_set_limit_text(cordon_config *c, cordon_limit which, const cha
                 r = parse_uint64(text, &n);
                 d = (double)n;
         }
-        _cleanup_free_ char *key = xasprintf("isolation.limits.%s", LIMIT_NAMES[which]);
         if (r < 0)
-                return setter_fail(c, ret_error, EINVAL, key ? key : "isolation.limits", text, "must be %s",
-                                   limit_is_size(which)         ? "a size such as 512M"
-                                   : limit_is_fractional(which) ? "a non-negative number"
-                                                                : "a non-negative whole number");
-        const char *why = limit_problem(which, d);
-        if (why)
-                return setter_fail(c, ret_error, EINVAL, key ? key : "isolation.limits", text, "%s", why);
-        c->limits[which] = d;
-        return 0;
+                return limit_fail(c, ret_error, which, text,
+                                  limit_is_size(which)         ? "must be a size such as 512M"
+                                  : limit_is_fractional(which) ? "must be a non-negative number"
+                                                               : "must be a non-negative whole number");
+        return limit_set(c, which, d, text, ret_error);
 }
 
 int cordon_config_set_limits_best_effort(cordon_config *c, bool best_effort)
