@@ -1,8 +1,9 @@
 #!/bin/bash
 # make lint: clang-tidy (.clang-tidy) and cppcheck on the project's code,
-# apparmor_parser on the AppArmor profile (scripts/check-apparmor.sh), and
-# valgrind memcheck on `cordon plan` and `cordon run` for a few configs
-# (a dynamically linked, unsanitized build: build-valgrind/). Ends with
+# the layers' include rule (scripts/check-layers.sh), apparmor_parser on
+# the AppArmor profile (scripts/check-apparmor.sh), and valgrind memcheck
+# on `cordon plan` and `cordon run` for a few configs (a dynamically
+# linked, unsanitized build: build-valgrind/). Ends with
 # "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -24,6 +25,8 @@ step "clang-tidy (the Windows build, mingw target)" clang-tidy -p build-windows 
     --extra-arg=--target=x86_64-w64-mingw32 $win32 cli/relay-none.c tests/helpers/win-*.c
 step "cppcheck" cppcheck -q --enable=warning,portability,performance --std=c11 --inline-suppr --error-exitcode=1 \
     -D_GNU_SOURCE -Iinclude -Isrc/core -Isrc/linux -Isrc --suppress=missingIncludeSystem src cli tests/helpers/win-*.c
+step "layers: who may include whom (docs/design.md; scripts/check-layers.sh)" scripts/check-layers.sh
+step "layers: the check refuses each planted violation (scripts/check-layers.sh --self-test)" scripts/check-layers.sh --self-test
 step "apparmor_parser: the installed AppArmor profile parses (not loaded)" scripts/check-apparmor.sh "$build"
 
 vb=build-valgrind

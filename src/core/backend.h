@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The backend interface: what each backend (src/linux/, src/seatbelt/, one
- * folder each) implements; src/core/process.c turns the public API into
- * calls of the plan's backend. A backend defines its own struct
+/* The backend interface: what each backend (src/linux/, src/seatbelt/,
+ * src/windows/, one folder each) implements; src/core/process.c turns the
+ * public API into calls of the plan's backend, src/core/backend.c holds
+ * what this header declares for all of them. A backend defines its own struct
  * cordon_process (opaque in cordon.h), whose first member is a
  * process_head: the core reads that and nothing else. */
 #pragma once
@@ -19,6 +20,9 @@ typedef struct process_head {
         int pidfd;    /* cordon_process_pidfd, or -1 */
         int pty;      /* cordon_process_pty: the terminal's master, or -1 */
         int stdio[3]; /* the caller's ends of CORDON_STDIO_PIPE streams, or -1 */
+        /* The allowlist proxy of a "proxy" network (the backend owns it), or
+         * NULL: what backend_proxy_denied reports. */
+        const struct proxy *proxy;
 } process_head;
 
 struct backend_ops {
@@ -34,11 +38,30 @@ struct backend_ops {
         int (*signal_command)(cordon_process *p, int sig);
         /* cordon_process_free: kill what still runs, reap, close, free. */
         void (*free)(cordon_process *p);
-        /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM). */
+        /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM;
+         * NULL op: none). backend_proxy_denied where the head has the proxy. */
         json_t *(*network_denied)(const cordon_process *p);
         /* What the post-run git check did, a JSON object (NULL: none ran). */
         json_t *(*git_check)(const cordon_process *p);
 };
+
+/* What `cordon plan` shows of a backend's own rules after the neutral plan
+ * (plan-output.c). Pure: every build has every backend's, so any backend's
+ * plan renders on any host. */
+typedef struct backend_render {
+        const char *name; /* the plan JSON's member for them */
+        /* The rules as text, appended to |b| (b->oom on ENOMEM). */
+        void (*text)(buf *b, const cordon_plan *p);
+        /* The rules as a JSON value (NULL or json_null() on ENOMEM). */
+        json_t *(*json)(const cordon_plan *p);
+} backend_render;
+
+extern const backend_render seatbelt_render_ops HIDDEN; /* src/seatbelt/plan-output.c */
+extern const backend_render windows_render_ops HIDDEN;  /* src/windows/plan-output.c */
+
+/* The renderer of plans of |kind|, or NULL: the plan is all there is to
+ * show (the linux backends apply the plan's mounts as they are). */
+const backend_render *backend_render_for(backend_kind kind) HIDDEN;
 
 /* The backends of this build (meson: -Dlinux_backend). */
 extern const backend_ops linux_backend_ops HIDDEN;    /* BACKEND_LINUX, BACKEND_LANDLOCK, BACKEND_NONE */
@@ -53,6 +76,11 @@ static inline const process_head *process_head_const(const cordon_process *p)
 {
         return (const process_head *)(const void *)p;
 }
+
+/* network_denied for a backend that runs the allowlist proxy and names it
+ * in the head: the hosts |p|'s proxy refused (backend-proxy.c; the Windows
+ * build has no proxy). */
+json_t *backend_proxy_denied(const cordon_process *p) HIDDEN;
 
 /* Sets |h| to "no process yet" with |ops|. */
 void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "plan.h"
 #include "net/proxy.h"
-#include "seatbelt/profile.h"
-#include "windows/render.h"
 
 static const struct {
         unsigned long flag;
@@ -36,83 +35,6 @@ static const char *plan_title(const cordon_plan *p)
         case BACKEND_WINDOWS: return "windows isolation plan";
         default: return "linux isolation mount plan";
         }
-}
-
-/* The seatbelt backend's profile and its -D parameters, after the plan. */
-static void text_seatbelt(buf *b, const cordon_plan *p)
-{
-        seatbelt_profile sp = {0};
-        if (seatbelt_render(p, NULL, &sp) < 0) {
-                b->oom = true;
-                return;
-        }
-        buf_printf(b, "seatbelt parameters (sandbox-exec -D):\n");
-        for (size_t i = 0; sp.params && sp.params[i]; i++)
-                buf_printf(b, "  %s\n", sp.params[i]);
-        buf_printf(b, "seatbelt profile (sandbox-exec -p):\n%s", sp.text);
-        seatbelt_profile_clear(&sp);
-}
-
-/* The windows backend's access rules and refusals, after the plan. */
-static void text_windows(buf *b, const cordon_plan *p)
-{
-        char *s = win_plan_text(p);
-        if (!s) {
-                b->oom = true;
-                return;
-        }
-        buf_put(b, s, strlen(s));
-        free(s);
-}
-
-static json_t *json_windows(const cordon_plan *p)
-{
-        json_t *o = json_object(), *rules = json_array(), *refused = json_array();
-        win_rules r = {0};
-        char *why = NULL;
-        if (win_plan_rules(p, &r, &why) == 0) {
-                json_object_set_new(o, "sid", json_text(r.sid));
-                for (size_t i = 0; i < r.n_rules; i++) {
-                        const win_rule *w = &r.rules[i];
-                        json_t *j = json_object();
-                        json_object_set_new(j, "path", json_text(w->path));
-                        json_object_set_new(j, "access", json_text(w->kind == WIN_RULE_GRANT ? "write" : "read"));
-                        json_object_set_new(j, "origin", json_text(w->origin));
-                        json_object_set_new(j, "sddl", w->sddl ? json_text(w->sddl) : json_null());
-                        json_array_append_new(rules, j);
-                }
-                win_rules_clear(&r);
-        } else if (why) {
-                json_array_append_new(refused, json_text(why));
-                free(why);
-        }
-        char **v = win_plan_refusals(p);
-        for (size_t i = 0; v && v[i]; i++)
-                json_array_append_new(refused, json_text(v[i]));
-        strv_free(v);
-        json_object_set_new(o, "integrity", json_text(WIN_SID_LOW_INTEGRITY));
-        json_object_set_new(o, "rules", rules);
-        json_object_set_new(o, "refused", refused);
-        return o;
-}
-
-static json_t *json_seatbelt(const cordon_plan *p)
-{
-        seatbelt_profile sp = {0};
-        if (seatbelt_render(p, NULL, &sp) < 0)
-                return json_null();
-        json_t *o = json_object(), *params = json_object();
-        for (size_t i = 0; sp.params && sp.params[i]; i++) {
-                char *eq = strchr(sp.params[i], '=');
-                if (!eq)
-                        continue;
-                *eq = '\0'; /* names never hold '=' */
-                json_object_set_new(params, sp.params[i], json_text(eq + 1));
-        }
-        json_object_set_new(o, "profile", json_text(sp.text));
-        json_object_set_new(o, "parameters", params);
-        seatbelt_profile_clear(&sp);
-        return o;
 }
 
 static void text_mount(buf *b, const plan_mount *m)
@@ -257,10 +179,9 @@ char *cordon_plan_to_text(const cordon_plan *p)
                 buf_printf(&b, "warning: %s\n", p->warnings[i]);
         for (size_t i = 0; p->hints && p->hints[i]; i++)
                 buf_printf(&b, "note: %s\n", p->hints[i]);
-        if (p->backend == BACKEND_SEATBELT)
-                text_seatbelt(&b, p);
-        if (p->backend == BACKEND_WINDOWS)
-                text_windows(&b, p);
+        const backend_render *rules = backend_render_for(p->backend); /* seatbelt's, windows' own rules */
+        if (rules)
+                rules->text(&b, p);
         /* paths, argv and env are the caller's and the workspace's: escaped
          * for the terminal, the text's own lines kept */
         _cleanup_free_ char *text = buf_steal(&b);
@@ -361,10 +282,9 @@ char *cordon_plan_to_json(const cordon_plan *p)
                 json_object_set_new(o, "warnings", json_strv(p->warnings));
         if (p->hints && p->hints[0])
                 json_object_set_new(o, "notes", json_strv(p->hints));
-        if (p->backend == BACKEND_SEATBELT)
-                json_object_set_new(o, "seatbelt", json_seatbelt(p));
-        if (p->backend == BACKEND_WINDOWS)
-                json_object_set_new(o, "windows", json_windows(p));
+        const backend_render *rules = backend_render_for(p->backend);
+        if (rules)
+                json_object_set_new(o, rules->name, rules->json(p));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(o);
         return s;

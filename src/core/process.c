@@ -1,67 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* The public prepare / start / wait API: the neutral steps, then the plan's
- * backend (backend.h) for what depends on the platform. */
+ * backend (backend.h, backend.c) for what depends on the platform. */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "config.h"
 #include "error.h"
 #include "util.h"
-
-const backend_ops *backend_ops_for(backend_kind kind)
-{
-#if CORDON_WINDOWS_BACKEND
-        /* the Windows build has one backend; a disabled isolation still
-         * runs in a job of its own */
-        return kind == BACKEND_NONE || kind == BACKEND_WINDOWS ? &windows_backend_ops : NULL;
-#else
-        switch (kind) {
-        case BACKEND_NONE:
-        case BACKEND_LINUX:
-        case BACKEND_LANDLOCK:
-#if CORDON_LINUX_BACKEND
-                return &linux_backend_ops;
-#else
-                return NULL;
-#endif
-        case BACKEND_SEATBELT:
-                return &seatbelt_backend_ops;
-        default:
-                return NULL;
-        }
-#endif
-}
-
-void process_head_init(process_head *h, const backend_ops *ops)
-{
-        *h = (process_head){.ops = ops, .pid = -1, .pidfd = -1, .pty = -1, .stdio = {-1, -1, -1}};
-}
-
-void process_head_close(process_head *h)
-{
-        int *fds[] = {&h->pidfd, &h->stdio[0], &h->stdio[1], &h->stdio[2], &h->pty};
-        for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
-                if (*fds[i] >= 0) {
-                        close(*fds[i]);
-                        *fds[i] = -1;
-                }
-}
-
-double monotonic_s(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- prepare ---------------------------------------------------------------------- */
 
@@ -187,99 +139,4 @@ int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error 
         r = cordon_wait(p, -1, ret_result, ret_error);
         cordon_process_free(p);
         return r;
-}
-
-/* ---- results ----------------------------------------------------------------------- */
-
-/* Seconds to the microsecond, as a JSON number. */
-static json_t *json_seconds(double s) { return json_real(round(s * 1e6) / 1e6); }
-
-static json_t *result_object(const cordon_result *r)
-{
-        json_t *o = json_object();
-        bool ok = json_put(o, "exit_code", json_integer(r->exit_code)) &&
-                  json_put(o, "signal", json_integer(r->signal)) && json_put(o, "status", json_integer(r->status)) &&
-                  json_put(o, "timed_out", json_boolean(r->timed_out)) &&
-                  json_put(o, "oom_killed", json_boolean(r->oom_killed)) &&
-                  json_put(o, "pids_limited", json_boolean(r->pids_limited)) &&
-                  json_put(o, "cpu_limited", json_boolean(r->cpu_limited)) &&
-                  json_put(o, "wall_s", json_seconds(r->wall_s)) && json_put(o, "user_s", json_seconds(r->user_s)) &&
-                  json_put(o, "sys_s", json_seconds(r->sys_s)) &&
-                  json_put(o, "max_rss_bytes", json_integer((json_int_t)r->max_rss_bytes)) &&
-                  json_put(o, "pids_peak", json_integer((json_int_t)r->pids_peak));
-        if (!ok)
-                json_decref(o);
-        return ok ? o : NULL;
-}
-
-/* One line of JSON and a newline; takes |o|. NULL on ENOMEM. */
-static char *record_text(json_t *o)
-{
-        _cleanup_free_ char *s = o ? json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
-        json_decref(o);
-        return s ? strjoin2(s, "\n") : NULL;
-}
-
-char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
-{
-        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
-        json_t *o = result_object(r);
-        json_t *denied = ops && ops->network_denied ? ops->network_denied(p) : json_array();
-        json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
-        if (!json_put(o, "network_denied", denied) || !json_put(o, "git_check", git)) {
-                json_decref(o);
-                return NULL;
-        }
-        return record_text(o);
-}
-
-char *cordon_result_to_json(const cordon_result *r) { return record_text(result_object(r)); }
-
-static json_t *error_object(const cordon_error *e, const char *flag)
-{
-        json_t *o = json_object();
-        bool ok = json_put(o, "message", json_text(cordon_error_message(e))) &&
-                  json_put(o, "code", json_integer(cordon_error_exit_status(e)));
-        if (ok && flag)
-                ok = json_put(o, "flag", json_text(flag));
-        if (ok && e && e->file)
-                ok = json_put(o, "file", json_text(e->file));
-        if (ok && e && e->line > 0)
-                ok = json_put(o, "line", json_integer(e->line)) && json_put(o, "column", json_integer(e->column));
-        if (ok && e && e->key)
-                ok = json_put(o, "key", json_text(e->key));
-        if (!ok)
-                json_decref(o);
-        return ok ? o : NULL;
-}
-
-char *cordon_error_stats_json(const cordon_error *e, const char *flag)
-{
-        json_t *o = json_object();
-        if (!json_put(o, "error", error_object(e, flag)) ||
-            !json_put(o, "status", json_integer(cordon_error_exit_status(e)))) {
-                json_decref(o);
-                return NULL;
-        }
-        return record_text(o);
-}
-
-#ifdef SIGXCPU
-#define CORDON_SIGXCPU SIGXCPU
-#define CORDON_SIGKILL SIGKILL
-#else /* Windows: no signal ends a process */
-#define CORDON_SIGXCPU (-1)
-#define CORDON_SIGKILL (-1)
-#endif
-
-void result_set_end(cordon_result *res, int exit_code, int sig, double cpu_limit)
-{
-        res->signal = sig;
-        res->exit_code = sig ? -1 : exit_code;
-        res->status = sig ? 128 + sig : exit_code;
-        if (cpu_limit > 0 && !res->timed_out && !res->oom_killed &&
-            (sig == CORDON_SIGXCPU || (sig == CORDON_SIGKILL && res->user_s + res->sys_s >= cpu_limit)))
-                res->cpu_limited = true;
-        if (res->timed_out)
-                res->status = 124;
 }

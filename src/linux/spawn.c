@@ -1143,6 +1143,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
                 r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
                                 TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
+        proc->head.proxy = proc->proxy;
         /* a terminal the command gets as it is (no terminal of its own)
          * is put back as it was when the sandbox ends */
         if (r == 0 && p->backend != BACKEND_NONE)
@@ -1371,7 +1372,6 @@ static void free_sandbox(cordon_process *p)
         free(p);
 }
 
-static json_t *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
 static json_t *git_check_report(const cordon_process *p) { return p->git ? git_check_json(p->git) : json_null(); }
 
 const backend_ops linux_backend_ops = {
@@ -1382,6 +1382,6 @@ const backend_ops linux_backend_ops = {
         .kill = kill_sandbox,
         .signal_command = signal_command,
         .free = free_sandbox,
-        .network_denied = network_denied,
+        .network_denied = backend_proxy_denied,
         .git_check = git_check_report,
 };

@@ -7,8 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "config.h"
-#include "seatbelt/run.h"
+#include "seatbelt/launch.h"
 #include "util.h"
 
 /* NULL when |backend| can run here, else why not (caller frees). */
@@ -29,28 +30,16 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         const char *backend = c && !streq(c->backend, "auto") ? c->backend : "seatbelt";
         _cleanup_free_ char *why = cannot_run(backend);
         buf b = {0};
+        json_t *o = json ? json_object() : NULL;
         if (json) {
-                json_t *o = json_object();
                 json_object_set_new(o, "linux_backend", json_false());
                 json_object_set_new(o, "sandbox_exec", json_text(CORDON_SANDBOX_EXEC));
                 json_object_set_new(o, "backend", json_text(backend));
                 json_object_set_new(o, "backend_ok", json_boolean(!why));
-                if (why)
-                        json_object_set_new(o, "fix", json_text(why));
-                char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                json_decref(o);
-                buf_printf(&b, "%s\n", s ? s : "{}");
-                free(s);
         } else {
                 buf_printf(&b, "linux backend: not in this build (-Dlinux_backend=false)\n");
                 buf_printf(&b, "sandbox-exec: %s\n", CORDON_SANDBOX_EXEC);
                 buf_printf(&b, "backend %s: %s\n", backend, why ? "cannot run" : "can run");
-                if (why)
-                        buf_printf(&b, "  fix: %s\n", why);
         }
-        char *s = buf_steal(&b);
-        if (!s)
-                return -ENOMEM;
-        *ret_report = s;
-        return why ? 0 : 1;
+        return check_report_end(json, o, &b, why, ret_report);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <windows.h>
 
+#include "check.h"
 #include "config.h"
 #include "util.h"
 
@@ -22,27 +23,15 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         const char *backend = c ? c->backend : "auto";
         _cleanup_free_ char *why = cannot_run(backend);
         buf b = {0};
+        json_t *o = json ? json_object() : NULL;
         if (json) {
-                json_t *o = json_object();
                 json_object_set_new(o, "backend", json_text("windows"));
                 json_object_set_new(o, "backend_ok", json_boolean(!why));
                 json_object_set_new(o, "network_confined", json_false());
-                if (why)
-                        json_object_set_new(o, "fix", json_text(why));
-                char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                json_decref(o);
-                buf_printf(&b, "%s\n", s ? s : "{}");
-                free(s);
         } else {
                 buf_printf(&b, "backend windows: %s\n", why ? "cannot run" : "can run");
                 buf_printf(&b, "  a write-restricted token with the instance's SID, low integrity, a job object\n");
                 buf_printf(&b, "  network: not confined (needs administrator rights): only --network full runs\n");
-                if (why)
-                        buf_printf(&b, "  fix: %s\n", why);
         }
-        char *s = buf_steal(&b);
-        if (!s)
-                return -ENOMEM;
-        *ret_report = s;
-        return why ? 0 : 1;
+        return check_report_end(json, o, &b, why, ret_report);
 }

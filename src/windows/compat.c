@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #undef fopen
 
-#include "fnmatch.h"
-
 char *strchrnul(const char *s, int c)
 {
         while (*s && *s != (char)c)
@@ -24,70 +22,6 @@ char *strndup(const char *s, size_t n)
                 d[len] = '\0';
         }
         return d;
-}
-
-static int fold(int c, int flags)
-{
-        return (flags & FNM_CASEFOLD) && c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-/* One bracket expression at |p| (after '['), against |c|: sets |*end| past
- * the ']' and returns whether it matched; *end = NULL when unterminated. */
-static bool bracket(const char *p, int c, int flags, const char **end)
-{
-        bool neg = *p == '!' || *p == '^', hit = false;
-        if (neg)
-                p++;
-        for (bool first = true; *p && (first || *p != ']'); first = false) {
-                int lo = (unsigned char)*p++;
-                if (lo == '\\' && !(flags & FNM_NOESCAPE) && *p)
-                        lo = (unsigned char)*p++;
-                int hi = lo;
-                if (p[0] == '-' && p[1] && p[1] != ']') {
-                        hi = (unsigned char)p[1];
-                        p += 2;
-                }
-                if (fold(c, flags) >= fold(lo, flags) && fold(c, flags) <= fold(hi, flags))
-                        hit = true;
-        }
-        *end = *p == ']' ? p + 1 : NULL;
-        return hit != neg;
-}
-
-int fnmatch(const char *pattern, const char *string, int flags)
-{
-        const char *p = pattern, *s = string;
-        for (; *p; p++, s++) {
-                if (*p == '*') {
-                        while (p[1] == '*')
-                                p++;
-                        for (const char *t = s;; t++) {
-                                if (fnmatch(p + 1, t, flags) == 0)
-                                        return 0;
-                                if (!*t)
-                                        return FNM_NOMATCH;
-                        }
-                }
-                if (!*s)
-                        return FNM_NOMATCH;
-                if (*p == '?')
-                        continue;
-                if (*p == '[') {
-                        const char *end = NULL;
-                        bool hit = bracket(p + 1, (unsigned char)*s, flags, &end);
-                        if (end) {
-                                if (!hit)
-                                        return FNM_NOMATCH;
-                                p = end - 1;
-                                continue;
-                        }
-                }
-                if (*p == '\\' && !(flags & FNM_NOESCAPE) && p[1])
-                        p++;
-                if (fold((unsigned char)*p, flags) != fold((unsigned char)*s, flags))
-                        return FNM_NOMATCH;
-        }
-        return *s ? FNM_NOMATCH : 0;
 }
 
 char **environ;

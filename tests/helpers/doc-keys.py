@@ -6,7 +6,7 @@
 #   doc-keys.py help-values FLAG < `cordon run --help`   FLAG's a|b|c values
 #   doc-keys.py man-flags FILE.scd                        the flags a man page documents
 #   doc-keys.py man-keys FILE.scd                         the config keys it documents
-#   doc-keys.py parser-keys src/core/config.c             the keys the parser accepts
+#   doc-keys.py parser-keys src/core/config-parse.c       the keys the parser accepts
 #   doc-keys.py schema-keys SCHEMA                        the keys the schema describes
 # Keys are leaves: "isolation.limits.pids", "isolation.expose_paths[].mode".
 import json, re, sys

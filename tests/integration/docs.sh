@@ -4,7 +4,7 @@
 # - the flags of `cordon run --help` = those cordon-run(1) documents = those
 #   the bash, zsh and fish completions offer (both directions: a flag
 #   missing on either side fails);
-# - the config keys the parser accepts (src/core/config.c's key tables) =
+# - the config keys the parser accepts (src/core/config-parse.c's key tables) =
 #   those cordon.json(5) documents = those config.schema.json describes;
 # - every config in the repository (profiles, examples, the valid fixtures)
 #   is valid against the schema and accepted by cordon; every invalid
@@ -80,10 +80,10 @@ check_out "fish completes the values of --backend" "$(printf '%s\n' auto landloc
 check_out "zsh: _cordon loads as a completion function" "" zsh -f -c "autoload -Uz compinit && compinit -u -D; fpath=($TOP/completions \$fpath); autoload -Uz _cordon && whence -w _cordon >/dev/null"
 
 # ---- config keys: the parser, cordon.json(5), the schema
-$KEYS parser-keys "$TOP/src/core/config.c" >"$T/keys.parser"
+$KEYS parser-keys "$TOP/src/core/config-parse.c" >"$T/keys.parser"
 n=$(wc -l <"$T/keys.parser")
 if [ "$n" -ge 29 ] && grep -qx 'isolation.expose_paths\[\].optional' "$T/keys.parser"; then
-    ok "control: the keys are read from config.c's tables ($n)"; else not_ok "control: the keys are read from config.c's tables ($n)"; fi
+    ok "control: the keys are read from config-parse.c's tables ($n)"; else not_ok "control: the keys are read from config-parse.c's tables ($n)"; fi
 $KEYS man-keys "$TOP/man/cordon.json.5.scd" >"$T/keys.man"
 same "cordon.json(5) documents exactly the keys the parser accepts" "$T/keys.parser" "$T/keys.man"
 $KEYS schema-keys "$SCHEMA" >"$T/keys.schema"

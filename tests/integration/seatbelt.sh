@@ -123,7 +123,7 @@ proxy_tests() {
 }
 
 # A build without the linux backend (make check-seatbelt): the seatbelt
-# backend's own process handling (src/seatbelt/process.c), and clear errors
+# backend's own process handling (src/seatbelt/backend.c), and clear errors
 # for what is not in the build.
 if cordon check 2>/dev/null | grep -qx 'linux backend: not in this build (-Dlinux_backend=false)'; then
     rm -f "$ws/ran"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The seatbelt backend's run path on Linux: this binary links its own copy
- * of src/seatbelt/run.c with the stand-in (tests/helpers/
+ * of src/seatbelt/launch.c with the stand-in (tests/helpers/
  * sandbox-exec-standin.c) in place of /usr/bin/sandbox-exec, so
  * cordon_start goes through the very code macOS runs: the argv, -D
  * parameters, the redirected environment, stdio, limits and the refusals.
@@ -14,7 +14,7 @@
 
 #include "error.h"
 #include "plan.h"
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 #include "tap.h"
 
 static char *base, *home, *ws, *rec;

@@ -12,7 +12,7 @@
 #include <errno.h>
 
 #include "plan.h"
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 #include "tap.h"
 
 #ifndef TEST_DATA

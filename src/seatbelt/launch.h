@@ -8,7 +8,7 @@
 
 #include "error.h"
 #include "plan.h"
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 
 #ifndef CORDON_SANDBOX_EXEC
 #define CORDON_SANDBOX_EXEC "/usr/bin/sandbox-exec"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The seatbelt backend (src/core/backend.h): sandbox-exec applies the
- * profile and executes the command (run.c); here the launcher runs the
- * network proxy, waits for the command, enforces wall_time_s and kills
- * its process group. Only POSIX. */
+/* The seatbelt backend's ops table (src/core/backend.h) and its process:
+ * sandbox-exec applies the profile and executes the command (launch.c); here
+ * the launcher runs the network proxy, waits for the command, enforces
+ * wall_time_s and kills its process group. Only POSIX. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@
 #include "error.h"
 #include "instance.h"
 #include "net/proxy.h"
-#include "seatbelt/run.h"
+#include "seatbelt/launch.h"
 
 struct cordon_process {
         process_head head;
@@ -70,6 +70,7 @@ static int start_proxy(const cordon_plan *p, cordon_process *proc, seatbelt_opti
                             ret_error);
         if (r < 0)
                 return r;
+        proc->head.proxy = proc->proxy;
         *ret_env = env_with_proxy_port((const char *const *)p->env, (unsigned)o->proxy_port);
         return *ret_env ? 0 : error_set(ret_error, ENOMEM, "out of memory");
 }
@@ -110,7 +111,7 @@ static int signal_command(cordon_process *p, int sig)
         return kill(p->head.pid, sig) < 0 ? -errno : 0;
 }
 
-/* The command leads a process group of its own (run.c: setsid). */
+/* The command leads a process group of its own (launch.c: setsid). */
 static int kill_group(cordon_process *p, int sig)
 {
         if (p->reaped)
@@ -203,8 +204,6 @@ static void free_process(cordon_process *p)
         free(p);
 }
 
-static json_t *network_denied(const cordon_process *p) { return proxy_denials_json(p->proxy); }
-
 const backend_ops seatbelt_backend_ops = {
         .name = "seatbelt",
         .start = start,
@@ -212,5 +211,5 @@ const backend_ops seatbelt_backend_ops = {
         .kill = kill_group,
         .signal_command = signal_command,
         .free = free_process,
-        .network_denied = network_denied,
+        .network_denied = backend_proxy_denied,
 };

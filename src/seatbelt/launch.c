@@ -5,7 +5,7 @@
  * never looked up in PATH. The launcher forks a child that only makes
  * system calls on what was prepared before the fork (the launcher may be
  * multi-threaded): sessions, descriptors, rlimits, cwd, execve. */
-#include "seatbelt/run.h"
+#include "seatbelt/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 
 #ifndef NSIG
 #define NSIG 65

@@ -13,7 +13,7 @@
  * Paths are never pasted into the text: each is a parameter, (param "NAME"),
  * defined on the sandbox-exec command line with -D NAME=PATH, so no path
  * (quotes, parentheses, backslashes, newlines) can change the profile. */
-#include "seatbelt/profile.h"
+#include "seatbelt/render.h"
 
 #include <errno.h>
 #include <stdio.h>

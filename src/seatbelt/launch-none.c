@@ -2,7 +2,7 @@
 /* The seatbelt backend where there is no sandbox-exec: plans only. */
 #include <errno.h>
 
-#include "seatbelt/run.h"
+#include "seatbelt/launch.h"
 
 int seatbelt_spawn(const cordon_plan *p, const seatbelt_options *o, char *const *envp, int ret_stdio[3],
                    pid_t *ret_pid, cordon_error **ret_error)

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The --stats records: a result (with what the backend reports: the
+ * proxy's refusals, the git check), or an error, as one line of JSON. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "backend.h"
+#include "error.h"
+#include "util.h"
+
+/* Seconds to the microsecond, as a JSON number. */
+static json_t *json_seconds(double s) { return json_real(round(s * 1e6) / 1e6); }
+
+static json_t *result_object(const cordon_result *r)
+{
+        json_t *o = json_object();
+        bool ok = json_put(o, "exit_code", json_integer(r->exit_code)) &&
+                  json_put(o, "signal", json_integer(r->signal)) && json_put(o, "status", json_integer(r->status)) &&
+                  json_put(o, "timed_out", json_boolean(r->timed_out)) &&
+                  json_put(o, "oom_killed", json_boolean(r->oom_killed)) &&
+                  json_put(o, "pids_limited", json_boolean(r->pids_limited)) &&
+                  json_put(o, "cpu_limited", json_boolean(r->cpu_limited)) &&
+                  json_put(o, "wall_s", json_seconds(r->wall_s)) && json_put(o, "user_s", json_seconds(r->user_s)) &&
+                  json_put(o, "sys_s", json_seconds(r->sys_s)) &&
+                  json_put(o, "max_rss_bytes", json_integer((json_int_t)r->max_rss_bytes)) &&
+                  json_put(o, "pids_peak", json_integer((json_int_t)r->pids_peak));
+        if (!ok)
+                json_decref(o);
+        return ok ? o : NULL;
+}
+
+/* One line of JSON and a newline; takes |o|. NULL on ENOMEM. */
+static char *record_text(json_t *o)
+{
+        _cleanup_free_ char *s = o ? json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
+        json_decref(o);
+        return s ? strjoin2(s, "\n") : NULL;
+}
+
+char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        json_t *o = result_object(r);
+        json_t *denied = ops && ops->network_denied ? ops->network_denied(p) : json_array();
+        json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
+        if (!json_put(o, "network_denied", denied) || !json_put(o, "git_check", git)) {
+                json_decref(o);
+                return NULL;
+        }
+        return record_text(o);
+}
+
+char *cordon_result_to_json(const cordon_result *r) { return record_text(result_object(r)); }
+
+static json_t *error_object(const cordon_error *e, const char *flag)
+{
+        json_t *o = json_object();
+        bool ok = json_put(o, "message", json_text(cordon_error_message(e))) &&
+                  json_put(o, "code", json_integer(cordon_error_exit_status(e)));
+        if (ok && flag)
+                ok = json_put(o, "flag", json_text(flag));
+        if (ok && e && e->file)
+                ok = json_put(o, "file", json_text(e->file));
+        if (ok && e && e->line > 0)
+                ok = json_put(o, "line", json_integer(e->line)) && json_put(o, "column", json_integer(e->column));
+        if (ok && e && e->key)
+                ok = json_put(o, "key", json_text(e->key));
+        if (!ok)
+                json_decref(o);
+        return ok ? o : NULL;
+}
+
+char *cordon_error_stats_json(const cordon_error *e, const char *flag)
+{
+        json_t *o = json_object();
+        if (!json_put(o, "error", error_object(e, flag)) ||
+            !json_put(o, "status", json_integer(cordon_error_exit_status(e)))) {
+                json_decref(o);
+                return NULL;
+        }
+        return record_text(o);
+}
