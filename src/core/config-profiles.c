@@ -18,6 +18,19 @@
 #endif
 #define MAX_PROFILE_DEPTH 8
 
+/* Is this program a file of the build tree it was built in (make, then
+ * build/cordon)? Then the source tree's profiles are found too. */
+static bool running_uninstalled(void)
+{
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        size_t root = strlen(CORDON_BUILD_ROOT);
+        if (n <= 0)
+                return false;
+        exe[n] = '\0';
+        return (size_t)n > root && strncmp(exe, CORDON_BUILD_ROOT, root) == 0 && exe[root] == '/';
+}
+
 char **profile_search_path(char *const *env)
 {
         _cleanup_strv_ char **dirs = calloc(1, sizeof(char *));
@@ -32,7 +45,8 @@ char **profile_search_path(char *const *env)
         char *user = xdg && xdg[0] == '/'   ? path_join(xdg, "cordon/profiles")
                      : home && home[0] == '/' ? path_join(home, ".config/cordon/profiles")
                                               : NULL;
-        if (!dirs || (user && strv_consume(&dirs, user) < 0) || strv_push(&dirs, CORDON_DATADIR "/profiles") < 0)
+        if (!dirs || (user && strv_consume(&dirs, user) < 0) || strv_push(&dirs, CORDON_DATADIR "/profiles") < 0 ||
+            (running_uninstalled() && strv_push(&dirs, CORDON_SOURCE_PROFILES) < 0))
                 return NULL;
         return TAKE_PTR(dirs);
 }

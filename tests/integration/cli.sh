@@ -465,6 +465,12 @@ both_refused "--protect rel" '{"isolation": {"protect": ["rel"]}}' 'isolation.pr
 both_refused "--protect /a/../b" '{"isolation": {"protect": ["/a/../b"]}}' 'isolation.protect[0]' 'must not contain ".."*'
 both_refused "--home rel" '{"isolation": {"home": "rel"}}' isolation.home 'must be an absolute path*'
 both_refused "--workspace /a/../b" '{"isolation": {"workspace": "/a/../b"}}' isolation.workspace 'must not contain ".."*'
+# A build tree's cordon finds the profiles of its source tree (after the
+# installed ones), with no CORDON_PROFILE_PATH.
+check_contains "cordon profiles from the build tree lists the source tree's git profile" \
+    "git ($TOP/profiles/git.json)" as_user env -u CORDON_PROFILE_PATH "$CORDON_BUILD/cordon" profiles
+check "--profile git works from the build tree" as_user env -u CORDON_PROFILE_PATH "$CORDON_BUILD/cordon" plan --profile git -- true
+check_contains "a copy of it outside the build tree does not look in the source tree" "no profile \"git\"" as_user env -u CORDON_PROFILE_PATH "$CORDON" plan --profile git -- true
 both_refused "--profile ../x" '{"isolation": {"profiles": ["../x"]}}' 'isolation.profiles[0]' 'not a profile name*'
 both_refused "--profile cordon-no-such-profile" '{"isolation": {"profiles": ["cordon-no-such-profile"]}}' \
     'isolation.profiles[0]' 'no profile "cordon-no-such-profile"*'
