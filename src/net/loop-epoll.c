@@ -75,12 +75,19 @@ int resolver_pair(int sv[2]) { return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_
 
 /* Pipes of an unprivileged user count against fs.pipe-user-pages-soft (64
  * MiB by default), beyond which every new pipe of theirs gets two pages. */
-int tunnel_pipe(int fds[2])
+size_t tunnel_pipe(int fds[2])
 {
         if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
-                return -1;
+                return 0;
         (void)fcntl(fds[1], F_SETPIPE_SZ, (int)PIPE_CAP); /* else the default, 64 KiB */
-        return 0;
+        int size = fcntl(fds[1], F_GETPIPE_SZ);
+        return size > 0 ? (size_t)size : 4096;
+}
+
+size_t tunnel_pipe_grow(int wfd, size_t size)
+{
+        int r = fcntl(wfd, F_SETPIPE_SZ, (int)size);
+        return r > 0 ? (size_t)r : 0;
 }
 
 ssize_t splice_move(int from, int to, size_t n)

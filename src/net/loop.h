@@ -118,10 +118,13 @@ int socket_nonblock(int family) HIDDEN;
 /* The resolver's channel: |sv[0]| the loop's end, |sv[1]| the thread's;
  * one datagram (read once the loop reports it). 0 or -1 (errno). */
 int resolver_pair(int sv[2]) HIDDEN;
-/* A pipe for a tunnel's direction: 0, or -1 (the buffer copies then). */
-int tunnel_pipe(int fds[2]) HIDDEN;
-/* How much one splice into a tunnel's pipe may move. */
+/* A pipe for a tunnel's direction, of PIPE_CAP bytes where the user's
+ * pipe quota allows: its size, or 0 (no pipes: the buffer copies then). */
+size_t tunnel_pipe(int fds[2]) HIDDEN;
 #define PIPE_CAP ((size_t)256 * 1024)
+/* Grow the pipe whose write end is |wfd| to |size| bytes: its new size, or
+ * 0 (no pipes, or the quota said no). */
+size_t tunnel_pipe_grow(int wfd, size_t size) HIDDEN;
 /* splice(2) without blocking: bytes moved, or -1 (errno; ENOSYS without
  * pipes). */
 ssize_t splice_move(int from, int to, size_t n) HIDDEN;

@@ -11,7 +11,8 @@
  *
  * Memory is bounded: two BUF_CAP buffers per connection (the head, the
  * replies, and a tunnel's bytes when no pipe is left), two PIPE_CAP pipes
- * per tunnel (splice(2): the bytes never reach user space), CONN_MAX
+ * per tunnel (splice(2): the bytes never reach user space; a bulk one's
+ * grows to PIPE_BIG while fewer than PIPES_GROWN_MAX have), CONN_MAX
  * connections. Every state has a deadline (head, resolve and connect:
  * setup_s; a tunnel: idle_s without traffic, half_open_s once one side
  * closed; PROXY_TIMEOUTS_ENV shortens them for tests). The thread runs
@@ -43,6 +44,12 @@
 #define CONN_MAX 512
 #define BUF_CAP ((size_t)64 * 1024)
 #define PUMP_MAX ((size_t)4 * 1024 * 1024) /* per direction and wakeup: the others get a turn */
+/* A bulk transfer's pipe grows to PIPE_BIG: fewer splices and wake-ups
+ * per byte. The grown pipes stay within PIPES_GROWN_MAX of them: they
+ * count against the user's pipe quota, which the command's own pipes
+ * share (loop-epoll.c). */
+#define PIPE_BIG ((size_t)1024 * 1024)
+#define PIPES_GROWN_MAX 16
 #define DENIALS_MAX 256
 #define ADDRS_MAX 8
 #define REASON_MAX 256
@@ -58,6 +65,9 @@ typedef struct flow {
         size_t off, len; /* bytes b[off..len) wait to be sent */
         int pipe[2];     /* or -1 */
         size_t piped;    /* bytes in the pipe */
+        size_t pipe_cap; /* its size */
+        bool filled;     /* one splice (half) filled it: a bulk transfer */
+        bool grow_tried, grown; /* to PIPE_BIG (grown: counted in pipes_grown) */
         bool eof;        /* the source sent EOF */
         bool shut;       /* the destination was shut down for writing */
         http_body *frame; /* a forwarded request's: where its body ends (copied, never spliced), or NULL */
@@ -100,6 +110,7 @@ struct proxy {
         orphan *orphans;
         size_t n_conns;
         size_t pipe_fds; /* descriptors the tunnels' pipes use */
+        size_t pipes_grown; /* pipes of PIPE_BIG bytes, at most PIPES_GROWN_MAX */
         size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
         proxy_timeouts t;
         bool stopping; /* resolvers are joined, no longer orphaned */
@@ -195,6 +206,8 @@ static void flow_close_pipe(proxy *p, flow *f)
         close(f->pipe[1]);
         f->pipe[0] = f->pipe[1] = -1;
         p->pipe_fds -= 2;
+        p->pipes_grown -= f->grown;
+        f->grown = false;
 }
 
 /* Stop waiting for |c|'s resolver. A running one is joined once it
@@ -687,11 +700,27 @@ static bool drain(int fd, flow *f, bool *moved)
 /* A pipe for |f|, while descriptors are left for one (else the buffer). */
 static void flow_open_pipe(proxy *p, flow *f)
 {
-        if (f->frame || 2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
+        f->pipe_cap = f->frame || 2 * p->n_conns + p->pipe_fds + 2 > p->fds_max ? 0 : tunnel_pipe(f->pipe);
+        if (f->pipe_cap == 0) {
                 f->pipe[0] = f->pipe[1] = -1;
                 return;
         }
         p->pipe_fds += 2;
+}
+
+/* Once a splice (half) filled |f|'s pipe, it grows to PIPE_BIG (once) while
+ * fewer than PIPES_GROWN_MAX have. */
+static void flow_grow(proxy *p, flow *f)
+{
+        if (!f->filled || f->grow_tried || p->pipes_grown >= PIPES_GROWN_MAX)
+                return;
+        f->grow_tried = true;
+        size_t cap = tunnel_pipe_grow(f->pipe[1], PIPE_BIG);
+        if (cap <= f->pipe_cap)
+                return;
+        f->pipe_cap = cap;
+        f->grown = true;
+        p->pipes_grown++;
 }
 
 static bool splice_ok(ssize_t n) { return n >= 0 || errno == EAGAIN || errno == EINTR; }
@@ -747,9 +776,10 @@ static bool pump(int from, int to, flow *f, bool *moved)
                                 return false;
                         continue;
                 }
-                ssize_t n = splice_move(from, f->pipe[1], PIPE_CAP);
+                ssize_t n = splice_move(from, f->pipe[1], f->pipe_cap);
                 if (!splice_ok(n))
                         return false;
+                f->filled |= n > 0 && (size_t)n >= f->pipe_cap / 2; /* its slots may fill first */
                 f->eof = n == 0;
                 f->piped += n > 0 ? (size_t)n : 0;
                 progress |= n > 0;
@@ -788,6 +818,8 @@ static bool tunnel_pump(conn *c, uint32_t ev)
         bool moved = false;
         if (!pump(c->cw.fd, c->uw.fd, &c->up, &moved) || !pump(c->uw.fd, c->cw.fd, &c->down, &moved))
                 return false;
+        flow_grow(c->owner, &c->up);
+        flow_grow(c->owner, &c->down);
         if (moved)
                 c->deadline = now_s() + (c->up.eof || c->down.eof ? c->owner->t.half_open_s : c->owner->t.idle_s);
         return true;
