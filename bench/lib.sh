@@ -25,7 +25,22 @@ done
 # same mounts, /etc files, /proc entries, protected git paths; every
 # namespace, a new session, no capabilities).
 bwrap_args() { "$CORDON" plan --json --workspace "$1" -- /bin/true | "$BENCH/bwrap-view"; }
+# ... and the lighter line of earlier rounds (11 /etc files, no /proc masks,
+# no package database, no instance mounts), for comparison with them
+bwrap_min_args() {
+    local a=(--unshare-all --die-with-parent --new-session --cap-drop ALL --ro-bind /usr /usr) d f
+    for d in bin sbin lib lib32 lib64 libx32; do
+        if [ -L "/$d" ]; then a+=(--symlink "$(readlink "/$d")" "/$d"); elif [ -d "/$d" ]; then a+=(--ro-bind "/$d" "/$d"); fi
+    done
+    for f in resolv.conf hosts nsswitch.conf ld.so.cache ld.so.conf ld.so.conf.d localtime ssl ca-certificates alternatives; do
+        [ -e "/etc/$f" ] && a+=(--ro-bind "/etc/$f" "/etc/$f")
+    done
+    a+=(--proc /proc --dev /dev --tmpfs /tmp --bind "$CORDON_HOME" "$CORDON_HOME" --bind "$B/workspace" "$B/workspace"
+        --ro-bind "$B/proj" "$B/proj" --chdir "$B/proj" --hostname cordon)
+    printf '%q ' "${a[@]}"
+}
 BW="$BWRAP $(bwrap_args "$B/workspace")"
+BWMIN="$BWRAP $(bwrap_min_args)"
 BWG="$BWRAP $(bwrap_args "$B/gitws")"
 CO="$CORDON run --workspace $B/workspace --"
 COG="$CORDON run --workspace $B/gitws --"
