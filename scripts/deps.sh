@@ -13,7 +13,7 @@ set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc"
 TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
-BENCH="bubblewrap hyperfine time"
+BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
 # apt-get source (jansson), and wine64 to run the result.
