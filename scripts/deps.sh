@@ -4,7 +4,7 @@
 # command and exits 125.
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages)
 #   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
-#   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
+#   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time, python3, git, curl
 #   scripts/deps.sh deb     + debhelper, lintian (make deb)
 #   scripts/deps.sh windows mingw-w64 (make windows)
 #   scripts/deps.sh wine    + wine64 (make check-windows)
