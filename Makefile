@@ -100,7 +100,11 @@ bench: all
 	@scripts/deps.sh bench
 	bench/run-all $(CURDIR)/$(BUILD)/cordon
 
-# What CI runs: the start-up benchmark completes (RUNS=5 by default here).
+# make bench also measures the previous round's build (bench/baseline builds
+# bench/BASELINE, or BASELINE_REF=..., in build-baseline/; BASELINE_CORDON=PATH
+# names a built one; BASELINE=0 leaves it out).
+# What CI runs: the start-up benchmark completes (RUNS=5 by default here;
+# without the baseline unless BASELINE=1 or BASELINE_REF / BASELINE_CORDON).
 bench-startup: all
 	@scripts/deps.sh bench
 	RUNS=$${RUNS:-5} CORDON=$(CURDIR)/$(BUILD)/cordon bench/startup

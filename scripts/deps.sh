@@ -4,7 +4,7 @@
 # command and exits 125.
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages)
 #   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
-#   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time
+#   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time, python3, git, curl
 #   scripts/deps.sh deb     + debhelper, lintian (make deb)
 #   scripts/deps.sh windows mingw-w64 (make windows)
 #   scripts/deps.sh wine    + wine64 (make check-windows)
@@ -13,7 +13,7 @@ set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc"
 TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
-BENCH="bubblewrap hyperfine time"
+BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
 # apt-get source (jansson), and wine64 to run the result.

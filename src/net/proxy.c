@@ -11,22 +11,20 @@
  *
  * Memory is bounded: two BUF_CAP buffers per connection (the head, the
  * replies, and a tunnel's bytes when no pipe is left), two PIPE_CAP pipes
- * per tunnel (splice(2): the bytes never reach user space), CONN_MAX
+ * per tunnel (splice(2): the bytes never reach user space; a bulk one's
+ * grows to PIPE_BIG while fewer than PIPES_GROWN_MAX have), CONN_MAX
  * connections. Every state has a deadline (head, resolve and connect:
  * setup_s; a tunnel: idle_s without traffic, half_open_s once one side
  * closed; PROXY_TIMEOUTS_ENV shortens them for tests). The thread runs
  * outside the sandbox, in the launcher's network namespace; the command
  * reaches it only through the listening socket.
  *
- * The loop is built one of two ways (the section "the platform"): on
- * Linux (CORDON_PROXY_EPOLL) epoll, an eventfd to stop and splice through
- * pipes; else, with POSIX only (macOS, and the build without the linux
- * backend), poll(2) over every watched descriptor, a self-pipe to stop,
- * and tunnels copied through their buffers. Both speak the EV_* events. */
+ * This file is the protocol: what each connection reads, decides and
+ * forwards. The event loop under it, and whether tunnels splice or copy,
+ * is the platform's (net/loop.h: net/loop-epoll.c on Linux, else
+ * net/loop-poll.c). */
 #include "net/proxy.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <jansson.h>
 #include <netdb.h>
@@ -36,50 +34,25 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
-#ifdef CORDON_PROXY_EPOLL
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#define EV_IN EPOLLIN
-#define EV_OUT EPOLLOUT
-#define EV_ERR EPOLLERR
-#define EV_HUP EPOLLHUP
-#else
-#include <poll.h>
-#define EV_IN ((uint32_t)POLLIN)
-#define EV_OUT ((uint32_t)POLLOUT)
-#define EV_ERR ((uint32_t)POLLERR)
-#define EV_HUP ((uint32_t)POLLHUP)
-#endif
-#ifndef MSG_NOSIGNAL /* older macOS: SO_NOSIGPIPE on each socket instead (sock_nosigpipe) */
-#define MSG_NOSIGNAL 0
-#endif
 
 #include "error.h"
 #include "net/allowlist.h"
+#include "net/loop.h"
 #include "net/request.h"
 
 #define CONN_MAX 512
 #define BUF_CAP ((size_t)64 * 1024)
-/* pipes of an unprivileged user count against fs.pipe-user-pages-soft (64
- * MiB by default), beyond which every new pipe of theirs gets two pages */
-#define PIPE_CAP ((size_t)256 * 1024)
 #define PUMP_MAX ((size_t)4 * 1024 * 1024) /* per direction and wakeup: the others get a turn */
+/* A bulk transfer's pipe grows to PIPE_BIG: fewer splices and wake-ups
+ * per byte. The grown pipes stay within PIPES_GROWN_MAX of them: they
+ * count against the user's pipe quota, which the command's own pipes
+ * share (loop-epoll.c). */
+#define PIPE_BIG ((size_t)1024 * 1024)
+#define PIPES_GROWN_MAX 16
 #define DENIALS_MAX 256
 #define ADDRS_MAX 8
 #define REASON_MAX 256
-
-typedef enum watch_kind { W_LISTEN, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER, W_ORPHAN } watch_kind;
-
-struct conn;
-typedef struct watch {
-        watch_kind kind;
-        int fd;
-        uint32_t events; /* registered, or 0 (and ~0U before the first) */
-        struct conn *c;
-} watch;
 
 typedef enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_TUNNEL, ST_FLUSH } conn_state;
 typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS } conn_proto;
@@ -92,6 +65,9 @@ typedef struct flow {
         size_t off, len; /* bytes b[off..len) wait to be sent */
         int pipe[2];     /* or -1 */
         size_t piped;    /* bytes in the pipe */
+        size_t pipe_cap; /* its size */
+        bool filled;     /* one splice (half) filled it: a bulk transfer */
+        bool grow_tried, grown; /* to PIPE_BIG (grown: counted in pipes_grown) */
         bool eof;        /* the source sent EOF */
         bool shut;       /* the destination was shut down for writing */
         http_body *frame; /* a forwarded request's: where its body ends (copied, never spliced), or NULL */
@@ -126,21 +102,15 @@ typedef struct orphan {
 struct proxy {
         pthread_t thread;
         bool started, stopped;
-#ifdef CORDON_PROXY_EPOLL
-        int epfd;
-#else
-        int stop_write_fd;  /* the self-pipe's other end */
-        struct pollfd *pfd; /* the descriptors of a round ... */
-        watch **pw;         /* ... and their watches */
-        size_t pcap;
-#endif
-        watch listen_w, channel_w, stop_w;
+        loop loop;
+        watch listen_w, channel_w;
         bool accept_paused;
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
         orphan *orphans;
         size_t n_conns;
         size_t pipe_fds; /* descriptors the tunnels' pipes use */
+        size_t pipes_grown; /* pipes of PIPE_BIG bytes, at most PIPES_GROWN_MAX */
         size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
         proxy_timeouts t;
         bool stopping; /* resolvers are joined, no longer orphaned */
@@ -170,263 +140,6 @@ static double now_s(void)
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
-
-/* ---- the platform ------------------------------------------------------------------ */
-
-static watch watch_new(watch_kind kind, int fd, conn *c) { return (watch){kind, fd, ~0U, c}; }
-
-static void watch_close(watch *w)
-{
-        if (w->fd >= 0)
-                close(w->fd); /* leaves the epoll set with its last descriptor; poll(2) sets are made per round */
-        w->fd = -1;
-        w->events = ~0U;
-}
-
-/* What one round of the loop does with a ready watch; false: stop. */
-static bool dispatch(proxy *p, watch *w, uint32_t events);
-
-/* Close-on-exec and non-blocking (where accept4 or SOCK_CLOEXEC are
- * missing: a fork of another thread in between may leak |fd| to a child
- * until that child's exec; sandbox-exec's child closes every descriptor
- * anyway, run.c). |fd|, or -1 with errno kept. */
-static int fd_nonblock_cloexec(int fd)
-{
-        if (fd < 0 || (fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0))
-                return fd;
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-}
-
-#ifdef CORDON_PROXY_EPOLL
-
-/* Wait for |events| on |w|. A descriptor waiting for nothing leaves the
- * set: epoll reports hang-ups and errors even then, which would spin. */
-static void watch_set(proxy *p, watch *w, uint32_t events)
-{
-        if (w->fd < 0 || w->events == events || (events == 0 && w->events == ~0U))
-                return;
-        if (events == 0) {
-                epoll_ctl(p->epfd, EPOLL_CTL_DEL, w->fd, NULL);
-                w->events = ~0U;
-                return;
-        }
-        struct epoll_event ev = {.events = events, .data.ptr = w};
-        int op = w->events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
-        if (epoll_ctl(p->epfd, op, w->fd, &ev) == 0)
-                w->events = events;
-}
-
-/* |w| took over another watch's descriptor (and its registration): its
- * events now name |w|. */
-static void watch_moved(proxy *p, watch *w, uint32_t events)
-{
-        struct epoll_event ev = {.events = events, .data.ptr = w};
-        epoll_ctl(p->epfd, w->events == ~0U ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, w->fd, &ev);
-        w->events = events;
-}
-
-static int loop_open(proxy *p)
-{
-        p->stop_w = watch_new(W_STOP, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), NULL);
-        p->epfd = epoll_create1(EPOLL_CLOEXEC);
-        return p->epfd < 0 || p->stop_w.fd < 0 ? -1 : 0;
-}
-
-static void loop_stop(proxy *p)
-{
-        uint64_t one = 1;
-        (void)!write(p->stop_w.fd, &one, sizeof(one));
-}
-
-static void loop_close(proxy *p)
-{
-        watch_close(&p->stop_w);
-        if (p->epfd >= 0)
-                close(p->epfd);
-}
-
-/* Wait up to a second, then dispatch what is ready. False: stop. */
-static bool loop_round(proxy *p)
-{
-        struct epoll_event ev[64];
-        int n = epoll_wait(p->epfd, ev, 64, 1000);
-        if (n < 0 && errno != EINTR)
-                return false;
-        for (int i = 0; i < n; i++)
-                if (!dispatch(p, ev[i].data.ptr, ev[i].events))
-                        return false;
-        return true;
-}
-
-static int accept_nonblock(int listen_fd) { return accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
-
-static int socket_nonblock(int family) { return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
-
-/* The resolver's channel: one datagram, or EOF when the thread died. */
-static int resolver_pair(int sv[2]) { return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv); }
-
-/* A pipe for a tunnel's direction: 0, or -1 (the buffer copies then). */
-static int tunnel_pipe(int fds[2])
-{
-        if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
-                return -1;
-        (void)fcntl(fds[1], F_SETPIPE_SZ, (int)PIPE_CAP); /* else the default, 64 KiB */
-        return 0;
-}
-
-static ssize_t splice_move(int from, int to, size_t n)
-{
-        return splice(from, NULL, to, NULL, n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-}
-
-#else /* POSIX: poll(2) */
-
-/* Where MSG_NOSIGNAL is missing (older macOS), a socket that never raises
- * SIGPIPE. */
-static int sock_nosigpipe(int fd)
-{
-#ifdef SO_NOSIGPIPE
-        int one = 1;
-        if (fd >= 0)
-                (void)setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
-#endif
-        return fd;
-}
-
-/* Wait for |events| on |w| (0: for nothing, so that poll(2) reports no
- * hang-up that would spin): the next round's set is made of the watches. */
-static void watch_set(proxy *p, watch *w, uint32_t events)
-{
-        (void)p;
-        if (w->fd >= 0)
-                w->events = events ? events : ~0U;
-}
-
-static void watch_moved(proxy *p, watch *w, uint32_t events) { watch_set(p, w, events); }
-
-static int loop_open(proxy *p)
-{
-        int fds[2] = {-1, -1};
-        p->stop_w = watch_new(W_STOP, -1, NULL);
-        p->stop_write_fd = -1;
-        if (pipe(fds) < 0)
-                return -1;
-        p->stop_w = watch_new(W_STOP, fd_nonblock_cloexec(fds[0]), NULL);
-        p->stop_write_fd = fd_nonblock_cloexec(fds[1]);
-        return p->stop_w.fd < 0 || p->stop_write_fd < 0 ? -1 : 0;
-}
-
-static void loop_stop(proxy *p) { (void)!write(p->stop_write_fd, "", 1); }
-
-static void loop_close(proxy *p)
-{
-        watch_close(&p->stop_w);
-        if (p->stop_write_fd >= 0)
-                close(p->stop_write_fd);
-        p->stop_write_fd = -1;
-        free(p->pfd);
-        free(p->pw);
-        p->pfd = NULL;
-        p->pw = NULL;
-}
-
-/* Add |w| to this round's set when it waits for something. */
-static void poll_add(proxy *p, size_t *n, watch *w)
-{
-        if (w->fd < 0 || w->events == ~0U)
-                return;
-        if (*n == p->pcap) {
-                size_t cap = p->pcap ? 2 * p->pcap : 64;
-                struct pollfd *f = realloc(p->pfd, cap * sizeof(*f));
-                if (f)
-                        p->pfd = f;
-                watch **ws = f ? realloc(p->pw, cap * sizeof(watch *)) : NULL;
-                if (!ws)
-                        return; /* out of memory: this one waits a round */
-                p->pw = ws;
-                p->pcap = cap;
-        }
-        p->pfd[*n] = (struct pollfd){.fd = w->fd, .events = (short)w->events};
-        p->pw[(*n)++] = w;
-}
-
-/* The stop watch first: it is never crowded out. */
-static size_t poll_fill(proxy *p)
-{
-        size_t n = 0;
-        poll_add(p, &n, &p->stop_w);
-        poll_add(p, &n, &p->listen_w);
-        poll_add(p, &n, &p->channel_w);
-        for (conn *c = p->conns; c; c = c->next) {
-                poll_add(p, &n, &c->cw);
-                poll_add(p, &n, &c->uw);
-                poll_add(p, &n, &c->rw);
-        }
-        for (orphan *o = p->orphans; o; o = o->next)
-                poll_add(p, &n, &o->w);
-        return n;
-}
-
-/* Wait up to a second, then dispatch what is ready. False: stop. A watch
- * closed by an earlier event of the round has fd -1 (dispatch skips it);
- * its memory lives until the round ends (reap_dead). */
-static bool loop_round(proxy *p)
-{
-        size_t n = poll_fill(p);
-        int r = poll(p->pfd, (nfds_t)n, 1000);
-        if (r < 0 && errno != EINTR)
-                return false;
-        for (size_t i = 0; r > 0 && i < n; i++) {
-                uint32_t ev = (uint16_t)p->pfd[i].revents;
-                if (ev & (uint32_t)POLLNVAL)
-                        ev |= EV_ERR;
-                if (ev && p->pw[i]->fd == p->pfd[i].fd && !dispatch(p, p->pw[i], ev))
-                        return false;
-        }
-        return true;
-}
-
-static int accept_nonblock(int listen_fd) { return sock_nosigpipe(fd_nonblock_cloexec(accept(listen_fd, NULL, NULL))); }
-
-static int socket_nonblock(int family) { return sock_nosigpipe(fd_nonblock_cloexec(socket(family, SOCK_STREAM, 0))); }
-
-/* The resolver's channel: one datagram (macOS has no SOCK_SEQPACKET for
- * unix sockets; a resolver that never answers times out, setup_s). */
-static int resolver_pair(int sv[2])
-{
-        if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
-                return -1;
-        if (fd_nonblock_cloexec(sv[0]) < 0) {
-                close(sv[1]);
-                return -1;
-        }
-        if (fcntl(sv[1], F_SETFD, FD_CLOEXEC) < 0) {
-                close(sv[0]);
-                close(sv[1]);
-                return -1;
-        }
-        sock_nosigpipe(sv[1]);
-        return 0;
-}
-
-/* No splice(2): tunnels copy through their buffers. */
-static int tunnel_pipe(int fds[2])
-{
-        fds[0] = fds[1] = -1;
-        return -1;
-}
-
-static ssize_t splice_move(int from, int to, size_t n)
-{
-        (void)from, (void)to, (void)n;
-        errno = ENOSYS;
-        return -1;
-}
-
-#endif
 
 /* ---- denials ---------------------------------------------------------------------- */
 
@@ -493,6 +206,8 @@ static void flow_close_pipe(proxy *p, flow *f)
         close(f->pipe[1]);
         f->pipe[0] = f->pipe[1] = -1;
         p->pipe_fds -= 2;
+        p->pipes_grown -= f->grown;
+        f->grown = false;
 }
 
 /* Stop waiting for |c|'s resolver. A running one is joined once it
@@ -514,7 +229,7 @@ static void resolver_drop(proxy *p, conn *c)
         c->rw = watch_new(W_RESOLVER, -1, c);
         c->resolving = false;
         p->orphans = o;
-        watch_moved(p, &o->w, EV_IN);
+        watch_moved(&p->loop, &o->w, EV_IN);
 }
 
 static void orphan_reap(proxy *p, orphan *dead)
@@ -551,7 +266,7 @@ static void conn_free(proxy *p, conn *c)
         p->n_conns--;
         if (p->accept_paused) {
                 p->accept_paused = false;
-                watch_set(p, &p->listen_w, EV_IN);
+                watch_set(&p->loop, &p->listen_w, EV_IN);
         }
 }
 
@@ -700,7 +415,7 @@ static int resolve_start(proxy *p, conn *c)
         }
         c->resolving = true;
         c->rw = watch_new(W_RESOLVER, sv[0], c);
-        watch_set(p, &c->rw, EV_IN);
+        watch_set(&p->loop, &c->rw, EV_IN);
         c->st = ST_RESOLVE;
         c->deadline = now_s() + c->owner->t.setup_s;
         return 0;
@@ -738,7 +453,7 @@ static bool connect_next(proxy *p, conn *c)
                 }
                 if (connect(fd, (struct sockaddr *)&ss, len) == 0 || errno == EINPROGRESS) {
                         c->uw = watch_new(W_UPSTREAM, fd, c);
-                        watch_set(p, &c->uw, EV_OUT);
+                        watch_set(&p->loop, &c->uw, EV_OUT);
                         c->st = ST_CONNECT;
                         c->deadline = now_s() + c->owner->t.setup_s;
                         return true;
@@ -985,11 +700,27 @@ static bool drain(int fd, flow *f, bool *moved)
 /* A pipe for |f|, while descriptors are left for one (else the buffer). */
 static void flow_open_pipe(proxy *p, flow *f)
 {
-        if (f->frame || 2 * p->n_conns + p->pipe_fds + 2 > p->fds_max || tunnel_pipe(f->pipe) < 0) {
+        f->pipe_cap = f->frame || 2 * p->n_conns + p->pipe_fds + 2 > p->fds_max ? 0 : tunnel_pipe(f->pipe);
+        if (f->pipe_cap == 0) {
                 f->pipe[0] = f->pipe[1] = -1;
                 return;
         }
         p->pipe_fds += 2;
+}
+
+/* Once a splice (half) filled |f|'s pipe, it grows to PIPE_BIG (once) while
+ * fewer than PIPES_GROWN_MAX have. */
+static void flow_grow(proxy *p, flow *f)
+{
+        if (!f->filled || f->grow_tried || p->pipes_grown >= PIPES_GROWN_MAX)
+                return;
+        f->grow_tried = true;
+        size_t cap = tunnel_pipe_grow(f->pipe[1], PIPE_BIG);
+        if (cap <= f->pipe_cap)
+                return;
+        f->pipe_cap = cap;
+        f->grown = true;
+        p->pipes_grown++;
 }
 
 static bool splice_ok(ssize_t n) { return n >= 0 || errno == EAGAIN || errno == EINTR; }
@@ -1045,9 +776,10 @@ static bool pump(int from, int to, flow *f, bool *moved)
                                 return false;
                         continue;
                 }
-                ssize_t n = splice_move(from, f->pipe[1], PIPE_CAP);
+                ssize_t n = splice_move(from, f->pipe[1], f->pipe_cap);
                 if (!splice_ok(n))
                         return false;
+                f->filled |= n > 0 && (size_t)n >= f->pipe_cap / 2; /* its slots may fill first */
                 f->eof = n == 0;
                 f->piped += n > 0 ? (size_t)n : 0;
                 progress |= n > 0;
@@ -1086,6 +818,8 @@ static bool tunnel_pump(conn *c, uint32_t ev)
         bool moved = false;
         if (!pump(c->cw.fd, c->uw.fd, &c->up, &moved) || !pump(c->uw.fd, c->cw.fd, &c->down, &moved))
                 return false;
+        flow_grow(c->owner, &c->up);
+        flow_grow(c->owner, &c->down);
         if (moved)
                 c->deadline = now_s() + (c->up.eof || c->down.eof ? c->owner->t.half_open_s : c->owner->t.idle_s);
         return true;
@@ -1135,8 +869,8 @@ static bool update(proxy *p, conn *c)
         } else if (c->st == ST_CONNECT) {
                 ue = EV_OUT;
         }
-        watch_set(p, &c->cw, ce);
-        watch_set(p, &c->uw, ue);
+        watch_set(&p->loop, &c->cw, ce);
+        watch_set(&p->loop, &c->uw, ue);
         return true;
 }
 
@@ -1195,7 +929,7 @@ static void accept_all(proxy *p)
                         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                                 /* until a connection closes */
                                 p->accept_paused = true;
-                                watch_set(p, &p->listen_w, 0);
+                                watch_set(&p->loop, &p->listen_w, 0);
                         }
                         return;
                 }
@@ -1225,7 +959,7 @@ static void accept_all(proxy *p)
                         p->conns->prev = c;
                 p->conns = c;
                 p->n_conns++;
-                watch_set(p, &c->cw, EV_IN);
+                watch_set(&p->loop, &c->cw, EV_IN);
         }
 }
 
@@ -1252,7 +986,7 @@ static void receive_listener(proxy *p)
                 memcpy(&fd, CMSG_DATA(h), sizeof(fd));
                 fd = fd_nonblock_cloexec(fd);
                 p->listen_w = watch_new(W_LISTEN, fd, NULL);
-                watch_set(p, &p->listen_w, EV_IN);
+                watch_set(&p->loop, &p->listen_w, EV_IN);
         }
         watch_close(&p->channel_w); /* one descriptor, or EOF: the init died */
 }
@@ -1281,10 +1015,10 @@ static void sweep(proxy *p)
         }
 }
 
-static bool dispatch(proxy *p, watch *w, uint32_t events)
+/* What one round of the loop does with a ready watch. */
+static bool dispatch(void *ctx, watch *w, uint32_t events)
 {
-        if (w->kind == W_STOP)
-                return false;
+        proxy *p = ctx;
         if (w->kind == W_LISTEN)
                 accept_all(p);
         else if (w->kind == W_CHANNEL)
@@ -1296,11 +1030,27 @@ static bool dispatch(proxy *p, watch *w, uint32_t events)
         return true;
 }
 
+/* Every watch of the proxy, for a loop that makes each round's set. */
+static void each_watch(void *ctx, loop *l)
+{
+        proxy *p = ctx;
+        loop_offer(l, &p->listen_w);
+        loop_offer(l, &p->channel_w);
+        for (conn *c = p->conns; c; c = c->next) {
+                loop_offer(l, &c->cw);
+                loop_offer(l, &c->uw);
+                loop_offer(l, &c->rw);
+        }
+        for (orphan *o = p->orphans; o; o = o->next)
+                loop_offer(l, &o->w);
+}
+
 static void *proxy_main(void *arg)
 {
         proxy *p = arg;
+        const loop_handler h = {dispatch, each_watch, p};
         double last_sweep = now_s();
-        while (loop_round(p)) {
+        while (loop_round(&p->loop, &h)) {
                 reap_dead(p);
                 if (now_s() - last_sweep >= 1.0) {
                         sweep(p);
@@ -1404,16 +1154,16 @@ int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_
         p->fds_max = fds_max();
         p->listen_w = watch_new(W_LISTEN, listen_fd, NULL);
         p->channel_w = watch_new(W_CHANNEL, channel_fd, NULL);
-        int loop_err = loop_open(p) < 0 ? errno : 0;
+        int loop_err = loop_open(&p->loop) < 0 ? errno : 0;
         int r = parse_policy(allow, &p->policy, ret_error);
         if (r == 0 && loop_err)
                 r = error_set(ret_error, loop_err, "cannot start the network proxy: %s", strerror(loop_err));
         if (r == 0) {
                 if (listen_fd >= 0)
                         fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
-                watch_set(p, &p->listen_w, EV_IN);
-                watch_set(p, &p->channel_w, EV_IN);
-                watch_set(p, &p->stop_w, EV_IN);
+                watch_set(&p->loop, &p->listen_w, EV_IN);
+                watch_set(&p->loop, &p->channel_w, EV_IN);
+                watch_set(&p->loop, &p->loop.stop_w, EV_IN);
                 /* no signal of the caller's is handled on this thread */
                 sigset_t all, old;
                 sigfillset(&all);
@@ -1438,7 +1188,7 @@ void proxy_stop(proxy *p)
                 return;
         p->stopped = true;
         if (p->started) {
-                loop_stop(p);
+                loop_stop(&p->loop);
                 pthread_join(p->thread, NULL);
         }
         p->stopping = true; /* a lookup in flight is waited for */
@@ -1456,7 +1206,7 @@ proxy *proxy_free(proxy *p)
         if (!p)
                 return NULL;
         proxy_stop(p);
-        loop_close(p);
+        loop_close(&p->loop);
         for (size_t i = 0; i < p->n_denials; i++) {
                 free(p->denials[i].host);
                 free(p->denials[i].reason);

@@ -413,11 +413,14 @@ check_out "control: UDP reaches the host's echo server, unsandboxed" "ping" as_u
 check_out "UDP from inside does not reach the host" "no reply" run -- $PY -c "$udp" "$PU"
 check_out "the namespace has only lo" "lo" run -- sh -c "ls /sys/class/net 2>/dev/null || sed -n '3,\$s/:.*//p' /proc/net/dev | tr -d ' '"
 
-# -- timeouts: a head that never ends, a connect that gets no answer, an idle
-# tunnel, a half-closed one. CORDON_TEST_PROXY_TIMEOUTS (test-only, read by
-# the launcher) makes one of them 1 s in each run, the others 30 s: each
-# probe's control is a run where its own timeout is the long one.
-timeouts='import os, socket, sys, threading
+# -- timeouts: a head that never ends (HTTP, and a SOCKS5 greeting without
+# its request), a connect that gets no answer, an idle tunnel, a half-closed
+# one; and a tunnel with traffic, which the idle timeout must not close.
+# CORDON_TEST_PROXY_TIMEOUTS (test-only, read by the launcher) makes one of
+# them 1 s in each run, the others 30 s: each probe's control is a run where
+# its own timeout is the long one (the busy tunnel's: the idle one of the
+# same run, closed).
+timeouts='import os, socket, sys, threading, time
 px = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
 up, hold, full = sys.argv[1], sys.argv[2], sys.argv[3]
 def ends(s):  # the proxy closes s within 3.5 s
@@ -434,15 +437,27 @@ def connect(port):
 def tunnel():
     s = connect(hold); s.settimeout(3)
     assert s.recv(4096).startswith(b"HTTP/1.1 200"); return s
+def busy(s):  # a byte every 0.25 s for 3 s (three idle timeouts), then open?
+    for _ in range(12):
+        try: s.sendall(b"x")
+        except OSError: return "closed"
+        time.sleep(0.25)
+    s.settimeout(0.3)
+    try: return "closed" if s.recv(1) == b"" else "open"
+    except socket.timeout: return "open"
+    except OSError: return "closed"
 def answer(s):
     s.settimeout(3.5)
     try: return s.recv(4096).split(b"\r\n")[0].decode()
     except socket.timeout: return "no answer"
 head = socket.create_connection(px, 3); head.sendall(b"GET http://")
+socks = socket.create_connection(px, 3); socks.sendall(b"\x05\x01\x00")
+assert socks.recv(2) == b"\x05\x00"
 pending = connect(full)
 idle = tunnel()
 half = tunnel(); half.shutdown(socket.SHUT_WR)
-waits = {"head": (ends, head), "connect": (answer, pending), "idle": (ends, idle), "half-open": (ends, half)}
+waits = {"head": (ends, head), "socks": (ends, socks), "connect": (answer, pending), "idle": (ends, idle),
+         "half-open": (ends, half), "busy": (busy, tunnel())}
 got = {}
 threads = [threading.Thread(target=lambda k=k, f=f, s=s: got.update({k: f(s)})) for k, (f, s) in waits.items()]
 for t in threads: t.start()
@@ -457,10 +472,13 @@ trun 30,30,1 >"$T/t-half" 2>&1 &
 wait $t1 $! $t2
 check_contains "a request head that never ends is closed (setup timeout)" "head closed" cat "$T/t-setup"
 check_contains "control: it stays open while the setup timeout is long" "head open" cat "$T/t-idle"
+check_contains "a SOCKS5 greeting without its request is closed (setup timeout)" "socks closed" cat "$T/t-setup"
+check_contains "control: it stays open while the setup timeout is long" "socks open" cat "$T/t-idle"
 check_contains "a connect without an answer: 504 (setup timeout)" "connect HTTP/1.1 504 Gateway Timeout" cat "$T/t-setup"
 check_contains "control: no answer while the setup timeout is long" "connect no answer" cat "$T/t-idle"
 check_contains "an idle tunnel is closed (idle timeout)" "idle closed" cat "$T/t-idle"
 check_contains "control: it stays open while the idle timeout is long" "idle open" cat "$T/t-half"
+check_contains "a tunnel with traffic outlives the idle timeout (each move renews it)" "busy open" cat "$T/t-idle"
 check_contains "a half-closed tunnel is closed (half-open timeout)" "half-open closed" cat "$T/t-half"
 check_contains "control: it stays open while the half-open timeout is long" "half-open open" cat "$T/t-idle"
 

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cordon.h"
@@ -396,14 +397,16 @@ static int connect_loopback(uint16_t port)
         return fd;
 }
 
-/* A tunnel through the proxy to |target|, its reply read. */
+/* A tunnel through the proxy to |target|, its reply read (to its end,
+ * not into what the upstream sends next). */
 static int open_tunnel(uint16_t px_port, const char *target)
 {
+        static const char OK[] = "HTTP/1.1 200 Connection established\r\n\r\n";
         int fd = connect_loopback(px_port);
-        char req[128], reply[128];
+        char req[128], reply[sizeof(OK)] = "";
         int n = snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\n\r\n", target);
-        if (fd < 0 || write(fd, req, (size_t)n) != n || recv(fd, reply, sizeof(reply), 0) <= 0 ||
-            strncmp(reply, "HTTP/1.1 200", 12) != 0)
+        if (fd < 0 || write(fd, req, (size_t)n) != n || recv(fd, reply, sizeof(OK) - 1, MSG_WAITALL) <= 0 ||
+            !streq(reply, OK))
                 printf("# no tunnel to %s\n", target);
         return fd;
 }
@@ -449,6 +452,99 @@ static void test_proxy_stops_clean(void)
         close(up);
         CHECK_INTEQ(count_entries("task"), tasks);
         CHECK_INTEQ(count_entries("fd"), fds);
+        cordon_error_free(err);
+}
+
+#define BULK_TUNNELS 20
+#define BULK_BYTES ((size_t)2 * 1024 * 1024)
+
+static uint8_t bulk_byte(size_t j, int k) { return (uint8_t)(j * 7 + (size_t)k); }
+
+/* The upstream of test_bulk_tunnels, a child process: BULK_BYTES to each
+ * connection in the order they come, then it waits for each to end. */
+static void bulk_upstream(int up)
+{
+        int conns[BULK_TUNNELS];
+        static uint8_t b[65536];
+        for (int k = 0; k < BULK_TUNNELS; k++) {
+                conns[k] = accept(up, NULL, NULL);
+                for (size_t j = 0; conns[k] >= 0 && j < BULK_BYTES;) {
+                        size_t n = BULK_BYTES - j < sizeof(b) ? BULK_BYTES - j : sizeof(b);
+                        for (size_t i = 0; i < n; i++)
+                                b[i] = bulk_byte(j + i, k);
+                        ssize_t w = write(conns[k], b, n);
+                        if (w <= 0)
+                                _exit(1);
+                        j += (size_t)w;
+                }
+        }
+        for (int k = 0; k < BULK_TUNNELS; k++)
+                while (conns[k] >= 0 && read(conns[k], b, sizeof(b)) > 0) {
+                }
+        _exit(0);
+}
+
+/* Whether tunnel |fd| delivers BULK_BYTES of tunnel |k|'s bytes, whole
+ * and in order. */
+static bool bulk_arrives(int fd, int k)
+{
+        static uint8_t b[65536];
+        size_t got = 0;
+        bool same = true;
+        for (ssize_t n; got < BULK_BYTES && (n = recv(fd, b, sizeof(b), 0)) > 0; got += (size_t)n)
+                for (ssize_t i = 0; i < n; i++)
+                        same &= b[i] == bulk_byte(got + (size_t)i, k);
+        if (!same || got != BULK_BYTES)
+                printf("# tunnel %d: %zu bytes%s\n", k, got, same ? "" : ", not the same");
+        return same && got == BULK_BYTES;
+}
+
+/* Descriptors of this process that are pipes of |size| bytes. */
+static int pipe_ends_of(int size)
+{
+        int n = 0;
+        for (int fd = 0; fd < 4096; fd++)
+                n += fcntl(fd, F_GETPIPE_SZ) == size;
+        return n;
+}
+
+/* Bulk tunnels, one after the other, all kept open: each one's bytes
+ * arrive whole and in order; a bulk tunnel's pipe grows (the control), but
+ * never more than 16 of them (they count against the user's pipe quota,
+ * which the command's own pipes share). */
+static void test_bulk_tunnels(void)
+{
+        uint16_t up_port = 0, px_port = 0;
+        int up = listen_loopback(&up_port), lfd = listen_loopback(&px_port);
+        CHECK(up >= 0 && lfd >= 0);
+        pid_t child = fork();
+        if (child == 0)
+                bulk_upstream(up);
+        char entry[32];
+        snprintf(entry, sizeof(entry), "127.0.0.1:%u", up_port);
+        const char *allow[] = {entry, NULL};
+        proxy *px = NULL;
+        cordon_error *err = NULL;
+        CHECK_INTEQ(proxy_start(allow, lfd, -1, NULL, NULL, &px, &err), 0);
+        int clients[BULK_TUNNELS], whole = 0;
+        for (int k = 0; k < BULK_TUNNELS; k++) {
+                clients[k] = open_tunnel(px_port, entry);
+                whole += clients[k] >= 0 && bulk_arrives(clients[k], k);
+        }
+        CHECK_INTEQ(whole, BULK_TUNNELS);
+#ifdef F_GETPIPE_SZ
+        int grown = pipe_ends_of(1024 * 1024) / 2;
+        printf("# %d pipes grew\n", grown);
+        CHECK(grown >= 1 || !CORDON_LINUX_BACKEND); /* control: without splice, no pipes */
+        CHECK(grown <= 16);
+#endif
+        px = proxy_free(px);
+        for (int k = 0; k < BULK_TUNNELS; k++)
+                if (clients[k] >= 0)
+                        close(clients[k]);
+        int status = -1;
+        CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        close(up);
         cordon_error_free(err);
 }
 
@@ -526,6 +622,7 @@ int main(void)
         RUN(test_http_head);
         RUN(test_http_body);
         RUN(test_proxy_stops_clean);
+        RUN(test_bulk_tunnels);
         RUN(test_library_caller_keeps_nothing);
         return TAP_DONE();
 }
