@@ -105,11 +105,16 @@ const char *child_step_name(child_step s)
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
 }
 
-static void stamp(const launch *l, mark m)
+static double clock_s(void)
 {
         struct timespec ts;
-        if (l->marks && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-                l->marks[m] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 ? (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 : 0;
+}
+
+static void stamp(const launch *l, mark m)
+{
+        if (l->marks)
+                l->marks->mark[m] = clock_s();
 }
 
 /* ---- reporting ------------------------------------------------------------------ */
@@ -704,6 +709,7 @@ static void apply_ops(const launch *l)
         walk_cache wc = {.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
         if (wc.root < 0)
                 fail(l, STEP_ROOT, errno, "/");
+        double t = l->marks ? clock_s() : 0;
         for (size_t i = 0; i < l->n_ops; i++) {
                 const mount_op *op = &l->ops[i];
                 const mount_op *parent = op->parent >= 0 ? &l->ops[op->parent] : NULL;
@@ -719,6 +725,11 @@ static void apply_ops(const launch *l)
                 case OP_SYMLINK: op_symlink(l, &wc, op); break;
                 case OP_FILE: op_file(l, &wc, op, in_tmpfs); break;
                 default: break;
+                }
+                if (l->marks) {
+                        double now = clock_s();
+                        l->marks->group[op->group] += now - t;
+                        t = now;
                 }
         }
         if (wc.fd >= 0)
@@ -1065,8 +1076,10 @@ _Noreturn static void exec_command(const launch *l)
                 drop_capabilities(l);
                 CHECK(l, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), STEP_NO_NEW_PRIVS, NULL);
         }
+        stamp(l, MARK_CAPS);
         if (l->landlock_fd >= 0 && sys_landlock_restrict_self(l->landlock_fd, 0) < 0)
                 fail(l, STEP_LANDLOCK, errno, NULL);
+        stamp(l, MARK_LANDLOCK);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1077,6 +1090,7 @@ _Noreturn static void exec_command(const launch *l)
         }
         if (l->supervise.filter)
                 hand_over_calls(l);
+        stamp(l, MARK_SECCOMP);
         stamp(l, MARK_EXEC);
         if (l->exe_check)
                 exec_planned_inode(l);
@@ -1430,6 +1444,7 @@ static void init_prepare(const launch *l)
         /* After the launcher placed us in our cgroup: that becomes our root. */
         CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
         CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
+        stamp(l, MARK_UNSHARED);
         enter_new_root(l);
         stamp(l, MARK_ROOT);
         apply_ops(l);
@@ -1499,6 +1514,7 @@ _Noreturn void child_linux_main(const launch *l)
         /* Every signal stays blocked in the init (it reads them from a
          * signalfd), so none of the launcher's handlers can run here; the
          * command resets dispositions before exec. */
+        stamp(l, MARK_CLONED);
         wait_for_launcher(l);
         stamp(l, MARK_GO);
         init_prepare(l);
@@ -1534,6 +1550,7 @@ _Noreturn static void child_supervisor_main(const launch *l)
 
 _Noreturn void child_exec_main(const launch *l)
 {
+        stamp(l, MARK_CLONED);
         wait_for_launcher(l);
         stamp(l, MARK_GO);
         if (l->backend == BACKEND_LANDLOCK)

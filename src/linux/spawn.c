@@ -186,7 +186,7 @@ static void launch_storage_free(launch_storage *s)
         if (s->launcher_fd >= 0)
                 close(s->launcher_fd);
         if (s->l.marks)
-                munmap(s->l.marks, sizeof(double) * MARK__MAX);
+                munmap(s->l.marks, sizeof(timing_page));
         if (s->stacks)
                 munmap(s->stacks, STACKS_SIZE);
 }
@@ -200,6 +200,23 @@ static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
         case MOUNT_DEV: return ll->fs;
         case MOUNT_PROC: return ll->fs & (LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_WRITE_FILE | LL_FS_TRUNCATE);
         default: return 0;
+        }
+}
+
+static view_group group_for(const plan_mount *m)
+{
+        if (m->type == MOUNT_DEV)
+                return GROUP_DEV;
+        if (m->type == MOUNT_PROC)
+                return GROUP_PROC;
+        if (m->type == MOUNT_TMPFS && m->writable && m->origin == ORIGIN_SYSTEM)
+                return GROUP_TMP;
+        switch (m->origin) {
+        case ORIGIN_SYSTEM:
+        case ORIGIN_GENERATED: return GROUP_SYSTEM;
+        case ORIGIN_INSTANCE: return GROUP_INSTANCE;
+        case ORIGIN_PROTECT: return GROUP_GIT;
+        default: return GROUP_WORKSPACE;
         }
 }
 
@@ -264,6 +281,7 @@ static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
                         .dev = m->dev,
                         .ino = m->ino,
                         .access = access_for(m, ll),
+                        .group = group_for(m),
                 };
                 if (m->type == MOUNT_SYMLINK)
                         op->data = m->source;
@@ -649,8 +667,7 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         if (r < 0)
                 return r;
         if (p->debug_timing) {
-                void *page = mmap(NULL, sizeof(double) * MARK__MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                                  -1, 0);
+                void *page = mmap(NULL, sizeof(timing_page), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
                 l->marks = page == MAP_FAILED ? NULL : page;
         }
         for (int i = 0; i < 3; i++)
@@ -957,23 +974,53 @@ static void log_plan(const cordon_plan *p, const launch_storage *s)
         close(fd);
 }
 
-/* CORDON_DEBUG=timing: where the start-up time went. */
-static void report_timing(const cordon_plan *p, const launch_storage *s, double t_start, double t_clone,
-                          double t_done)
+/* The launcher's checkpoints before the clone (CORDON_DEBUG=timing). */
+typedef enum launcher_mark {
+        LMARK_START,
+        LMARK_INSTANCE, /* the instance root checked */
+        LMARK_GIT,      /* undo helper, placeholders, git check's first look */
+        LMARK_CGROUP,
+        LMARK_CLONE,    /* descriptors, Landlock ruleset, seccomp filter, proxy: cloning */
+        LMARK__MAX,
+} launcher_mark;
+
+static void report_groups(buf *b, const timing_page *t)
 {
-        const double *m = s->l.marks;
-        buf b = {0};
-        buf_printf(&b, "timing (ms): prepare %.3f, setup %.3f", p->prepare_s * 1e3, (t_clone - t_start) * 1e3);
-        static const char *const NAMES[MARK__MAX] = {"clone+ids+go", "new root", "mounts", "seal",
-                                                      "fork", "drop privileges"};
-        double prev = t_clone;
-        for (int i = 0; m && i < MARK__MAX; i++) {
-                if (m[i] <= 0)
+        static const char *const NAMES[GROUP__MAX] = {"system", "dev", "proc", "workspace", "instance", "git", "tmp"};
+        const char *sep = " (";
+        for (int i = 0; i < GROUP__MAX; i++) {
+                if (t->group[i] <= 0)
                         continue;
-                buf_printf(&b, ", %s %.3f", NAMES[i], (m[i] - prev) * 1e3);
-                prev = m[i];
+                buf_printf(b, "%s%s %.3f", sep, NAMES[i], t->group[i] * 1e3);
+                sep = ", ";
         }
-        buf_printf(&b, ", exec %.3f; total %.3f\n", (t_done - prev) * 1e3, (t_done - t_start + p->prepare_s) * 1e3);
+        if (*sep == ',')
+                buf_put(b, ")", 1);
+}
+
+/* CORDON_DEBUG=timing: where the start-up time went, in one line, each
+ * phase as the time since the one before it. */
+static void report_timing(const cordon_plan *p, const launch_storage *s, const double *lm, double t_done)
+{
+        static const char *const LNAMES[LMARK__MAX] = {NULL, "instance", "git", "cgroup", "launch"};
+        static const char *const NAMES[MARK__MAX] = {"namespaces", "ids+go", "unshare", "new root", "mounts", "seal",
+                                                      "fork", "caps", "landlock", "seccomp"};
+        buf b = {0};
+        buf_printf(&b, "timing (ms): plan %.3f", p->prepare_s * 1e3);
+        for (int i = 1; i < LMARK__MAX; i++)
+                buf_printf(&b, ", %s %.3f", LNAMES[i], (lm[i] - lm[i - 1]) * 1e3);
+        double prev = lm[LMARK_CLONE];
+        for (int i = 0; s->l.marks && i < MARK_EXEC; i++) {
+                double m = s->l.marks->mark[i];
+                if (m <= 0)
+                        continue;
+                buf_printf(&b, ", %s %.3f", NAMES[i], (m - prev) * 1e3);
+                if (i == MARK_MOUNTS)
+                        report_groups(&b, s->l.marks);
+                prev = m;
+        }
+        buf_printf(&b, ", exec %.3f; total %.3f\n", (t_done - prev) * 1e3,
+                   (t_done - lm[LMARK_START] + p->prepare_s) * 1e3);
         _cleanup_free_ char *text = buf_steal(&b);
         if (text)
                 say(p, CORDON_LOG_INFO, "cordon: %s", text);
@@ -1109,10 +1156,11 @@ static void free_sandbox(cordon_process *p);
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
-        double t_start = now_s();
+        double lm[LMARK__MAX] = {now_s()};
         int r = 0;
         if (p->backend != BACKEND_NONE)
                 r = instance_create(p->instance_root, p->workspace, ret_error);
+        lm[LMARK_INSTANCE] = now_s();
         if (r < 0)
                 return r;
         cordon_process *proc = process_new(p);
@@ -1132,8 +1180,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         bool nproc = false;
         if (r == 0 && git_check_begin(p, &proc->git) < 0)
                 r = error_set(ret_error, ENOMEM, "out of memory");
+        lm[LMARK_GIT] = now_s();
         if (r == 0)
                 r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
+        lm[LMARK_CGROUP] = now_s();
         launch_storage s;
         launch_storage_init(&s);
         if (r == 0)
@@ -1147,11 +1197,11 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
          * is put back as it was when the sandbox ends */
         if (r == 0 && p->backend != BACKEND_NONE)
                 terminals_save(s.l.stdio, proc->terminals);
-        double t_clone = now_s();
+        lm[LMARK_CLONE] = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
         if (r == 0 && p->debug_timing)
-                report_timing(p, &s, t_start, t_clone, now_s());
+                report_timing(p, &s, lm, now_s());
         launch_storage_free(&s);
         if (r < 0) {
                 free_sandbox(proc);
