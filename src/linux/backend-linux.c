@@ -475,6 +475,36 @@ static void op_bind(const launch *l, walk_cache *wc, const mount_op *op, bool cr
         close(src);
 }
 
+/* A system source (the host's /usr, /etc files, package databases;
+ * never one inside a writable mount) attached in our tmpfs with the fewest
+ * system calls: its parent directory is walked to under the old root
+ * without following a symlink and kept for its neighbours in |swc|, and
+ * the source itself is cloned by name without following one (a link put
+ * there since planning would be mounted as a link, resolved inside the
+ * sandbox; a directory planned as a file or the reverse fails to attach).
+ * The Landlock rule goes on the clone, which is the source's inode. */
+static void op_bind_system(const launch *l, walk_cache *wc, walk_cache *swc, const mount_op *op, bool create)
+{
+        const char *src_last = NULL;
+        char src_name[NAME_MAX + 1], name[NAME_MAX + 1];
+        int sdfd = parent_dir(swc, op->source, false, &src_last);
+        if (sdfd < 0 || !last_name(src_name, src_last))
+                fail(l, errno == ELOOP || errno == ENOTDIR ? STEP_SOURCE_CHANGED : STEP_OPEN_SOURCE,
+                     sdfd < 0 ? errno : EINVAL, op->source);
+        uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->writable ? 0 : MOUNT_ATTR_RDONLY);
+        int tree = clone_tree(l, sdfd, src_name, AT_SYMLINK_NOFOLLOW | AT_RECURSIVE, attrs);
+        if (tree < 0)
+                fail(l, STEP_OPEN_SOURCE, errno, op->source);
+        int dfd = mountpoint_parent(wc, op->target, op->is_dir, create, name);
+        if (dfd < 0)
+                fail(l, STEP_MOUNTPOINT, errno, op->target);
+        if (move_mount(tree, "", dfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                fail(l, STEP_BIND, errno, op->target);
+        walk_cache_mounted(wc, op->target);
+        add_rule(l, tree, op->access, op->is_dir, op->source);
+        close(tree);
+}
+
 /* mount(2) of a pseudo filesystem on a mount point opened without
  * following symlinks; with |older_data| when the kernel refuses |data|. */
 static void mount_at_or(const launch *l, walk_cache *wc, child_step step, const char *target, bool create,
@@ -709,6 +739,10 @@ static void apply_ops(const launch *l)
         walk_cache wc = {.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
         if (wc.root < 0)
                 fail(l, STEP_ROOT, errno, "/");
+        /* the system sources' parents, under the old root */
+        walk_cache swc = {.root = open(OLDROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), .fd = -1};
+        if (swc.root < 0)
+                fail(l, STEP_OPEN_SOURCE, errno, OLDROOT);
         double t = l->marks ? clock_s() : 0;
         for (size_t i = 0; i < l->n_ops; i++) {
                 const mount_op *op = &l->ops[i];
@@ -718,7 +752,12 @@ static void apply_ops(const launch *l)
                 bool in_tmpfs = !parent || parent->kind != OP_BIND;
                 bool create = in_tmpfs || parent->host_mkdir_ok;
                 switch (op->kind) {
-                case OP_BIND: op_bind(l, &wc, op, create, in_tmpfs); break;
+                case OP_BIND:
+                        if (op->group == GROUP_SYSTEM && !op->untrusted && in_tmpfs && !l->classic_mounts)
+                                op_bind_system(l, &wc, &swc, op, create);
+                        else
+                                op_bind(l, &wc, op, create, in_tmpfs);
+                        break;
                 case OP_TMPFS: op_tmpfs(l, &wc, op, create); break;
                 case OP_PROC: op_proc(l, &wc, op, create); break;
                 case OP_DEV: op_dev(l, &wc, op, create); break;
@@ -734,7 +773,10 @@ static void apply_ops(const launch *l)
         }
         if (wc.fd >= 0)
                 close(wc.fd);
+        if (swc.fd >= 0)
+                close(swc.fd);
         close(wc.root);
+        close(swc.root);
 }
 
 /* The new root: a tmpfs attached at |base_dir| and pivoted to, with the old
