@@ -49,6 +49,7 @@
 #include "sys.h"
 #include "terminal.h"
 #include "undo.h"
+#include "view.h"
 
 struct cordon_process {
         process_head head;       /* pid, pidfd, pty, the caller's ends of CORDON_STDIO_PIPE */
@@ -66,6 +67,7 @@ struct cordon_process {
         placeholders *placeholders; /* protect placeholders to remove afterwards */
         git_check *git;          /* the post-run git check */
         undo_log *undo;          /* what we made on the host, for a helper should we die first */
+        int view_lock;           /* the prepared /etc's manifest, read-locked while it is in use, or -1 */
         void *stacks;            /* the init's and the command's (see stacks_map) */
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
         call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
@@ -129,6 +131,9 @@ static void *init_stack_top(void *stacks) { return (char *)stacks + STACKS_SIZE;
 typedef struct launch_storage {
         launch l;
         mount_op *ops;
+        char *view_path;        /* the prepared /etc (view.h), or NULL */
+        struct stat view_st;    /* ... its identity */
+        int view_lock;          /* ... its lock, or -1 */
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
         int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
@@ -152,6 +157,9 @@ typedef struct launch_storage {
 static void launch_storage_free(launch_storage *s)
 {
         free(s->ops);
+        free(s->view_path);
+        if (s->view_lock >= 0)
+                close(s->view_lock);
         free(s->tmpfs_opts);
         free(s->tmp_opts);
         free(s->logs_opts);
@@ -261,40 +269,66 @@ static bool debug_rw_bind(const cordon_plan *p, const plan_mount *m)
                m->origin != ORIGIN_INSTANCE && m->origin != ORIGIN_WORKSPACE;
 }
 
+static mount_op op_of(const cordon_plan *p, const launch_storage *s, const plan_mount *m, const landlock_rights *ll)
+{
+        mount_op op = {
+                .kind = op_for(m->type),
+                .source = m->source,
+                .target = m->target,
+                .writable = m->writable || debug_rw_bind(p, m),
+                .is_dir = m->is_dir,
+                .host_mkdir_ok = m->type == MOUNT_BIND && (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
+                .untrusted = m->untrusted,
+                .dev = m->dev,
+                .ino = m->ino,
+                .access = access_for(m, ll),
+                .group = group_for(m),
+        };
+        if (m->type == MOUNT_SYMLINK)
+                op.data = m->source;
+        else if (m->type == MOUNT_FILE) {
+                op.data = m->content;
+                op.data_len = strlen(m->content);
+        } else if (m->type == MOUNT_TMPFS)
+                op.data = m->writable ? s->tmp_opts : s->logs_opts;
+        return op;
+}
+
+/* The prepared /etc (view.h), bound from its descriptor before the first
+ * mount below /etc; |covered| marks the mounts it holds. */
+static void prepare_etc(const cordon_plan *p, launch_storage *s, bool *covered)
+{
+        if (p->debug_etc_binds || !covered)
+                return;
+        s->view_path = view_etc_open(p, covered, &s->view_lock, &s->view_st);
+}
+
 static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rights *ll)
 {
-        s->ops = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(mount_op));
-        if (!s->ops)
+        s->ops = calloc(p->n_mounts + 1, sizeof(mount_op));
+        _cleanup_free_ bool *covered = calloc(p->n_mounts + 1, sizeof(bool));
+        if (!s->ops || !covered)
                 return -ENOMEM;
+        prepare_etc(p, s, covered);
+        size_t n = 0;
+        bool etc_pending = s->view_path != NULL;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
-                mount_op *op = &s->ops[i];
-                *op = (mount_op){
-                        .kind = op_for(m->type),
-                        .source = m->source,
-                        .target = m->target,
-                        .writable = m->writable || debug_rw_bind(p, m),
-                        .is_dir = m->is_dir,
-                        .host_mkdir_ok = m->type == MOUNT_BIND &&
-                                         (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
-                        .untrusted = m->untrusted,
-                        .dev = m->dev,
-                        .ino = m->ino,
-                        .access = access_for(m, ll),
-                        .group = group_for(m),
-                };
-                if (m->type == MOUNT_SYMLINK)
-                        op->data = m->source;
-                else if (m->type == MOUNT_FILE) {
-                        op->data = m->content;
-                        op->data_len = strlen(m->content);
-                } else if (m->type == MOUNT_TMPFS)
-                        op->data = m->writable ? s->tmp_opts : s->logs_opts;
+                if (etc_pending && path_startswith(m->target, "/etc")) {
+                        /* checked as a source in a writable mount is: the inode seen here */
+                        s->ops[n++] = (mount_op){.kind = OP_BIND, .source = s->view_path, .target = "/etc",
+                                                 .is_dir = true, .untrusted = true, .dev = s->view_st.st_dev,
+                                                 .ino = s->view_st.st_ino, .access = landlock_fs_read(ll->fs),
+                                                 .group = GROUP_SYSTEM};
+                        etc_pending = false;
+                }
+                if (!covered[i])
+                        s->ops[n++] = op_of(p, s, m, ll);
         }
-        if (link_parents(s->ops, p->n_mounts) < 0)
+        if (link_parents(s->ops, n) < 0)
                 return -ENOMEM;
         s->l.ops = s->ops;
-        s->l.n_ops = p->n_mounts;
+        s->l.n_ops = n;
         return 0;
 }
 
@@ -601,6 +635,7 @@ static void launch_storage_init(launch_storage *s)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
         s->launcher_fd = s->l.launcher_fd = -1;
+        s->view_lock = -1;
 }
 
 /* The landlock backend's network "proxy": no namespace of its own, so the
@@ -1034,6 +1069,7 @@ static cordon_process *process_new(const cordon_plan *p)
         process_head_init(&proc->head, &linux_backend_ops);
         proc->backend = p->backend;
         proc->status_fd = -1;
+        proc->view_lock = -1;
         proc->broadcast_signal = SIGRTMIN;
         proc->command_signal = SIGRTMIN + 2;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
@@ -1102,6 +1138,7 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (r == 0) {
                 proc->status_fd = TAKE_FD(s->pipes[2][0]);
+                proc->view_lock = TAKE_FD(s->view_lock);
                 for (int i = 0; i < 3; i++)
                         proc->head.stdio[i] = TAKE_FD(s->stdio_parent[i]);
         }
@@ -1417,6 +1454,8 @@ static void free_sandbox(cordon_process *p)
                 munmap(p->stacks, STACKS_SIZE);
         if (p->status_fd >= 0)
                 close(p->status_fd);
+        if (p->view_lock >= 0)
+                close(p->view_lock);
         process_head_close(&p->head);
         free(p);
 }
