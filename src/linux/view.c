@@ -237,6 +237,15 @@ static void remove_flat(int dfd, const char *name)
         (void)unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
+/* Is |gen| a generation without its manifest |mname|, left long ago by
+ * a launcher killed between the two? */
+static bool stale_orphan(int view, const char *gen, const char *mname)
+{
+        struct stat st;
+        return fstatat(view, mname, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+               fstatat(view, gen, &st, AT_SYMLINK_NOFOLLOW) == 0 && time(NULL) - st.st_mtime > STALE_S;
+}
+
 /* Remove a generation |name|.m and its directory once no run holds it
  * (open_manifest's lock) and it is old enough that none is about to. */
 static void remove_generation(int view, const char *mname, time_t now)
@@ -272,11 +281,15 @@ static void remove_stale(int view, const char *keep)
                 struct stat st;
                 if (strncmp(n, keep, klen) == 0)
                         continue;
-                if (strncmp(n, "etc-", 4) == 0 && len > 2 && streq(n + len - 2, ".m"))
+                char mname[NAME_MAX + 3];
+                snprintf(mname, sizeof(mname), "%s.m", n);
+                bool manifest = len > 2 && streq(n + len - 2, ".m");
+                if (strncmp(n, "etc-", 4) == 0 && manifest)
                         remove_generation(view, n, now);
-                else if (strncmp(n, "tmp-", 4) == 0 && fstatat(view, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                         now - st.st_mtime > STALE_S)
-                        remove_flat(view, n);
+                else if ((strncmp(n, "etc-", 4) == 0 && stale_orphan(view, n, mname)) ||
+                         (strncmp(n, "tmp-", 4) == 0 && fstatat(view, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                          now - st.st_mtime > STALE_S))
+                        remove_flat(view, n); /* a killed launcher's */
         }
         closedir(d);
 }
@@ -313,15 +326,18 @@ static bool build(int view, const cordon_plan *p, const char *gen, const char *m
                 if (name && kind_of(&p->mounts[i], &k))
                         ok = make_entry(dfd, &p->mounts[i], name, k);
         }
+        /* When |gen| exists already, another run made it meanwhile (its
+         * manifest is what the caller reads next), or it is being removed,
+         * or a launcher was killed before writing its manifest (removed
+         * later as stale): ours is not used, and neither is it unless its
+         * manifest says so. */
         ok = ok && syncfs(dfd) == 0;
-        /* Another run may have made the same one meanwhile (renamed only
-         * when whole, so as good as ours); one with another manifest is
-         * left alone. */
-        bool ours = ok && renameat(view, tmp, view, gen) == 0;
-        struct stat st;
-        if (ok && !ours)
-                ok = (errno == EEXIST || errno == ENOTEMPTY) && fstatat(view, mname, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-                     errno == ENOENT;
+        bool placed = ok && renameat(view, tmp, view, gen) == 0;
+        if (ok && !placed && stale_orphan(view, gen, mname)) {
+                remove_flat(view, gen);
+                placed = renameat(view, tmp, view, gen) == 0;
+        }
+        ok = placed;
         remove_flat(view, tmp);
         ok = ok && write_manifest(view, mname, manifest);
         if (ok)
@@ -380,8 +396,10 @@ char *view_etc_open(const cordon_plan *p, bool *covered, int *ret_lock, struct s
         snprintf(gen, sizeof(gen), "etc-%016" PRIx64, fnv1a(manifest));
         snprintf(mname, sizeof(mname), "%s.m", gen);
         _cleanup_close_ int lock = open_manifest(view, mname, manifest);
-        if (lock < 0 && build(view, p, gen, manifest))
+        if (lock < 0) {
+                (void)build(view, p, gen, manifest);
                 lock = open_manifest(view, mname, manifest);
+        }
         char *path = lock >= 0 ? gen_path(p, view, gen, ret_st) : NULL;
         if (!path)
                 return NULL;

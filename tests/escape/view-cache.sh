@@ -9,7 +9,9 @@
 #   B  poison it for a later run: a command plants files where the cache
 #      lives (it cannot reach logs/); a symlink put in place of logs/view or
 #      of a generation directory is not followed (controls: the same fake
-#      as a real directory is what cordon would read)
+#      as a real directory is what cordon would read); a generation left
+#      without its manifest (a killed launcher) is not used, and replaced
+#      once stale
 #   C  staleness: a host file changed in place (same size), replaced by a
 #      symlink, a directory or a fifo, removed, or changed within the last
 #      seconds: the next run shows the host's file as it is now
@@ -101,6 +103,14 @@ if [ -n "$gen" ]; then
     check_out "a generation replaced by a symlink to the fake is not followed" "one" cordon run -- cat "$F"
     rm "$V/$name"; mv "$V/$name.real" "$V/$name"
     check_out "... and the real one is used again" "one" cordon run -- cat "$F"
+    # a launcher killed between renaming a generation into place and writing its manifest
+    rm "$V/$name.m"; chmod u+w "$V/$name/gentoo-release"; echo EVIL >"$V/$name/gentoo-release"
+    check_out "a generation without its manifest is not used (each file is bound)" "one" cordon run -- cat "$F"
+    check "... nor given a manifest" test ! -e "$V/$name.m"
+    touch -d '-1 hour' "$V/$name"
+    check_out "once stale it is replaced by a whole one" "one" cordon run -- cat "$F"
+    check "... with its manifest" test -e "$V/$name.m"
+    check_out "... holding the host's file" "one" cat "$V/$name/gentoo-release"
 fi
 
 # ---- E. concurrent runs, long runs ---------------------------------------------------------------
