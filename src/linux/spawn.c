@@ -964,6 +964,10 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
                                                                 : "denied",
                            s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
         }
+        if (s->view_path)
+                buf_printf(&b, "/etc: the files above are copies in %s, bound in one mount (CORDON_DEBUG=etc-binds: "
+                               "each file bound)\n",
+                           s->view_path);
         buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
         for (size_t i = 0; SECCOMP_DENIED[i].name; i++)
                 buf_printf(&b, " %s", SECCOMP_DENIED[i].name);

@@ -62,6 +62,11 @@ echo one >"$F"; chmod 644 "$F"; old "$F"
 check_out "with mount(2) (CORDON_DEBUG=classic-mounts) too" "one" \
     as_user env CORDON_DEBUG=classic-mounts sh -c "cd '$W' && '$CORDON' run -- cat '$F'"
 
+check_contains "--log-plan says /etc is a prepared copy, and where" "/etc: the files above are copies in $V/etc-" \
+    cordon run --log-plan -- true
+as_user env CORDON_DEBUG=etc-binds sh -c "cd '$W' && '$CORDON' run --log-plan -- true" >"$T/lp.out" 2>&1
+check_out "control: with CORDON_DEBUG=etc-binds it does not" "0" sh -c "grep -c '^/etc: the files' '$T/lp.out'"
+
 # ---- D. copies, never hard links ---------------------------------------------------------------
 cordon run -- true
 gen=$(ls -t "$V"/etc-*.m | head -1); gen=${gen%.m} # the newest: made by the run above
