@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -51,6 +52,13 @@ static const char *etc_name(const plan_mount *m)
                                                                                                           : NULL;
 }
 
+/* A regular file anyone may read (what the command could read of it is
+ * what a copy shows), not too large. */
+static bool copyable(const plan_mount *m)
+{
+        return S_ISREG(m->seen.mode) && (m->seen.mode & 0444) == 0444 && (int64_t)m->seen.size <= MAX_COPY;
+}
+
 static bool kind_of(const plan_mount *m, entry_kind *k)
 {
         if (m->type == MOUNT_FILE && m->origin == ORIGIN_GENERATED && m->content) {
@@ -61,8 +69,8 @@ static bool kind_of(const plan_mount *m, entry_kind *k)
                 return false;
         bool plain_source = !strchr(m->source, '\n') && !strchr(m->source, ' ');
         *k = m->is_dir                                                                       ? ENTRY_DIR
-             : S_ISREG(m->seen.mode) && plain_source && (int64_t)m->seen.size <= MAX_COPY ? ENTRY_COPY
-                                                                                           : ENTRY_POINT;
+             : copyable(m) && plain_source ? ENTRY_COPY
+                                          : ENTRY_POINT;
         return true;
 }
 
@@ -174,11 +182,20 @@ static bool racy(const struct plan_identity *id)
         return t - id->mtime_ns < RACY_NS || t - id->ctime_ns < RACY_NS;
 }
 
+/* Has a file to copy changed too recently to be copied? */
+static bool plan_racy(const cordon_plan *p)
+{
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                entry_kind k;
+                if (etc_name(&p->mounts[i]) && kind_of(&p->mounts[i], &k) && k == ENTRY_COPY && racy(&p->mounts[i].seen))
+                        return true;
+        }
+        return false;
+}
+
 /* Copy the host file |m| (still the one planned) into |dfd|/|name|. */
 static bool copy_file(int dfd, const char *name, const plan_mount *m)
 {
-        if (racy(&m->seen))
-                return false;
         _cleanup_close_ int src = open(m->source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         struct stat st;
         if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, &m->seen))
@@ -293,12 +310,21 @@ static void remove_stale(int view, const char *keep)
         closedir(d);
 }
 
+/* A name no other launcher picks (another pid namespace may share the
+ * instance root, and the same pid). */
+static void temp_name(char *out, size_t size, const char *suffix)
+{
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+                r ^= (uint64_t)time(NULL) * 2654435761ULL;
+        snprintf(out, size, "tmp-%ld-%016" PRIx64 "%s", (long)getpid(), r, suffix);
+}
+
 /* Write |text| as |view|/|name|, whole or not at all. */
 static bool write_manifest(int view, const char *name, const char *text)
 {
         char tmp[NAME_MAX + 1];
-        snprintf(tmp, sizeof(tmp), "tmp-%ld.m", (long)getpid());
-        (void)unlinkat(view, tmp, 0);
+        temp_name(tmp, sizeof(tmp), ".m");
         _cleanup_close_ int fd = openat(view, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         bool ok = fd >= 0 && write_all_fd(fd, text, strlen(text)) && fsync(fd) == 0 &&
                   renameat(view, tmp, view, name) == 0;
@@ -312,9 +338,8 @@ static bool write_manifest(int view, const char *name, const char *text)
 static bool build(int view, const cordon_plan *p, const char *gen, const char *manifest)
 {
         char tmp[NAME_MAX + 1], mname[NAME_MAX + 3];
-        snprintf(tmp, sizeof(tmp), "tmp-%ld", (long)getpid());
+        temp_name(tmp, sizeof(tmp), "");
         snprintf(mname, sizeof(mname), "%s.m", gen);
-        remove_flat(view, tmp);
         if (mkdirat(view, tmp, 0755) < 0)
                 return false;
         _cleanup_close_ int dfd = openat(view, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -396,7 +421,7 @@ char *view_etc_open(const cordon_plan *p, bool *covered, int *ret_lock, struct s
         snprintf(gen, sizeof(gen), "etc-%016" PRIx64, fnv1a(manifest));
         snprintf(mname, sizeof(mname), "%s.m", gen);
         _cleanup_close_ int lock = open_manifest(view, mname, manifest);
-        if (lock < 0) {
+        if (lock < 0 && !plan_racy(p)) {
                 (void)build(view, p, gen, manifest);
                 lock = open_manifest(view, mname, manifest);
         }

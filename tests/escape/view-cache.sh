@@ -14,7 +14,9 @@
 #      once stale
 #   C  staleness: a host file changed in place (same size), replaced by a
 #      symlink, a directory or a fifo, removed, or changed within the last
-#      seconds: the next run shows the host's file as it is now
+#      seconds: the next run shows the host's file as it is now; one not
+#      readable by all is not copied (a copy would show it to the caller's
+#      command)
 #   D  a hard link instead of a copy (the host's inode writable through it):
 #      the copy is a file of its own
 #   E  concurrent runs rebuilding it: all see the new file, none fails, no
@@ -56,6 +58,12 @@ check_out "... read-only" "EROFS" cordon run --landlock off -- "$PROBE" create "
 rm -r "$F"; mkfifo -m 644 "$F"
 check_out "a host file replaced by a fifo shows a fifo, and the run does not hang" "fifo" \
     as_user timeout 30 sh -c "cd '$W' && '$CORDON' run -- sh -c 'test -p $F && echo fifo'"
+rm "$F"
+echo secret >"$F"; chmod 600 "$F"; old "$F"
+want=secret; [ "$TEST_AS" = user ] && want=EACCES
+check_out "a host file not readable by all is bound, not copied (read as on the host: $want)" "$want" \
+    cordon run -- "$PROBE" read "$F"
+check "... its manifest binds it" grep -qs "^point gentoo-release$" "$V"/etc-*.m
 rm "$F"
 check_out "a removed host file is absent in the next run" "ENOENT" cordon run -- "$PROBE" stat "$F"
 echo one >"$F"; chmod 644 "$F"; old "$F"
