@@ -294,8 +294,9 @@ static mount_op op_of(const cordon_plan *p, const launch_storage *s, const plan_
         return op;
 }
 
-/* The prepared /etc (view.h), bound from its descriptor before the first
- * mount below /etc; |covered| marks the mounts it holds. */
+/* The prepared /etc (view.h), bound by its path (checked against the
+ * inode seen here) before the first mount below /etc; |covered| marks the
+ * mounts it holds. */
 static void prepare_etc(const cordon_plan *p, launch_storage *s, bool *covered)
 {
         if (p->debug_etc_binds || !covered)
