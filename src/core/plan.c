@@ -357,6 +357,17 @@ static int link_error(builder *b, const char *what, const char *path, const char
                          what, path, link, root ? root : "?", hint);
 }
 
+static struct plan_identity identity_of(const struct stat *st)
+{
+        struct plan_identity id = {.dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+                                   .size = (uint64_t)st->st_size, .mode = (uint32_t)st->st_mode};
+#ifdef __linux__
+        id.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+        id.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+#endif
+        return id;
+}
+
 /* Bind |source| (a host path, resolved here) at |target|. A writable bind
  * becomes a writable root: nothing resolved later follows links below it. */
 static int add_bind(builder *b, const char *source, const char *target, bool writable, mount_origin o,
@@ -386,6 +397,8 @@ static int add_bind(builder *b, const char *source, const char *target, bool wri
                 m.dev = st.st_dev;
                 m.ino = st.st_ino;
         }
+        if (exists)
+                m.seen = identity_of(&st);
         /* cppcheck-suppress memleak ; add_mount takes ownership of the strings */
         return add_mount(b->p, m);
 }
@@ -1846,6 +1859,7 @@ static int parse_debug(cordon_plan *p, const char *debug)
                 {"classic-mounts", &p->debug_classic_mounts},
                 {"fork-init", &p->debug_fork_init},
                 {"rw-binds", &p->debug_rw_binds},
+                {"etc-binds", &p->debug_etc_binds},
         };
         for (const char *w = debug; w && *w;) {
                 size_t n = strcspn(w, ",");
@@ -1857,7 +1871,7 @@ static int parse_debug(cordon_plan *p, const char *debug)
                         }
                 if (!known && strv_consume(&p->warnings,
                                            xasprintf("CORDON_DEBUG: unknown word \"%.*s\" ignored (known: timing, "
-                                                     "classic-mounts, fork-init, rw-binds)",
+                                                     "classic-mounts, fork-init, rw-binds, etc-binds)",
                                                      (int)n, w)) < 0)
                         return -ENOMEM;
                 w += n + (w[n] == ',');

@@ -67,6 +67,13 @@ typedef struct plan_mount {
         ino_t ino;
         mount_origin origin;
         char *content; /* file: its content; missing bind: the placeholder's (NULL: empty) */
+        /* bind: the source as the plan saw it (lstat of the resolved path;
+         * mode 0 when absent), what a prepared copy of it is checked against */
+        struct plan_identity {
+                uint64_t dev, ino, size;
+                int64_t mtime_ns, ctime_ns;
+                uint32_t mode;
+        } seen;
 } plan_mount;
 
 /* Read-only and masked parts of the sandbox's /proc. */
@@ -133,6 +140,7 @@ struct cordon_plan {
          * deny writes (a test hook; every run warns; never protected paths
          * nor cordon's instance root). */
         bool debug_timing, debug_classic_mounts, debug_fork_init, debug_rw_binds;
+        bool debug_etc_binds;      /* each /etc file bound on its own (no prepared /etc, src/linux/view.c) */
         double prepare_s;          /* time cordon_prepare took */
         /* seatbelt: the caller already runs in a seatbelt sandbox of
          * cordon's (CORDON_SANDBOX=seatbelt), where sandbox-exec fails */

@@ -105,11 +105,16 @@ const char *child_step_name(child_step s)
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
 }
 
-static void stamp(const launch *l, mark m)
+static double clock_s(void)
 {
         struct timespec ts;
-        if (l->marks && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-                l->marks[m] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 ? (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 : 0;
+}
+
+static void stamp(const launch *l, mark m)
+{
+        if (l->marks)
+                l->marks->mark[m] = clock_s();
 }
 
 /* ---- reporting ------------------------------------------------------------------ */
@@ -470,6 +475,36 @@ static void op_bind(const launch *l, walk_cache *wc, const mount_op *op, bool cr
         close(src);
 }
 
+/* A system source (the host's /usr, /etc files, package databases;
+ * never one inside a writable mount) attached in our tmpfs with the fewest
+ * system calls: its parent directory is walked to under the old root
+ * without following a symlink and kept for its neighbours in |swc|, and
+ * the source itself is cloned by name without following one (a link put
+ * there since planning would be mounted as a link, resolved inside the
+ * sandbox; a directory planned as a file or the reverse fails to attach).
+ * The Landlock rule goes on the clone, which is the source's inode. */
+static void op_bind_system(const launch *l, walk_cache *wc, walk_cache *swc, const mount_op *op, bool create)
+{
+        const char *src_last = NULL;
+        char src_name[NAME_MAX + 1], name[NAME_MAX + 1];
+        int sdfd = parent_dir(swc, op->source, false, &src_last);
+        if (sdfd < 0 || !last_name(src_name, src_last))
+                fail(l, errno == ELOOP || errno == ENOTDIR ? STEP_SOURCE_CHANGED : STEP_OPEN_SOURCE,
+                     sdfd < 0 ? errno : EINVAL, op->source);
+        uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->writable ? 0 : MOUNT_ATTR_RDONLY);
+        int tree = clone_tree(l, sdfd, src_name, AT_SYMLINK_NOFOLLOW | AT_RECURSIVE, attrs);
+        if (tree < 0)
+                fail(l, STEP_OPEN_SOURCE, errno, op->source);
+        int dfd = mountpoint_parent(wc, op->target, op->is_dir, create, name);
+        if (dfd < 0)
+                fail(l, STEP_MOUNTPOINT, errno, op->target);
+        if (move_mount(tree, "", dfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                fail(l, STEP_BIND, errno, op->target);
+        walk_cache_mounted(wc, op->target);
+        add_rule(l, tree, op->access, op->is_dir, op->source);
+        close(tree);
+}
+
 /* mount(2) of a pseudo filesystem on a mount point opened without
  * following symlinks; with |older_data| when the kernel refuses |data|. */
 static void mount_at_or(const launch *l, walk_cache *wc, child_step step, const char *target, bool create,
@@ -704,6 +739,11 @@ static void apply_ops(const launch *l)
         walk_cache wc = {.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
         if (wc.root < 0)
                 fail(l, STEP_ROOT, errno, "/");
+        /* the system sources' parents, under the old root */
+        walk_cache swc = {.root = open(OLDROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), .fd = -1};
+        if (swc.root < 0)
+                fail(l, STEP_OPEN_SOURCE, errno, OLDROOT);
+        double t = l->marks ? clock_s() : 0;
         for (size_t i = 0; i < l->n_ops; i++) {
                 const mount_op *op = &l->ops[i];
                 const mount_op *parent = op->parent >= 0 ? &l->ops[op->parent] : NULL;
@@ -712,7 +752,12 @@ static void apply_ops(const launch *l)
                 bool in_tmpfs = !parent || parent->kind != OP_BIND;
                 bool create = in_tmpfs || parent->host_mkdir_ok;
                 switch (op->kind) {
-                case OP_BIND: op_bind(l, &wc, op, create, in_tmpfs); break;
+                case OP_BIND:
+                        if (op->group == GROUP_SYSTEM && !op->untrusted && in_tmpfs && !l->classic_mounts)
+                                op_bind_system(l, &wc, &swc, op, create);
+                        else
+                                op_bind(l, &wc, op, create, in_tmpfs);
+                        break;
                 case OP_TMPFS: op_tmpfs(l, &wc, op, create); break;
                 case OP_PROC: op_proc(l, &wc, op, create); break;
                 case OP_DEV: op_dev(l, &wc, op, create); break;
@@ -720,10 +765,18 @@ static void apply_ops(const launch *l)
                 case OP_FILE: op_file(l, &wc, op, in_tmpfs); break;
                 default: break;
                 }
+                if (l->marks) {
+                        double now = clock_s();
+                        l->marks->group[op->group] += now - t;
+                        t = now;
+                }
         }
         if (wc.fd >= 0)
                 close(wc.fd);
+        if (swc.fd >= 0)
+                close(swc.fd);
         close(wc.root);
+        close(swc.root);
 }
 
 /* The new root: a tmpfs attached at |base_dir| and pivoted to, with the old
@@ -1065,8 +1118,10 @@ _Noreturn static void exec_command(const launch *l)
                 drop_capabilities(l);
                 CHECK(l, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), STEP_NO_NEW_PRIVS, NULL);
         }
+        stamp(l, MARK_CAPS);
         if (l->landlock_fd >= 0 && sys_landlock_restrict_self(l->landlock_fd, 0) < 0)
                 fail(l, STEP_LANDLOCK, errno, NULL);
+        stamp(l, MARK_LANDLOCK);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1077,6 +1132,7 @@ _Noreturn static void exec_command(const launch *l)
         }
         if (l->supervise.filter)
                 hand_over_calls(l);
+        stamp(l, MARK_SECCOMP);
         stamp(l, MARK_EXEC);
         if (l->exe_check)
                 exec_planned_inode(l);
@@ -1430,6 +1486,7 @@ static void init_prepare(const launch *l)
         /* After the launcher placed us in our cgroup: that becomes our root. */
         CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
         CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
+        stamp(l, MARK_UNSHARED);
         enter_new_root(l);
         stamp(l, MARK_ROOT);
         apply_ops(l);
@@ -1499,6 +1556,7 @@ _Noreturn void child_linux_main(const launch *l)
         /* Every signal stays blocked in the init (it reads them from a
          * signalfd), so none of the launcher's handlers can run here; the
          * command resets dispositions before exec. */
+        stamp(l, MARK_CLONED);
         wait_for_launcher(l);
         stamp(l, MARK_GO);
         init_prepare(l);
@@ -1534,6 +1592,7 @@ _Noreturn static void child_supervisor_main(const launch *l)
 
 _Noreturn void child_exec_main(const launch *l)
 {
+        stamp(l, MARK_CLONED);
         wait_for_launcher(l);
         stamp(l, MARK_GO);
         if (l->backend == BACKEND_LANDLOCK)

@@ -25,6 +25,18 @@ typedef enum op_kind {
         OP_FILE,
 } op_kind;
 
+/* What a mount op is part of, for the time the child spends on each. */
+typedef enum view_group {
+        GROUP_SYSTEM,    /* /usr, /etc files, generated passwd and group */
+        GROUP_DEV,
+        GROUP_PROC,
+        GROUP_WORKSPACE, /* workspace, exposures, the executable, cwd, arguments */
+        GROUP_INSTANCE,
+        GROUP_GIT,       /* protected paths */
+        GROUP_TMP,
+        GROUP__MAX,
+} view_group;
+
 typedef struct mount_op {
         op_kind kind;
         const char *source;   /* bind: absolute host path (under OLDROOT once pivoted) */
@@ -38,6 +50,7 @@ typedef struct mount_op {
         ino_t ino;   /* bind of cordon's own dirs: mount points may be created in it */
         int parent;           /* index of the nearest op whose target contains ours, or -1 */
         uint64_t access;      /* Landlock rights beneath it (0: none) */
+        view_group group;
 } mount_op;
 
 /* Steps the child reports failures for; the parent turns them into text. */
@@ -102,16 +115,27 @@ typedef struct child_rlimit {
 } child_rlimit;
 
 /* Checkpoints the child stamps (CLOCK_MONOTONIC seconds) into a page shared
- * with the launcher when CORDON_DEBUG=timing. */
+ * with the launcher when CORDON_DEBUG=timing, in this order. */
 typedef enum mark {
-        MARK_GO,       /* released by the launcher */
+        MARK_CLONED,   /* the child runs: the kernel made its namespaces */
+        MARK_GO,       /* released by the launcher (id maps, cgroup written) */
+        MARK_UNSHARED, /* network, cgroup namespaces and host name */
         MARK_ROOT,     /* new root pivoted to */
         MARK_MOUNTS,   /* the plan's mounts done */
         MARK_SEALED,   /* old root detached, root read-only, loopback up */
         MARK_FORKED,   /* the command's process started */
+        MARK_CAPS,     /* signals, stdio, limits, keyring, capabilities dropped */
+        MARK_LANDLOCK, /* the Landlock domain entered */
+        MARK_SECCOMP,  /* the seccomp filter installed */
         MARK_EXEC,     /* right before execve */
         MARK__MAX,
 } mark;
+
+/* The shared page of CORDON_DEBUG=timing. */
+typedef struct timing_page {
+        double mark[MARK__MAX];   /* 0: not reached */
+        double group[GROUP__MAX]; /* seconds spent on each group's mounts */
+} timing_page;
 
 typedef struct launch {
         backend_kind backend;
@@ -170,7 +194,7 @@ typedef struct launch {
         int broadcast_signal;   /* real-time signal: "send ssi_int to the whole sandbox" */
         int death_signal;       /* landlock supervisor: its parent death signal */
         int command_signal;     /* landlock supervisor: "send ssi_int to the command" */
-        double *marks;          /* shared page (MARK__MAX entries), or NULL */
+        timing_page *marks;     /* shared page, or NULL */
         void *command_stack_top; /* the command's stack until execve (linux backend) */
 } launch;
 

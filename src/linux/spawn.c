@@ -49,6 +49,7 @@
 #include "sys.h"
 #include "terminal.h"
 #include "undo.h"
+#include "view.h"
 
 struct cordon_process {
         process_head head;       /* pid, pidfd, pty, the caller's ends of CORDON_STDIO_PIPE */
@@ -66,6 +67,7 @@ struct cordon_process {
         placeholders *placeholders; /* protect placeholders to remove afterwards */
         git_check *git;          /* the post-run git check */
         undo_log *undo;          /* what we made on the host, for a helper should we die first */
+        int view_lock;           /* the prepared /etc's manifest, read-locked while it is in use, or -1 */
         void *stacks;            /* the init's and the command's (see stacks_map) */
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
         call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
@@ -129,6 +131,9 @@ static void *init_stack_top(void *stacks) { return (char *)stacks + STACKS_SIZE;
 typedef struct launch_storage {
         launch l;
         mount_op *ops;
+        char *view_path;        /* the prepared /etc (view.h), or NULL */
+        struct stat view_st;    /* ... its identity */
+        int view_lock;          /* ... its lock, or -1 */
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
         int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
@@ -152,6 +157,9 @@ typedef struct launch_storage {
 static void launch_storage_free(launch_storage *s)
 {
         free(s->ops);
+        free(s->view_path);
+        if (s->view_lock >= 0)
+                close(s->view_lock);
         free(s->tmpfs_opts);
         free(s->tmp_opts);
         free(s->logs_opts);
@@ -186,7 +194,7 @@ static void launch_storage_free(launch_storage *s)
         if (s->launcher_fd >= 0)
                 close(s->launcher_fd);
         if (s->l.marks)
-                munmap(s->l.marks, sizeof(double) * MARK__MAX);
+                munmap(s->l.marks, sizeof(timing_page));
         if (s->stacks)
                 munmap(s->stacks, STACKS_SIZE);
 }
@@ -200,6 +208,23 @@ static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
         case MOUNT_DEV: return ll->fs;
         case MOUNT_PROC: return ll->fs & (LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_WRITE_FILE | LL_FS_TRUNCATE);
         default: return 0;
+        }
+}
+
+static view_group group_for(const plan_mount *m)
+{
+        if (m->type == MOUNT_DEV)
+                return GROUP_DEV;
+        if (m->type == MOUNT_PROC)
+                return GROUP_PROC;
+        if (m->type == MOUNT_TMPFS && m->writable && m->origin == ORIGIN_SYSTEM)
+                return GROUP_TMP;
+        switch (m->origin) {
+        case ORIGIN_SYSTEM:
+        case ORIGIN_GENERATED: return GROUP_SYSTEM;
+        case ORIGIN_INSTANCE: return GROUP_INSTANCE;
+        case ORIGIN_PROTECT: return GROUP_GIT;
+        default: return GROUP_WORKSPACE;
         }
 }
 
@@ -244,39 +269,67 @@ static bool debug_rw_bind(const cordon_plan *p, const plan_mount *m)
                m->origin != ORIGIN_INSTANCE && m->origin != ORIGIN_WORKSPACE;
 }
 
+static mount_op op_of(const cordon_plan *p, const launch_storage *s, const plan_mount *m, const landlock_rights *ll)
+{
+        mount_op op = {
+                .kind = op_for(m->type),
+                .source = m->source,
+                .target = m->target,
+                .writable = m->writable || debug_rw_bind(p, m),
+                .is_dir = m->is_dir,
+                .host_mkdir_ok = m->type == MOUNT_BIND && (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
+                .untrusted = m->untrusted,
+                .dev = m->dev,
+                .ino = m->ino,
+                .access = access_for(m, ll),
+                .group = group_for(m),
+        };
+        if (m->type == MOUNT_SYMLINK)
+                op.data = m->source;
+        else if (m->type == MOUNT_FILE) {
+                op.data = m->content;
+                op.data_len = strlen(m->content);
+        } else if (m->type == MOUNT_TMPFS)
+                op.data = m->writable ? s->tmp_opts : s->logs_opts;
+        return op;
+}
+
+/* The prepared /etc (view.h), bound by its path (checked against the
+ * inode seen here) before the first mount below /etc; |covered| marks the
+ * mounts it holds. */
+static void prepare_etc(const cordon_plan *p, launch_storage *s, bool *covered)
+{
+        if (p->debug_etc_binds || !covered)
+                return;
+        s->view_path = view_etc_open(p, covered, &s->view_lock, &s->view_st);
+}
+
 static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rights *ll)
 {
-        s->ops = calloc(p->n_mounts ? p->n_mounts : 1, sizeof(mount_op));
-        if (!s->ops)
+        s->ops = calloc(p->n_mounts + 1, sizeof(mount_op));
+        _cleanup_free_ bool *covered = calloc(p->n_mounts + 1, sizeof(bool));
+        if (!s->ops || !covered)
                 return -ENOMEM;
+        prepare_etc(p, s, covered);
+        size_t n = 0;
+        bool etc_pending = s->view_path != NULL;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
-                mount_op *op = &s->ops[i];
-                *op = (mount_op){
-                        .kind = op_for(m->type),
-                        .source = m->source,
-                        .target = m->target,
-                        .writable = m->writable || debug_rw_bind(p, m),
-                        .is_dir = m->is_dir,
-                        .host_mkdir_ok = m->type == MOUNT_BIND &&
-                                         (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
-                        .untrusted = m->untrusted,
-                        .dev = m->dev,
-                        .ino = m->ino,
-                        .access = access_for(m, ll),
-                };
-                if (m->type == MOUNT_SYMLINK)
-                        op->data = m->source;
-                else if (m->type == MOUNT_FILE) {
-                        op->data = m->content;
-                        op->data_len = strlen(m->content);
-                } else if (m->type == MOUNT_TMPFS)
-                        op->data = m->writable ? s->tmp_opts : s->logs_opts;
+                if (etc_pending && path_startswith(m->target, "/etc")) {
+                        /* checked as a source in a writable mount is: the inode seen here */
+                        s->ops[n++] = (mount_op){.kind = OP_BIND, .source = s->view_path, .target = "/etc",
+                                                 .is_dir = true, .untrusted = true, .dev = s->view_st.st_dev,
+                                                 .ino = s->view_st.st_ino, .access = landlock_fs_read(ll->fs),
+                                                 .group = GROUP_SYSTEM};
+                        etc_pending = false;
+                }
+                if (!covered[i])
+                        s->ops[n++] = op_of(p, s, m, ll);
         }
-        if (link_parents(s->ops, p->n_mounts) < 0)
+        if (link_parents(s->ops, n) < 0)
                 return -ENOMEM;
         s->l.ops = s->ops;
-        s->l.n_ops = p->n_mounts;
+        s->l.n_ops = n;
         return 0;
 }
 
@@ -583,6 +636,7 @@ static void launch_storage_init(launch_storage *s)
                 s->stdio_child[i] = s->stdio_parent[i] = -1;
         s->l.landlock_fd = -1;
         s->launcher_fd = s->l.launcher_fd = -1;
+        s->view_lock = -1;
 }
 
 /* The landlock backend's network "proxy": no namespace of its own, so the
@@ -649,8 +703,7 @@ static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, c
         if (r < 0)
                 return r;
         if (p->debug_timing) {
-                void *page = mmap(NULL, sizeof(double) * MARK__MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                                  -1, 0);
+                void *page = mmap(NULL, sizeof(timing_page), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
                 l->marks = page == MAP_FAILED ? NULL : page;
         }
         for (int i = 0; i < 3; i++)
@@ -912,6 +965,10 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
                                                                 : "denied",
                            s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
         }
+        if (s->view_path)
+                buf_printf(&b, "/etc: the files above are copies in %s, bound in one mount (CORDON_DEBUG=etc-binds: "
+                               "each file bound)\n",
+                           s->view_path);
         buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
         for (size_t i = 0; SECCOMP_DENIED[i].name; i++)
                 buf_printf(&b, " %s", SECCOMP_DENIED[i].name);
@@ -957,23 +1014,53 @@ static void log_plan(const cordon_plan *p, const launch_storage *s)
         close(fd);
 }
 
-/* CORDON_DEBUG=timing: where the start-up time went. */
-static void report_timing(const cordon_plan *p, const launch_storage *s, double t_start, double t_clone,
-                          double t_done)
+/* The launcher's checkpoints before the clone (CORDON_DEBUG=timing). */
+typedef enum launcher_mark {
+        LMARK_START,
+        LMARK_INSTANCE, /* the instance root checked */
+        LMARK_GIT,      /* undo helper, placeholders, git check's first look */
+        LMARK_CGROUP,
+        LMARK_CLONE,    /* descriptors, Landlock ruleset, seccomp filter, proxy: cloning */
+        LMARK__MAX,
+} launcher_mark;
+
+static void report_groups(buf *b, const timing_page *t)
 {
-        const double *m = s->l.marks;
-        buf b = {0};
-        buf_printf(&b, "timing (ms): prepare %.3f, setup %.3f", p->prepare_s * 1e3, (t_clone - t_start) * 1e3);
-        static const char *const NAMES[MARK__MAX] = {"clone+ids+go", "new root", "mounts", "seal",
-                                                      "fork", "drop privileges"};
-        double prev = t_clone;
-        for (int i = 0; m && i < MARK__MAX; i++) {
-                if (m[i] <= 0)
+        static const char *const NAMES[GROUP__MAX] = {"system", "dev", "proc", "workspace", "instance", "git", "tmp"};
+        const char *sep = " (";
+        for (int i = 0; i < GROUP__MAX; i++) {
+                if (t->group[i] <= 0)
                         continue;
-                buf_printf(&b, ", %s %.3f", NAMES[i], (m[i] - prev) * 1e3);
-                prev = m[i];
+                buf_printf(b, "%s%s %.3f", sep, NAMES[i], t->group[i] * 1e3);
+                sep = ", ";
         }
-        buf_printf(&b, ", exec %.3f; total %.3f\n", (t_done - prev) * 1e3, (t_done - t_start + p->prepare_s) * 1e3);
+        if (*sep == ',')
+                buf_put(b, ")", 1);
+}
+
+/* CORDON_DEBUG=timing: where the start-up time went, in one line, each
+ * phase as the time since the one before it. */
+static void report_timing(const cordon_plan *p, const launch_storage *s, const double *lm, double t_done)
+{
+        static const char *const LNAMES[LMARK__MAX] = {NULL, "instance", "git", "cgroup", "launch"};
+        static const char *const NAMES[MARK__MAX] = {"namespaces", "ids+go", "unshare", "new root", "mounts", "seal",
+                                                      "fork", "caps", "landlock", "seccomp"};
+        buf b = {0};
+        buf_printf(&b, "timing (ms): plan %.3f", p->prepare_s * 1e3);
+        for (int i = 1; i < LMARK__MAX; i++)
+                buf_printf(&b, ", %s %.3f", LNAMES[i], (lm[i] - lm[i - 1]) * 1e3);
+        double prev = lm[LMARK_CLONE];
+        for (int i = 0; s->l.marks && i < MARK_EXEC; i++) {
+                double m = s->l.marks->mark[i];
+                if (m <= 0)
+                        continue;
+                buf_printf(&b, ", %s %.3f", NAMES[i], (m - prev) * 1e3);
+                if (i == MARK_MOUNTS)
+                        report_groups(&b, s->l.marks);
+                prev = m;
+        }
+        buf_printf(&b, ", exec %.3f; total %.3f\n", (t_done - prev) * 1e3,
+                   (t_done - lm[LMARK_START] + p->prepare_s) * 1e3);
         _cleanup_free_ char *text = buf_steal(&b);
         if (text)
                 say(p, CORDON_LOG_INFO, "cordon: %s", text);
@@ -987,6 +1074,7 @@ static cordon_process *process_new(const cordon_plan *p)
         process_head_init(&proc->head, &linux_backend_ops);
         proc->backend = p->backend;
         proc->status_fd = -1;
+        proc->view_lock = -1;
         proc->broadcast_signal = SIGRTMIN;
         proc->command_signal = SIGRTMIN + 2;
         proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
@@ -1055,6 +1143,7 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (r == 0) {
                 proc->status_fd = TAKE_FD(s->pipes[2][0]);
+                proc->view_lock = TAKE_FD(s->view_lock);
                 for (int i = 0; i < 3; i++)
                         proc->head.stdio[i] = TAKE_FD(s->stdio_parent[i]);
         }
@@ -1109,10 +1198,11 @@ static void free_sandbox(cordon_process *p);
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
-        double t_start = now_s();
+        double lm[LMARK__MAX] = {now_s()};
         int r = 0;
         if (p->backend != BACKEND_NONE)
                 r = instance_create(p->instance_root, p->workspace, ret_error);
+        lm[LMARK_INSTANCE] = now_s();
         if (r < 0)
                 return r;
         cordon_process *proc = process_new(p);
@@ -1132,8 +1222,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         bool nproc = false;
         if (r == 0 && git_check_begin(p, &proc->git) < 0)
                 r = error_set(ret_error, ENOMEM, "out of memory");
+        lm[LMARK_GIT] = now_s();
         if (r == 0)
                 r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
+        lm[LMARK_CGROUP] = now_s();
         launch_storage s;
         launch_storage_init(&s);
         if (r == 0)
@@ -1148,11 +1240,11 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
          * is put back as it was when the sandbox ends */
         if (r == 0 && p->backend != BACKEND_NONE)
                 terminals_save(s.l.stdio, proc->terminals);
-        double t_clone = now_s();
+        lm[LMARK_CLONE] = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
         if (r == 0 && p->debug_timing)
-                report_timing(p, &s, t_start, t_clone, now_s());
+                report_timing(p, &s, lm, now_s());
         launch_storage_free(&s);
         if (r < 0) {
                 free_sandbox(proc);
@@ -1368,6 +1460,8 @@ static void free_sandbox(cordon_process *p)
                 munmap(p->stacks, STACKS_SIZE);
         if (p->status_fd >= 0)
                 close(p->status_fd);
+        if (p->view_lock >= 0)
+                close(p->view_lock);
         process_head_close(&p->head);
         free(p);
 }

@@ -30,6 +30,20 @@ rm -f "$T/data/x"
 cordon_debug timing,rw-binds run -- true 2>"$T/dbg.err"
 has "control: ... and warns (in a list of words)" "$T/dbg.err" "CORDON_DEBUG=rw-binds: read-only binds"
 has "... while the other word of the list works too" "$T/dbg.err" "timing (ms)"
+# -- CORDON_DEBUG=timing: one line naming every phase (no time asserted)
+cordon_debug timing run --workspace "$T/data" -- true 2>"$T/timing.err"
+for w in "plan " ", instance " ", git " ", namespaces " ", mounts " "(system " ", dev " ", proc " ", workspace " \
+    ", seal " ", caps " ", landlock " ", seccomp " ", exec " "; total "; do
+    has "timing: the line names \"$w\"" "$T/timing.err" "$w"
+done
+check_out "timing: it is one line" "1" sh -c "grep -c 'timing (ms)' '$T/timing.err'"
+cordon_debug timing run --backend landlock -- true 2>"$T/timing-ll.err"
+for w in "plan " ", git " ", namespaces " ", landlock " ", seccomp " ", exec "; do
+    has "timing, landlock backend: the line names \"$w\"" "$T/timing-ll.err" "$w"
+done
+has ! "timing, landlock backend: no mounts" "$T/timing-ll.err" ", mounts "
+cordon run -- true 2>"$T/notiming.err"
+has ! "control: without CORDON_DEBUG=timing there is no timing line" "$T/notiming.err" "timing (ms)"
 
 # -- rw-binds never touches protected paths nor cordon's hidden logs/
 repo=$T/repo; mkdir -p "$repo/.git/hooks"; echo "[core]" >"$repo/.git/config"

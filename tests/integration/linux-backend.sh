@@ -25,6 +25,15 @@ check_out "the remapped source is not at its host path" "ENOENT" cordon run --ex
 check_out "the root is read-only" "EROFS" cordon run -- "$PROBE" create /newfile
 check_out "/usr is read-only" "EROFS" cordon run -- "$PROBE" create /usr/cordon-x
 check_out "/tmp is writable" "OK" cordon run -- "$PROBE" create /tmp/x
+# the system view's /etc files and directories: the host's own inodes,
+# read-only by the mount alone (Landlock off), nothing else of /etc
+check_out "control: /etc/hosts is the host's and readable" "OK" as_user "$PROBE" stat /etc/hosts
+check "/etc/hosts inside is the host's file" cmp -s /etc/hosts <(cordon run -- cat /etc/hosts)
+check_out "/etc/hosts is read-only without Landlock (EROFS)" "EROFS" cordon run --landlock off -- "$PROBE" openw /etc/hosts
+check_out "/etc/ssl is read-only without Landlock (EROFS)" "EROFS" cordon run --landlock off -- "$PROBE" create /etc/ssl/cordon-x
+check_out "a new /etc file cannot be made without Landlock (EROFS)" "EROFS" cordon run --landlock off -- "$PROBE" create /etc/cordon-x
+check_out "control: /etc/shadow exists on the host" "OK" as_user "$PROBE" stat /etc/shadow
+check_out "/etc/shadow is not in the view" "ENOENT" cordon run -- "$PROBE" stat /etc/shadow
 check_out "/etc/passwd holds only the sandbox user" "1" cordon run -- sh -c 'wc -l < /etc/passwd'
 check_contains "/etc/passwd names the caller's uid" ":$( [ "$TEST_AS" = user ] && echo $TEST_UID || echo 0):" cordon run -- cat /etc/passwd
 check_out "hostname is cordon" "cordon" cordon run -- cat /proc/sys/kernel/hostname

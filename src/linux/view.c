@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: MIT */
+/* The system view's /etc, prepared once and bound in one mount.
+ *
+ * Where: <instance root>/logs/view/, inside cordon's own logs/, which no
+ * command ever sees (a read-only tmpfs covers it in every run of the
+ * linux backend, the landlock backend grants no right on it, and plan.c
+ * refuses an instance root inside a writable mount) and whose identity
+ * instance.c checks at every run. What: one directory a content,
+ * "etc-<hash>", holding a copy of each regular host file of the view (never
+ * a hard link), the generated passwd and group, an empty directory or file
+ * as the mount point of every other entry below /etc (the directories,
+ * bound on top as before), and beside it "etc-<hash>.m", the manifest it
+ * was made from. The manifest names each copy's source with the identity
+ * the planner saw (device, inode, size, mtime, ctime, mode), so a host
+ * file that changes, is replaced, or becomes a link, a directory or a fifo
+ * gives another manifest and another directory, built before the run. A
+ * directory gets its final name only once complete (rename of a temporary
+ * one), so concurrent runs find a whole one or build their own. A file
+ * changed within the last seconds is not copied (its timestamps may not
+ * show a second change yet): the run binds the files one by one. */
+#include "view.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define VIEW_DIR "logs/view"
+#define MANIFEST_HEAD "cordon view 1\n"
+#define RACY_NS (2LL * 1000000000)    /* a file changed this recently is not copied */
+#define STALE_S 600                   /* other generations older than this are removed */
+#define MAX_COPY (4LL * 1024 * 1024)  /* larger files are bound, not copied */
+
+typedef enum entry_kind { ENTRY_COPY, ENTRY_GENERATED, ENTRY_DIR, ENTRY_POINT } entry_kind;
+
+/* The name below /etc of a mount the prepared directory can hold, or NULL. */
+static const char *etc_name(const plan_mount *m)
+{
+        if (strncmp(m->target, "/etc/", 5) != 0)
+                return NULL;
+        const char *name = m->target + 5;
+        return *name && !strchr(name, '/') && !strchr(name, '\n') && !strchr(name, ' ') && name[0] != '.' ? name
+                                                                                                          : NULL;
+}
+
+/* A regular file anyone may read (what the command could read of it is
+ * what a copy shows), not too large. */
+static bool copyable(const plan_mount *m)
+{
+        return S_ISREG(m->seen.mode) && (m->seen.mode & 0444) == 0444 && (int64_t)m->seen.size <= MAX_COPY;
+}
+
+static bool kind_of(const plan_mount *m, entry_kind *k)
+{
+        if (m->type == MOUNT_FILE && m->origin == ORIGIN_GENERATED && m->content) {
+                *k = ENTRY_GENERATED;
+                return true;
+        }
+        if (m->type != MOUNT_BIND || m->origin != ORIGIN_SYSTEM || m->writable || m->untrusted || !m->seen.mode)
+                return false;
+        bool plain_source = !strchr(m->source, '\n') && !strchr(m->source, ' ');
+        *k = m->is_dir                                                                       ? ENTRY_DIR
+             : copyable(m) && plain_source ? ENTRY_COPY
+                                          : ENTRY_POINT;
+        return true;
+}
+
+/* May this plan's /etc be prepared: every mount at or below /etc one the
+ * directory can hold (nothing the user exposed there). */
+static bool plan_fits(const cordon_plan *p)
+{
+        if (p->backend != BACKEND_LINUX || !p->instance_root)
+                return false;
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                entry_kind k;
+                if (streq(m->target, "/etc"))
+                        return false;
+                if (strncmp(m->target, "/etc/", 5) != 0)
+                        continue;
+                if (!etc_name(m) || !kind_of(m, &k))
+                        return false;
+                n++;
+        }
+        return n > 0;
+}
+
+static void manifest_line(buf *b, const plan_mount *m, const char *name, entry_kind k)
+{
+        const struct plan_identity *s = &m->seen;
+        switch (k) {
+        case ENTRY_COPY:
+                buf_printf(b, "copy %s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %o\n", name,
+                           m->source, s->dev, s->ino, s->size, s->mtime_ns, s->ctime_ns, (unsigned)s->mode);
+                break;
+        case ENTRY_GENERATED:
+                buf_printf(b, "generated %s ", name);
+                for (const unsigned char *c = (const unsigned char *)m->content; *c; c++)
+                        buf_printf(b, "%02x", *c);
+                buf_put(b, "\n", 1);
+                break;
+        case ENTRY_DIR: buf_printf(b, "dir %s\n", name); break;
+        case ENTRY_POINT:
+        default: buf_printf(b, "point %s\n", name); break;
+        }
+}
+
+static char *manifest_of(const cordon_plan *p)
+{
+        buf b = {0};
+        buf_put(&b, MANIFEST_HEAD, strlen(MANIFEST_HEAD));
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                entry_kind k;
+                const char *name = etc_name(&p->mounts[i]);
+                if (name && kind_of(&p->mounts[i], &k))
+                        manifest_line(&b, &p->mounts[i], name, k);
+        }
+        return buf_steal(&b);
+}
+
+static uint64_t fnv1a(const char *s)
+{
+        uint64_t h = 14695981039346656037ULL;
+        for (; *s; s++)
+                h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+        return h;
+}
+
+/* |dfd|/|name| when it holds exactly |text|, read-locked (shared) and
+ * still linked (not removed as stale meanwhile); else -1. The lock is held
+ * as long as a run uses the directory: no other run removes it then. */
+static int open_manifest(int dfd, const char *name, const char *text)
+{
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        size_t len = strlen(text);
+        _cleanup_free_ char *got = fd >= 0 ? malloc(len + 1) : NULL;
+        struct stat st;
+        if (!got || flock(fd, LOCK_SH) < 0 || fstat(fd, &st) < 0 || st.st_nlink == 0)
+                return -1;
+        ssize_t n = read(fd, got, len + 1);
+        return n == (ssize_t)len && memcmp(got, text, len) == 0 ? TAKE_FD(fd) : -1;
+}
+
+static bool write_all_fd(int fd, const char *data, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return false;
+                data += n;
+                len -= (size_t)n;
+        }
+        return true;
+}
+
+static bool same_identity(const struct stat *st, const struct plan_identity *id)
+{
+        return (uint64_t)st->st_dev == id->dev && (uint64_t)st->st_ino == id->ino &&
+               (uint64_t)st->st_size == id->size && (uint32_t)st->st_mode == id->mode &&
+               (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec == id->mtime_ns &&
+               (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec == id->ctime_ns;
+}
+
+static bool racy(const struct plan_identity *id)
+{
+        struct timespec now;
+        if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+                return true;
+        int64_t t = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+        return t - id->mtime_ns < RACY_NS || t - id->ctime_ns < RACY_NS;
+}
+
+/* Has a file to copy changed too recently to be copied? */
+static bool plan_racy(const cordon_plan *p)
+{
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                entry_kind k;
+                if (etc_name(&p->mounts[i]) && kind_of(&p->mounts[i], &k) && k == ENTRY_COPY && racy(&p->mounts[i].seen))
+                        return true;
+        }
+        return false;
+}
+
+/* Copy the host file |m| (still the one planned) into |dfd|/|name|. */
+static bool copy_file(int dfd, const char *name, const plan_mount *m)
+{
+        _cleanup_close_ int src = open(m->source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        struct stat st;
+        if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, &m->seen))
+                return false;
+        _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                         0644 | (st.st_mode & 0111));
+        if (dst < 0)
+                return false;
+        size_t size = (size_t)st.st_size, got = 0;
+        _cleanup_free_ char *data = malloc(size + 1);
+        ssize_t n = 1;
+        while (data && got <= size && n > 0) { /* to its end: one byte more than planned is a change */
+                n = read(src, data + got, size + 1 - got);
+                got += n > 0 ? (size_t)n : 0;
+        }
+        if (!data || n < 0 || got != size || !write_all_fd(dst, data, size))
+                return false;
+        /* not changed while copied */
+        const struct timespec times[2] = {st.st_atim, st.st_mtim};
+        return fstat(src, &st) == 0 && same_identity(&st, &m->seen) && fchmod(dst, 0644 | (st.st_mode & 0111)) == 0 &&
+               futimens(dst, times) == 0;
+}
+
+static bool make_entry(int dfd, const plan_mount *m, const char *name, entry_kind k)
+{
+        switch (k) {
+        case ENTRY_COPY: return copy_file(dfd, name, m);
+        case ENTRY_DIR: return mkdirat(dfd, name, 0755) == 0;
+        case ENTRY_POINT: return mknodat(dfd, name, S_IFREG | 0644, 0) == 0;
+        case ENTRY_GENERATED:
+        default: {
+                _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                return fd >= 0 && write_all_fd(fd, m->content, strlen(m->content)) && fchmod(fd, 0644) == 0;
+        }
+        }
+}
+
+/* Remove |name| in |dfd|: a file, or a directory of files and empty
+ * directories (what build makes). */
+static void remove_flat(int dfd, const char *name)
+{
+        if (unlinkat(dfd, name, 0) == 0 || errno != EISDIR)
+                return;
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        for (struct dirent *e; (e = readdir(d));)
+                if (!streq(e->d_name, ".") && !streq(e->d_name, "..") && unlinkat(fd, e->d_name, 0) < 0)
+                        (void)unlinkat(fd, e->d_name, AT_REMOVEDIR);
+        closedir(d);
+        (void)unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* Is |gen| a generation without its manifest |mname|, left long ago by
+ * a launcher killed between the two? */
+static bool stale_orphan(int view, const char *gen, const char *mname)
+{
+        struct stat st;
+        return fstatat(view, mname, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+               fstatat(view, gen, &st, AT_SYMLINK_NOFOLLOW) == 0 && time(NULL) - st.st_mtime > STALE_S;
+}
+
+/* Remove a generation |name|.m and its directory once no run holds it
+ * (open_manifest's lock) and it is old enough that none is about to. */
+static void remove_generation(int view, const char *mname, time_t now)
+{
+        _cleanup_close_ int fd = openat(view, mname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &st) < 0 || now - st.st_mtime <= STALE_S)
+                return;
+        char dir[NAME_MAX + 1];
+        size_t len = strlen(mname) - 2; /* without ".m" */
+        memcpy(dir, mname, len);
+        dir[len] = '\0';
+        if (unlinkat(view, mname, 0) == 0)
+                remove_flat(view, dir);
+}
+
+/* Remove the other generations no run uses, and the temporary files a
+ * killed launcher left. */
+static void remove_stale(int view, const char *keep)
+{
+        int fd = openat(view, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        time_t now = time(NULL);
+        size_t klen = strlen(keep);
+        for (struct dirent *e; (e = readdir(d));) {
+                const char *n = e->d_name;
+                size_t len = strlen(n);
+                struct stat st;
+                if (strncmp(n, keep, klen) == 0)
+                        continue;
+                char mname[NAME_MAX + 3];
+                snprintf(mname, sizeof(mname), "%s.m", n);
+                bool manifest = len > 2 && streq(n + len - 2, ".m");
+                if (strncmp(n, "etc-", 4) == 0 && manifest)
+                        remove_generation(view, n, now);
+                else if ((strncmp(n, "etc-", 4) == 0 && stale_orphan(view, n, mname)) ||
+                         (strncmp(n, "tmp-", 4) == 0 && fstatat(view, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                          now - st.st_mtime > STALE_S))
+                        remove_flat(view, n); /* a killed launcher's */
+        }
+        closedir(d);
+}
+
+/* A name no other launcher picks (another pid namespace may share the
+ * instance root, and the same pid). */
+static void temp_name(char *out, size_t size, const char *suffix)
+{
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+                r ^= (uint64_t)time(NULL) * 2654435761ULL;
+        snprintf(out, size, "tmp-%ld-%016" PRIx64 "%s", (long)getpid(), r, suffix);
+}
+
+/* Write |text| as |view|/|name|, whole or not at all. */
+static bool write_manifest(int view, const char *name, const char *text)
+{
+        char tmp[NAME_MAX + 1];
+        temp_name(tmp, sizeof(tmp), ".m");
+        _cleanup_close_ int fd = openat(view, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        bool ok = fd >= 0 && write_all_fd(fd, text, strlen(text)) && fsync(fd) == 0 &&
+                  renameat(view, tmp, view, name) == 0;
+        if (!ok)
+                (void)unlinkat(view, tmp, 0);
+        return ok;
+}
+
+/* Build the directory |gen| of |p| in |view| (in a temporary directory,
+ * renamed when whole), then its manifest |gen|.m. */
+static bool build(int view, const cordon_plan *p, const char *gen, const char *manifest)
+{
+        char tmp[NAME_MAX + 1], mname[NAME_MAX + 3];
+        temp_name(tmp, sizeof(tmp), "");
+        snprintf(mname, sizeof(mname), "%s.m", gen);
+        if (mkdirat(view, tmp, 0755) < 0)
+                return false;
+        _cleanup_close_ int dfd = openat(view, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        bool ok = dfd >= 0;
+        for (size_t i = 0; ok && i < p->n_mounts; i++) {
+                entry_kind k;
+                const char *name = etc_name(&p->mounts[i]);
+                if (name && kind_of(&p->mounts[i], &k))
+                        ok = make_entry(dfd, &p->mounts[i], name, k);
+        }
+        /* When |gen| exists already, another run made it meanwhile (its
+         * manifest is what the caller reads next), or it is being removed,
+         * or a launcher was killed before writing its manifest (removed
+         * later as stale): ours is not used, and neither is it unless its
+         * manifest says so. */
+        ok = ok && syncfs(dfd) == 0;
+        bool placed = ok && renameat(view, tmp, view, gen) == 0;
+        if (ok && !placed && stale_orphan(view, gen, mname)) {
+                remove_flat(view, gen);
+                placed = renameat(view, tmp, view, gen) == 0;
+        }
+        ok = placed;
+        remove_flat(view, tmp);
+        ok = ok && write_manifest(view, mname, manifest);
+        if (ok)
+                remove_stale(view, gen);
+        return ok;
+}
+
+/* <root>/logs/view (made when missing), each step opened without
+ * following a symlink. */
+static int open_view(const cordon_plan *p)
+{
+        _cleanup_close_ int root = open(p->instance_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int logs = root >= 0 ? openat(root, "logs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (logs < 0)
+                return -1;
+        int fd = openat(logs, "view", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT)
+                return fd;
+        if (mkdirat(logs, "view", 0700) < 0 && errno != EEXIST)
+                return -1;
+        return openat(logs, "view", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void mark_covered(const cordon_plan *p, bool *covered)
+{
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                entry_kind k;
+                covered[i] = etc_name(&p->mounts[i]) && kind_of(&p->mounts[i], &k) &&
+                             (k == ENTRY_COPY || k == ENTRY_GENERATED);
+        }
+}
+
+/* The directory |gen| of |view| by its path without a symlink (the child
+ * opens it so, in its own mount namespace: a mount of the launcher's cannot
+ * be cloned there) and its identity, which the child checks. */
+static char *gen_path(const cordon_plan *p, int view, const char *gen, struct stat *st)
+{
+        const char *root = NULL; /* resolved by the plan: the instance root's bind */
+        for (size_t i = 0; i < p->n_mounts && !root; i++)
+                if (p->mounts[i].origin == ORIGIN_INSTANCE && p->mounts[i].type == MOUNT_BIND &&
+                    streq(p->mounts[i].target, p->instance_root))
+                        root = p->mounts[i].source;
+        _cleanup_close_ int fd = root ? openat(view, gen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        return fd >= 0 && fstat(fd, st) == 0 ? xasprintf("%s/" VIEW_DIR "/%s", root, gen) : NULL;
+}
+
+char *view_etc_open(const cordon_plan *p, bool *covered, int *ret_lock, struct stat *ret_st)
+{
+        *ret_lock = -1;
+        if (!plan_fits(p))
+                return NULL;
+        _cleanup_free_ char *manifest = manifest_of(p);
+        _cleanup_close_ int view = manifest ? open_view(p) : -1;
+        if (view < 0)
+                return NULL;
+        char gen[32], mname[40];
+        snprintf(gen, sizeof(gen), "etc-%016" PRIx64, fnv1a(manifest));
+        snprintf(mname, sizeof(mname), "%s.m", gen);
+        _cleanup_close_ int lock = open_manifest(view, mname, manifest);
+        if (lock < 0 && !plan_racy(p)) {
+                (void)build(view, p, gen, manifest);
+                lock = open_manifest(view, mname, manifest);
+        }
+        char *path = lock >= 0 ? gen_path(p, view, gen, ret_st) : NULL;
+        if (!path)
+                return NULL;
+        mark_covered(p, covered);
+        *ret_lock = TAKE_FD(lock);
+        return path;
+}
