@@ -95,37 +95,69 @@ static char *host_path(const host_info *h, const char *path) { return strjoin2(h
 
 /* lstat() results while one plan is built: the same paths are looked at
  * again and again (resolving, checking visibility, mount points), and on
- * some virtual machines each system call costs microseconds. */
+ * some virtual machines each system call costs microseconds. A hash table
+ * (open addressing, at most half full): the repository search looks at
+ * thousands of paths in a large workspace, and a list searched from the
+ * start made planning quadratic in them. */
 typedef struct stat_entry {
-        char *path;
+        char *path; /* NULL: a free slot */
         struct stat st;
         int err;
 } stat_entry;
 
 struct stat_cache {
         stat_entry *e;
-        size_t n, cap;
+        size_t n, cap; /* cap: 0 or a power of two */
 };
 
 static void stat_cache_clear(struct stat_cache *c)
 {
-        for (size_t i = 0; i < c->n; i++)
+        for (size_t i = 0; i < c->cap; i++)
                 free(c->e[i].path);
         free(c->e);
         *c = (struct stat_cache){0};
 }
 
+static size_t path_hash(const char *path)
+{
+        size_t h = 14695981039346656037ULL & SIZE_MAX; /* FNV-1a */
+        for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+                h = (h ^ *p) * (size_t)1099511628211ULL;
+        return h;
+}
+
+/* The slot of |path|, or the free one where it would go; NULL without a table. */
+static stat_entry *stat_cache_slot(const struct stat_cache *c, const char *path)
+{
+        if (!c || c->cap == 0)
+                return NULL;
+        size_t i = path_hash(path) & (c->cap - 1);
+        while (c->e[i].path && !streq(c->e[i].path, path))
+                i = (i + 1) & (c->cap - 1);
+        return &c->e[i];
+}
+
+static bool stat_cache_grow(struct stat_cache *c)
+{
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        struct stat_cache bigger = {.e = calloc(cap, sizeof(stat_entry)), .n = c->n, .cap = cap};
+        if (!bigger.e)
+                return false;
+        for (size_t i = 0; i < c->cap; i++)
+                if (c->e[i].path)
+                        *stat_cache_slot(&bigger, c->e[i].path) = c->e[i];
+        free(c->e);
+        *c = bigger;
+        return true;
+}
+
 static void stat_cache_put(struct stat_cache *c, const char *path, const struct stat *st, int err)
 {
-        if (c->n == c->cap) {
-                size_t cap = c->cap ? c->cap * 2 : 64;
-                stat_entry *e = realloc(c->e, cap * sizeof(*e));
-                if (!e)
-                        return; /* uncached is fine */
-                c->e = e;
-                c->cap = cap;
-        }
-        stat_entry *slot = &c->e[c->n];
+        if ((c->n + 1) * 2 > c->cap && !stat_cache_grow(c))
+                return; /* uncached is fine */
+        stat_entry *slot = stat_cache_slot(c, path);
+        if (slot->path)
+                return;
         slot->path = strdup(path);
         if (!slot->path)
                 return;
@@ -136,18 +168,17 @@ static void stat_cache_put(struct stat_cache *c, const char *path, const struct 
 
 static int host_lstat(const host_info *h, const char *path, struct stat *st)
 {
-        struct stat_cache *c = h->cache;
-        for (size_t i = 0; c && i < c->n; i++)
-                if (streq(c->e[i].path, path)) {
-                        *st = c->e[i].st;
-                        return c->e[i].err;
-                }
+        const stat_entry *hit = stat_cache_slot(h->cache, path);
+        if (hit && hit->path) {
+                *st = hit->st;
+                return hit->err;
+        }
         _cleanup_free_ char *hp = host_path(h, path);
         if (!hp)
                 return -ENOMEM;
         int r = lstat(hp, st) < 0 ? -errno : 0;
-        if (c)
-                stat_cache_put(c, path, st, r);
+        if (h->cache)
+                stat_cache_put(h->cache, path, st, r);
         return r;
 }
 
