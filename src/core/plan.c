@@ -1205,10 +1205,13 @@ static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char 
         for (struct dirent *e; r == 0 && (e = readdir(d)) && b->scan_budget > 0; b->scan_budget--) {
                 if (streq(e->d_name, ".") || streq(e->d_name, ".."))
                         continue;
+                /* the type readdir gives (a link is DT_LNK), else lstat's */
                 struct stat st;
-                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-                        continue;
-                r = strv_push(ret, e->d_name);
+                bool is_dir = e->d_type != DT_UNKNOWN ? e->d_type == DT_DIR
+                                                      : fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                                                                S_ISDIR(st.st_mode);
+                if (is_dir)
+                        r = strv_push(ret, e->d_name);
         }
         closedir(d);
         if (*ret)
