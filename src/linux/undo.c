@@ -519,7 +519,10 @@ int undo_note_cgroup(undo_log *u, const char *path, int version)
         return publish(u, n);
 }
 
-int undo_note_file_at(undo_log *u, int dirfd, const char *name)
+/* Note |name| in |dirfd|, the directory |parent| (a path that reaches it
+ * without a link: the helper opens it again so), or when NULL the path
+ * /proc/self/fd gives. */
+static int note_file(undo_log *u, int dirfd, const char *parent, const char *name)
 {
         note *n = next_note(u);
         char link[64];
@@ -527,16 +530,24 @@ int undo_note_file_at(undo_log *u, int dirfd, const char *name)
         if (!n || sys_strlcpy(n->name, name, sizeof(n->name)) >= sizeof(n->name) || strchr(name, '/') ||
             fstat(dirfd, &ps) < 0)
                 return -1;
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-        ssize_t len = readlink(link, n->path, sizeof(n->path) - 1);
-        if (len <= 0 || n->path[0] != '/')
+        if (parent && sys_strlcpy(n->path, parent, sizeof(n->path)) >= sizeof(n->path))
                 return -1;
-        n->path[len] = '\0';
+        if (!parent) {
+                snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+                ssize_t len = readlink(link, n->path, sizeof(n->path) - 1);
+                if (len <= 0)
+                        return -1;
+                n->path[len] = '\0';
+        }
+        if (n->path[0] != '/')
+                return -1;
         n->kind = KIND_FILE;
         n->parent_dev = ps.st_dev;
         n->parent_ino = ps.st_ino;
         return publish(u, n);
 }
+
+int undo_note_file_at(undo_log *u, int dirfd, const char *name) { return note_file(u, dirfd, NULL, name); }
 
 int undo_note_path(undo_log *u, const char *path, int *ret_dirfd)
 {
@@ -547,10 +558,11 @@ int undo_note_path(undo_log *u, const char *path, int *ret_dirfd)
                 return -1;
         memcpy(parent, path, (size_t)(slash - path));
         parent[slash == path ? 1 : slash - path] = '\0';
+        /* opened through no link: |parent| itself is the path to note */
         int dfd = open_dir_nofollow(parent);
         if (dfd < 0)
                 return -1;
-        int i = undo_note_file_at(u, dfd, slash + 1);
+        int i = note_file(u, dfd, parent, slash + 1);
         if (i < 0) {
                 close(dfd);
                 return -1;
