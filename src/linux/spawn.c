@@ -1124,7 +1124,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         protect_lock_take(p, &lock);
         size_t notes = undo_notes_needed(p);
         if (notes)
-                r = undo_start(notes, lock.fd, &proc->undo, ret_error);
+                r = undo_start(notes, lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
         if (r == 0)
                 r = make_placeholders(p, proc, &lock, ret_error);
         protect_lock_release(&lock); /* what was not taken over (a failure on the way) */

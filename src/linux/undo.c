@@ -404,11 +404,17 @@ static void *helper_tls(char *block)
 /* ---- the launcher's side ------------------------------------------------------------- */
 
 /* Start the helper: on its own stack |stack| (HELPER_STACK bytes, its
- * lowest page a guard) sharing our memory where it can, else a fork. The
- * caller has every signal blocked. */
+ * lowest page a guard) sharing our memory, or a fork (|stack| MAP_FAILED).
+ * The caller has every signal blocked. */
 static pid_t helper_clone(void *stack, const helper_args *args)
 {
 #if HELPER_SHARES_MEMORY
+        if (stack == MAP_FAILED) {
+                pid_t pid = sys_clone(SIGCHLD, NULL);
+                if (pid == 0)
+                        helper_main(args);
+                return pid;
+        }
         helper_args *copy = (helper_args *)((char *)stack + HELPER_STACK) - 1;
         *copy = *args;
         /* 16-byte aligned, below the arguments */
@@ -424,7 +430,7 @@ static pid_t helper_clone(void *stack, const helper_args *args)
 #endif
 }
 
-int undo_start(size_t n, int lock, undo_log **ret, cordon_error **ret_error)
+int undo_start(size_t n, int lock, bool share_memory, undo_log **ret, cordon_error **ret_error)
 {
         *ret = NULL;
         undo_log *u = calloc(1, sizeof(*u));
@@ -443,7 +449,7 @@ int undo_start(size_t n, int lock, undo_log **ret, cordon_error **ret_error)
         u->a = m;
         u->a->cap = n;
         u->a->lock = lock;
-        if (HELPER_SHARES_MEMORY) {
+        if (HELPER_SHARES_MEMORY && share_memory) {
                 u->stack = mmap(NULL, HELPER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
                                 -1, 0);
                 if (u->stack == MAP_FAILED || mprotect(u->stack, 4096, PROT_NONE) < 0) {
