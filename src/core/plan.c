@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
@@ -95,81 +96,101 @@ static char *host_path(const host_info *h, const char *path) { return strjoin2(h
 
 /* lstat() results while one plan is built: the same paths are looked at
  * again and again (resolving, checking visibility, mount points), and on
- * some virtual machines each system call costs microseconds. A hash table
- * (open addressing, at most half full): the repository search looks at
- * thousands of paths in a large workspace, and a list searched from the
- * start made planning quadratic in them. */
+ * some virtual machines each system call costs microseconds. The entries
+ * in one array, found through a hash table of their indices (open
+ * addressing, at most half full; 4 bytes a slot, so that a large table
+ * touches few pages): the repository search looks at thousands of paths
+ * in a large workspace, and a list searched from the start made planning
+ * quadratic in them. */
 typedef struct stat_entry {
-        char *path; /* NULL: a free slot */
+        char *path;
         struct stat st;
         int err;
 } stat_entry;
 
 struct stat_cache {
         stat_entry *e;
-        size_t n, cap; /* cap: 0 or a power of two */
+        size_t n, cap;
+        uint32_t *slots; /* index + 1 into e, 0 for a free slot */
+        size_t n_slots;  /* 0 or a power of two */
 };
 
 static void stat_cache_clear(struct stat_cache *c)
 {
-        for (size_t i = 0; i < c->cap; i++)
+        for (size_t i = 0; i < c->n; i++)
                 free(c->e[i].path);
         free(c->e);
+        free(c->slots);
         *c = (struct stat_cache){0};
 }
 
 static size_t path_hash(const char *path)
 {
-        size_t h = 14695981039346656037ULL & SIZE_MAX; /* FNV-1a */
+        uint64_t h = 14695981039346656037ULL; /* FNV-1a */
         for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-                h = (h ^ *p) * (size_t)1099511628211ULL;
-        return h;
+                h = (h ^ *p) * 1099511628211ULL;
+        return (size_t)h;
 }
 
-/* The slot of |path|, or the free one where it would go; NULL without a table. */
-static stat_entry *stat_cache_slot(const struct stat_cache *c, const char *path)
+/* The slot of |path|: the one holding it, or the free one where it would
+ * go. */
+static uint32_t *stat_cache_slot(const struct stat_cache *c, const char *path)
 {
-        if (!c || c->cap == 0)
+        size_t i = path_hash(path) & (c->n_slots - 1);
+        while (c->slots[i] && !streq(c->e[c->slots[i] - 1].path, path))
+                i = (i + 1) & (c->n_slots - 1);
+        return &c->slots[i];
+}
+
+static const stat_entry *stat_cache_find(const struct stat_cache *c, const char *path)
+{
+        if (!c || c->n_slots == 0)
                 return NULL;
-        size_t i = path_hash(path) & (c->cap - 1);
-        while (c->e[i].path && !streq(c->e[i].path, path))
-                i = (i + 1) & (c->cap - 1);
-        return &c->e[i];
+        uint32_t i = *stat_cache_slot(c, path);
+        return i ? &c->e[i - 1] : NULL;
 }
 
-static bool stat_cache_grow(struct stat_cache *c)
+static bool stat_cache_rehash(struct stat_cache *c)
 {
-        size_t cap = c->cap ? c->cap * 2 : 256;
-        struct stat_cache bigger = {.e = calloc(cap, sizeof(stat_entry)), .n = c->n, .cap = cap};
-        if (!bigger.e)
+        size_t n_slots = c->n_slots ? c->n_slots * 2 : 256;
+        uint32_t *slots = calloc(n_slots, sizeof(*slots));
+        if (!slots || n_slots > UINT32_MAX) {
+                free(slots);
                 return false;
-        for (size_t i = 0; i < c->cap; i++)
-                if (c->e[i].path)
-                        *stat_cache_slot(&bigger, c->e[i].path) = c->e[i];
-        free(c->e);
-        *c = bigger;
+        }
+        free(c->slots);
+        c->slots = slots;
+        c->n_slots = n_slots;
+        for (size_t i = 0; i < c->n; i++)
+                *stat_cache_slot(c, c->e[i].path) = (uint32_t)(i + 1);
         return true;
 }
 
 static void stat_cache_put(struct stat_cache *c, const char *path, const struct stat *st, int err)
 {
-        if ((c->n + 1) * 2 > c->cap && !stat_cache_grow(c))
+        if ((c->n + 1) * 2 > c->n_slots && !stat_cache_rehash(c))
                 return; /* uncached is fine */
-        stat_entry *slot = stat_cache_slot(c, path);
-        if (slot->path)
+        if (c->n == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 64;
+                stat_entry *e = realloc(c->e, cap * sizeof(*e));
+                if (!e)
+                        return;
+                c->e = e;
+                c->cap = cap;
+        }
+        uint32_t *slot = stat_cache_slot(c, path);
+        stat_entry *entry = &c->e[c->n];
+        if (*slot || !(entry->path = strdup(path)))
                 return;
-        slot->path = strdup(path);
-        if (!slot->path)
-                return;
-        slot->st = *st;
-        slot->err = err;
-        c->n++;
+        entry->st = *st;
+        entry->err = err;
+        *slot = (uint32_t)++c->n;
 }
 
 static int host_lstat(const host_info *h, const char *path, struct stat *st)
 {
-        const stat_entry *hit = stat_cache_slot(h->cache, path);
-        if (hit && hit->path) {
+        const stat_entry *hit = stat_cache_find(h->cache, path);
+        if (hit) {
                 *st = hit->st;
                 return hit->err;
         }
