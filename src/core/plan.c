@@ -175,12 +175,13 @@ static void stat_cache_put(struct stat_cache *c, const char *path, const struct 
                 stat_entry *e = realloc(c->e, cap * sizeof(*e));
                 if (!e)
                         return;
+                memset(e + c->cap, 0, (cap - c->cap) * sizeof(*e));
                 c->e = e;
                 c->cap = cap;
         }
         uint32_t *slot = stat_cache_slot(c, path);
-        stat_entry *entry = &c->e[c->n];
-        if (*slot || !(entry->path = strdup(path)))
+        stat_entry *entry = c->e ? &c->e[c->n] : NULL;
+        if (!entry || *slot || !(entry->path = strdup(path)))
                 return;
         entry->st = *st;
         entry->err = err;
