@@ -622,7 +622,7 @@ struct dirent64_record {
         char name[];
 };
 
-#define DIRBUF_SIZE (32 * 1024)
+#define DIRBUF_SIZE ((size_t)32 * 1024)
 
 /* The entries of the directory |dfd| (read from its current offset), |fn|
  * called for each but "." and ".." until it returns false. */

@@ -485,7 +485,7 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes
                  * would match whatever file lies there later. A run killed
                  * in between (with its undo helper) leaves that one
                  * placeholder behind. */
-                int r = create_one(m, dirs ? dirs[k] : -1, &ph);
+                int r = create_one(m, notes ? dirs[k] : -1, &ph);
                 /* The undo note learns at once whether it was made (and its
                  * inode): a pending note is undone by name, so it must not
                  * outlive a path found taken (EEXIST). */
