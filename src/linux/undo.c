@@ -93,7 +93,7 @@ static long helper_call(long nr, long a, long b, long c, long d)
 #define HCALL(nr, a, b, c, d) helper_call((nr), (long)(a), (long)(b), (long)(c), (long)(d))
 #endif
 
-#define HELPER_STACK (64 * 1024)
+#define HELPER_STACK ((size_t)64 * 1024)
 
 static void hclose(int fd)
 {
@@ -146,7 +146,7 @@ static void write_small(const char *dir, const char *file, const char *text)
  * hierarchy has no cgroup.kill), parsed without allocating. */
 static void kill_procs(const char *dir)
 {
-        char path[PATH_MAX], chunk[4096];
+        char path[PATH_MAX], chunk[4096] = {0}; /* zeroed: the analyzer cannot see a raw read fill it */
         if (!join(path, dir, "cgroup.procs"))
                 return;
         int fd = hopen(path, O_RDONLY | O_NOFOLLOW);
