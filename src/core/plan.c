@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
@@ -95,7 +96,12 @@ static char *host_path(const host_info *h, const char *path) { return strjoin2(h
 
 /* lstat() results while one plan is built: the same paths are looked at
  * again and again (resolving, checking visibility, mount points), and on
- * some virtual machines each system call costs microseconds. */
+ * some virtual machines each system call costs microseconds. The entries
+ * in one array, found through a hash table of their indices (open
+ * addressing, at most half full; 4 bytes a slot, so that a large table
+ * touches few pages): the repository search looks at thousands of paths
+ * in a large workspace, and a list searched from the start made planning
+ * quadratic in them. */
 typedef struct stat_entry {
         char *path;
         struct stat st;
@@ -105,6 +111,8 @@ typedef struct stat_entry {
 struct stat_cache {
         stat_entry *e;
         size_t n, cap;
+        uint32_t *slots; /* index + 1 into e, 0 for a free slot */
+        size_t n_slots;  /* 0 or a power of two */
 };
 
 static void stat_cache_clear(struct stat_cache *c)
@@ -112,42 +120,87 @@ static void stat_cache_clear(struct stat_cache *c)
         for (size_t i = 0; i < c->n; i++)
                 free(c->e[i].path);
         free(c->e);
+        free(c->slots);
         *c = (struct stat_cache){0};
+}
+
+static size_t path_hash(const char *path)
+{
+        uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+        for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+                h = (h ^ *p) * 1099511628211ULL;
+        return (size_t)h;
+}
+
+/* The slot of |path|: the one holding it, or the free one where it would
+ * go. */
+static uint32_t *stat_cache_slot(const struct stat_cache *c, const char *path)
+{
+        size_t i = path_hash(path) & (c->n_slots - 1);
+        while (c->slots[i] && !streq(c->e[c->slots[i] - 1].path, path))
+                i = (i + 1) & (c->n_slots - 1);
+        return &c->slots[i];
+}
+
+static const stat_entry *stat_cache_find(const struct stat_cache *c, const char *path)
+{
+        if (!c || c->n_slots == 0)
+                return NULL;
+        uint32_t i = *stat_cache_slot(c, path);
+        return i ? &c->e[i - 1] : NULL;
+}
+
+static bool stat_cache_rehash(struct stat_cache *c)
+{
+        size_t n_slots = c->n_slots ? c->n_slots * 2 : 256;
+        uint32_t *slots = calloc(n_slots, sizeof(*slots));
+        if (!slots || n_slots > UINT32_MAX) {
+                free(slots);
+                return false;
+        }
+        free(c->slots);
+        c->slots = slots;
+        c->n_slots = n_slots;
+        for (size_t i = 0; i < c->n; i++)
+                *stat_cache_slot(c, c->e[i].path) = (uint32_t)(i + 1);
+        return true;
 }
 
 static void stat_cache_put(struct stat_cache *c, const char *path, const struct stat *st, int err)
 {
+        if ((c->n + 1) * 2 > c->n_slots && !stat_cache_rehash(c))
+                return; /* uncached is fine */
         if (c->n == c->cap) {
                 size_t cap = c->cap ? c->cap * 2 : 64;
                 stat_entry *e = realloc(c->e, cap * sizeof(*e));
                 if (!e)
-                        return; /* uncached is fine */
+                        return;
+                memset(e + c->cap, 0, (cap - c->cap) * sizeof(*e));
                 c->e = e;
                 c->cap = cap;
         }
-        stat_entry *slot = &c->e[c->n];
-        slot->path = strdup(path);
-        if (!slot->path)
+        uint32_t *slot = stat_cache_slot(c, path);
+        stat_entry *entry = c->e ? &c->e[c->n] : NULL;
+        if (!entry || *slot || !(entry->path = strdup(path)))
                 return;
-        slot->st = *st;
-        slot->err = err;
-        c->n++;
+        entry->st = *st;
+        entry->err = err;
+        *slot = (uint32_t)++c->n;
 }
 
 static int host_lstat(const host_info *h, const char *path, struct stat *st)
 {
-        struct stat_cache *c = h->cache;
-        for (size_t i = 0; c && i < c->n; i++)
-                if (streq(c->e[i].path, path)) {
-                        *st = c->e[i].st;
-                        return c->e[i].err;
-                }
+        const stat_entry *hit = stat_cache_find(h->cache, path);
+        if (hit) {
+                *st = hit->st;
+                return hit->err;
+        }
         _cleanup_free_ char *hp = host_path(h, path);
         if (!hp)
                 return -ENOMEM;
         int r = lstat(hp, st) < 0 ? -errno : 0;
-        if (c)
-                stat_cache_put(c, path, st, r);
+        if (h->cache)
+                stat_cache_put(h->cache, path, st, r);
         return r;
 }
 
@@ -1187,10 +1240,13 @@ static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char 
         for (struct dirent *e; r == 0 && (e = readdir(d)) && b->scan_budget > 0; b->scan_budget--) {
                 if (streq(e->d_name, ".") || streq(e->d_name, ".."))
                         continue;
+                /* the type readdir gives (a link is DT_LNK), else lstat's */
                 struct stat st;
-                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-                        continue;
-                r = strv_push(ret, e->d_name);
+                bool is_dir = e->d_type != DT_UNKNOWN ? e->d_type == DT_DIR
+                                                      : fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                                                                S_ISDIR(st.st_mode);
+                if (is_dir)
+                        r = strv_push(ret, e->d_name);
         }
         closedir(d);
         if (*ret)

@@ -89,9 +89,8 @@ static int scope_set(placeholders *list, const cordon_plan *p)
         return 0;
 }
 
-/* The parent directory of |path|, opened without following links, and
- * |path|'s last component in |name|. */
-static int open_parent(const char *path, char name[NAME_MAX + 1])
+/* |path|'s last component in |name|: 0, or -1 with errno. */
+static int parent_name(const char *path, char name[NAME_MAX + 1])
 {
         const char *slash = strrchr(path, '/');
         size_t len = slash ? strlen(slash + 1) : 0;
@@ -100,6 +99,16 @@ static int open_parent(const char *path, char name[NAME_MAX + 1])
                 return -1;
         }
         memcpy(name, slash + 1, len + 1);
+        return 0;
+}
+
+/* The parent directory of |path|, opened without following links, and
+ * |path|'s last component in |name|. */
+static int open_parent(const char *path, char name[NAME_MAX + 1])
+{
+        const char *slash = strrchr(path, '/');
+        if (parent_name(path, name) < 0)
+                return -1;
         _cleanup_free_ char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
         if (!dir) {
                 errno = ENOMEM;
@@ -289,7 +298,9 @@ static bool plan_protects(const cordon_plan *p)
 static void for_each_journal(placeholders *list, bool dead, void (*fn)(placeholders *, int, const char *, void *),
                              void *userdata)
 {
-        int fd = fcntl(list->logs, F_DUPFD_CLOEXEC, 3);
+        /* its own open file: a copy's offset is the original's, which an
+         * earlier listing left at the end */
+        int fd = openat(list->logs, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         DIR *d = fd < 0 ? NULL : fdopendir(fd);
         if (!d) {
                 if (fd >= 0)
@@ -372,12 +383,16 @@ static void journal_open(placeholders *list, undo_log *undo)
 
 /* ---- creating and removing ------------------------------------------------------------- */
 
-static int create_one(const plan_mount *m, placeholder *ret)
+/* |parent|: the parent directory, opened without following links (by
+ * undo_note_path), or -1 to open it here. */
+static int create_one(const plan_mount *m, int parent, placeholder *ret)
 {
         char name[NAME_MAX + 1];
-        int dfd = open_parent(m->source, name);
+        int dfd = parent >= 0 ? parent_name(m->source, name) : open_parent(m->source, name);
         if (dfd < 0)
                 return -errno;
+        if (parent >= 0)
+                dfd = parent;
         const char *text = m->content ? m->content : "";
         int r = 0;
         if (m->is_dir) {
@@ -394,7 +409,8 @@ static int create_one(const plan_mount *m, placeholder *ret)
         struct stat st;
         if (r == 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 r = -errno;
-        close(dfd);
+        if (dfd != parent)
+                close(dfd);
         if (r == 0)
                 *ret = (placeholder){.path = m->source, .dev = st.st_dev, .ino = st.st_ino, .is_dir = m->is_dir,
                                      .size = (off_t)strlen(text)};
@@ -403,21 +419,35 @@ static int create_one(const plan_mount *m, placeholder *ret)
 
 int protect_lock_take(const cordon_plan *p, protect_lock *ret)
 {
-        *ret = (protect_lock){.fd = -1};
+        *ret = (protect_lock){.fd = -1, .logs = -1};
         if (p->backend != BACKEND_LINUX || !plan_protects(p))
                 return 0;
         int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
-        _cleanup_close_ int dfd = logs < 0 ? -1 : logs;
-        int fd = dfd < 0 ? -1 : openat(dfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return 0; /* no logs/ (yet): placeholders are removed unconditionally */
-        ret->exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0;
-        if (!ret->exclusive && flock(fd, LOCK_SH) < 0) {
-                close(fd);
+        int fd = logs < 0 ? -1 : openat(logs, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+                ret->exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0;
+                if (!ret->exclusive && flock(fd, LOCK_SH) < 0) {
+                        close(fd);
+                        fd = -1;
+                }
+        }
+        if (fd < 0) { /* no logs/ (yet): placeholders are removed unconditionally */
+                if (logs >= 0)
+                        close(logs);
                 return 0;
         }
         ret->fd = fd;
+        ret->logs = logs; /* checked now: protect_placeholders_create does not open it again */
         return 0;
+}
+
+void protect_lock_release(protect_lock *lock)
+{
+        if (lock->fd >= 0)
+                close(lock->fd);
+        if (lock->logs >= 0)
+                close(lock->logs);
+        *lock = (protect_lock){.fd = -1, .logs = -1};
 }
 
 int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes, const int *dirs,
@@ -431,14 +461,16 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes
                 return error_set(ret_error, ENOMEM, "out of memory");
         list->logs = list->journal = -1;
         list->lock = lock ? lock->fd : -1;
+        list->logs = lock ? lock->logs : -1;
         if (lock)
-                lock->fd = -1; /* ours now */
+                lock->fd = lock->logs = -1; /* ours now */
         *ret = list;
         if (!plan_protects(p))
                 return 0;
         if (scope_set(list, p) < 0)
                 return error_set(ret_error, ENOMEM, "out of memory");
-        logs_open(list, p->instance_root);
+        if (list->logs < 0)
+                logs_open(list, p->instance_root);
         if (list->logs >= 0 && lock && lock->exclusive)
                 for_each_journal(list, true, repair_journal, (void *)p); /* no other run alive */
         if (list->lock >= 0)
@@ -453,7 +485,7 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes
                  * would match whatever file lies there later. A run killed
                  * in between (with its undo helper) leaves that one
                  * placeholder behind. */
-                int r = create_one(m, &ph);
+                int r = create_one(m, notes ? dirs[k] : -1, &ph);
                 /* The undo note learns at once whether it was made (and its
                  * inode): a pending note is undone by name, so it must not
                  * outlive a path found taken (EEXIST). */

@@ -11,6 +11,7 @@ typedef struct placeholders placeholders;
  * paths; |exclusive|: taken exclusively (no other such run alive). */
 typedef struct protect_lock {
         int fd;
+        int logs; /* <instance>/logs, checked (instance_open_logs), or -1 */
         bool exclusive;
 } protect_lock;
 
@@ -18,6 +19,8 @@ typedef struct protect_lock {
  * the instance has no logs/ yet). Before undo_start, so that the undo
  * helper shares it. Returns 0. */
 int protect_lock_take(const cordon_plan *p, protect_lock *ret) HIDDEN;
+/* Close what protect_placeholders_create did not take over. */
+void protect_lock_release(protect_lock *lock) HIDDEN;
 
 /* Create the placeholders the plan marks missing (relative to parent
  * directories opened without following links), after repairing what killed
@@ -25,7 +28,7 @@ int protect_lock_take(const cordon_plan *p, protect_lock *ret) HIDDEN;
  * logs/ (the journal noted in |undo|, or NULL). |notes| (or NULL): the
  * undo note of each missing mount, in plan order, noted in the parent
  * directory |dirs| (undo_note_path); each is settled (undo_made) right after
- * its attempt and set to -1. Takes |lock|'s descriptor
+ * its attempt and set to -1. Takes |lock|'s descriptors
  * (or NULL: none); repairs only when it was exclusive, then shares it. *ret may be set on failure too: remove it. */
 int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes, const int *dirs,
                                 protect_lock *lock, placeholders **ret, cordon_error **ret_error) HIDDEN;

@@ -1214,11 +1214,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         protect_lock_take(p, &lock);
         size_t notes = undo_notes_needed(p);
         if (notes)
-                r = undo_start(notes, lock.fd, &proc->undo, ret_error);
+                r = undo_start(notes, lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
         if (r == 0)
                 r = make_placeholders(p, proc, &lock, ret_error);
-        if (lock.fd >= 0) /* not taken over (a failure on the way) */
-                close(lock.fd);
+        protect_lock_release(&lock); /* what was not taken over (a failure on the way) */
         bool nproc = false;
         if (r == 0 && git_check_begin(p, &proc->git) < 0)
                 r = error_set(ret_error, ENOMEM, "out of memory");

@@ -19,10 +19,12 @@
  *   - a file or directory (a placeholder): removed when it is still the very
  *     one noted (device and inode, its parent's too, the parent reached
  *     without following any symlink) and still empty.
- * The helper is a fork of the launcher (a copy of its memory), started with
- * every signal blocked, in a process group of its own, holding no
- * descriptor of the caller's; it only makes system calls on the log (no
- * malloc, no stdio), so it may be started from a multi-threaded program. */
+ * The helper shares the launcher's memory (CLONE_VM on a stack of its own,
+ * where raw system calls exist; else, under a sanitizer, and with
+ * CORDON_DEBUG=fork-init, a fork), started with every signal blocked, in a
+ * process group of its own, holding no descriptor of the caller's; it only
+ * makes raw system calls on the log (no malloc, no stdio, no errno), so it
+ * may be started from a multi-threaded program and write nothing of it. */
 #pragma once
 
 #include <stdbool.h>
@@ -34,9 +36,11 @@ typedef struct undo_log undo_log;
 
 /* Start the helper with room for |n| notes. |lock| (or -1), protect.c's
  * lock, shared with the helper: it undoes files only when it can take it
- * exclusively (no other run alive that may have bound them). Returns 0 or -errno (with an
- * error). */
-int undo_start(size_t n, int lock, undo_log **ret, cordon_error **ret_error) HIDDEN;
+ * exclusively (no other run alive that may have bound them). |share_memory|:
+ * the helper shares the launcher's memory where it can (false: a fork, as
+ * for the init with CORDON_DEBUG=fork-init, which valgrind needs). Returns 0
+ * or -errno (with an error). */
+int undo_start(size_t n, int lock, bool share_memory, undo_log **ret, cordon_error **ret_error) HIDDEN;
 /* Note the cgroup directory |path| (cgroup |version| 1 or 2) before it is
  * made. Returns the note's number, or -1 (no log, or it is full: then
  * nothing is undone for it but by the next run's sweep). */

@@ -489,6 +489,8 @@ echo "# race: $n rounds, $planned planned, $failed_n failed, $leaked leaked, $od
 #   M13 the launcher of run 1 killed: the next run checks for it
 #   M14 a .git/modules/NAME made for a new .gitmodules entry and gitlink:
 #       the host's `git submodule update` would take it as is (post-checkout)
+#   M15 nested repositories among 3 000 directories (a directory read in
+#       several buffers)
 # and what stays: the user's own nested repository and submodule, and the
 # in-sandbox workflow (worktree add, submodule checkout), set nothing aside.
 MON='git config core.fsmonitor "touch $1; false"'
@@ -548,6 +550,12 @@ MODS="git init -q e0 && git -C e0 $GC commit -q --allow-empty -m s && mkdir -p .
     git add .gitmodules && git update-index --add --cacheinfo 160000,\$(git --git-dir=.git/modules/evil rev-parse HEAD),e"
 HOST='git status; git -c protocol.file.allow=always submodule update --init'
 m_pair m14 "a .git/modules/NAME planted for a new .gitmodules entry (submodule update)" "$MODS"
+# M15. nested repositories among 3 000 directories: the walk reads a
+# directory in several getdents64 buffers (32 KiB, some 1 300 entries
+# each), and finds each repository wherever it lies in the listing
+WIDE="mkdir wide && cd wide && seq 1 3000 | xargs mkdir && for i in 500 1000 1500 2000 2500 3000; do (cd \$i && $NEST); done"
+HOST='git add -A && git status && git diff HEAD'
+m_pair m15 "six nested repositories among 3 000 directories (git add, status, diff)" "$WIDE"
 # M9. a set-aside config renamed back in the next run
 HOST='git status'
 fresh_repo m9
@@ -655,4 +663,21 @@ case "$out" in EROFS|EEXIST) ok "a placeholder another run made stays protected 
 wait "$A" 2>/dev/null
 check "... and the last run removed it" test ! -e "$WS/.git/commondir"
 check "... with every journal" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.'"
+# L2. a run killed while another lives: its helper leaves its placeholder
+# (the other run may have bound it) and its journal; the last run alive
+# repairs that journal when it ends, though it listed logs/ once already
+# when it started (alone, it repaired then)
+fresh_repo l2
+bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" -- sh -c 'while [ ! -e stop ]; do sleep 0.05; done'
+A=$BG_PID
+for _ in $(seq 50); do [ -e "$WS/.git/commondir" ] && break; sleep 0.1; done
+bg_as_user env HOME="$H" "$CORDON" run --workspace "$WS" -C "$WS" --protect "$WS/l2-extra" -- sleep 30
+B=$BG_PID
+for _ in $(seq 50); do [ -e "$WS/l2-extra" ] && break; sleep 0.1; done
+kill -KILL "$B"; wait "$B" 2>/dev/null; sleep 1
+check "control: a run killed while another lives leaves its placeholder" test -e "$WS/l2-extra"
+touch "$WS/stop"; wait "$A" 2>/dev/null
+check "... and the last run alive removes it when it ends" test ! -e "$WS/l2-extra"
+check "... with every journal" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.'"
+rm -f "$WS/stop"
 done_testing

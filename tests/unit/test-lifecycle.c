@@ -6,7 +6,11 @@
  *   - a thread starts one and is cancelled while it waits for it;
  *   - a thread is cancelled while it starts one (cordon_start is not a
  *     cancellation point: it starts it, then the thread dies);
- *   - ROUNDS threads in a row start one each and exit after a random delay.
+ *   - ROUNDS threads in a row start one each and exit after a random delay;
+ *   - a thread on a stack of the test's own (glibc keeps its TLS there)
+ *     starts one and exits, and the stack is unmapped at once: the clean-up
+ *     helper, which shares the process's memory, reads nothing of that
+ *     thread's (it would fault, and leave the placeholder).
  * The handle stays valid for the rest of the process: cordon_wait and
  * cordon_process_free on it from the main thread find the sandbox dead and
  * clean up what is left (nothing). */
@@ -20,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +86,7 @@ typedef struct job {
         bool with_host_state; /* a protected placeholder, and a cgroup (--pids) */
         int how;              /* HOW_* */
         long delay_us;        /* HOW_EXIT: before exiting */
+        bool own_stack;       /* the thread runs on a stack unmapped once it is joined */
         cordon_process *proc; /* set by the thread */
         atomic_int started;
 } job;
@@ -148,7 +154,16 @@ static void *starter(void *arg)
 static bool run_job(job *j)
 {
         pthread_t t;
-        if (pthread_create(&t, NULL, starter, j) != 0)
+        pthread_attr_t attr;
+        const size_t stack_size = 1 << 20;
+        void *stack = j->own_stack ? mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                   : MAP_FAILED;
+        pthread_attr_init(&attr);
+        if (stack != MAP_FAILED)
+                pthread_attr_setstack(&attr, stack, stack_size);
+        int created = j->own_stack && stack == MAP_FAILED ? -1 : pthread_create(&t, &attr, starter, j);
+        pthread_attr_destroy(&attr);
+        if (created != 0)
                 return false;
         if (j->how != HOW_EXIT) {
                 int want = j->how == HOW_CANCEL_IN_START ? 1 : 2;
@@ -168,6 +183,8 @@ static bool run_job(job *j)
                 pthread_cancel(t);
         }
         pthread_join(t, NULL);
+        if (stack != MAP_FAILED)
+                munmap(stack, stack_size); /* and with it the thread's TLS */
         bool ok = j->proc != NULL;
         CHECK(j->proc != NULL);
         /* the thread is gone: within 2 s so is everything it started */
@@ -230,6 +247,20 @@ static void test_thread_cancelled_while_starting(void)
         run_job(&j);
 }
 
+/* Several rounds: the helper faults only when it runs after the unmap
+ * (without a thread control block of its own, one round in three here). */
+static void test_thread_on_its_own_stack_exits(void)
+{
+        int failed = 0;
+        for (int i = 0; i < 6 && failed == 0; i++) {
+                job j;
+                job_init(&j, HOW_EXIT, true);
+                j.own_stack = true;
+                failed += !run_job(&j);
+        }
+        CHECK_INTEQ(failed, 0);
+}
+
 static void test_threads_exit_at_random_instants(void)
 {
         srand((unsigned)time(NULL));
@@ -256,6 +287,7 @@ int main(void)
         RUN(test_thread_exits_with_host_state);
         RUN(test_thread_cancelled_while_waiting);
         RUN(test_thread_cancelled_while_starting);
+        RUN(test_thread_on_its_own_stack_exits);
         RUN(test_threads_exit_at_random_instants);
         char cmd[128];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
