@@ -44,6 +44,7 @@ typedef struct placeholder {
         ino_t ino;
         bool is_dir;
         off_t size;   /* a file's content length */
+        int parent;   /* the directory it was made in (it may have moved since), or -1 */
 } placeholder;
 
 struct placeholders {
@@ -61,7 +62,12 @@ struct placeholders {
         char **not_scope;
 };
 
-static void placeholder_clear(placeholder *ph) { free(ph->path); }
+static void placeholder_clear(placeholder *ph)
+{
+        free(ph->path);
+        if (ph->parent >= 0)
+                close(ph->parent);
+}
 
 static bool in_scope(const placeholders *list, const char *path)
 {
@@ -118,10 +124,15 @@ static int open_parent(const char *path, char name[NAME_MAX + 1])
 }
 
 /* Is |ph| still the inode made, unchanged (an empty directory, or a file
- * of the size written)? Fills |name| and returns its parent's fd. */
+ * of the size written)? Fills |name| and returns its parent's fd: the very
+ * directory it was made in where this run made it (the command may have
+ * renamed that directory, or one above it, meanwhile), else the one at
+ * its path now. */
 static int still_ours(const placeholder *ph, char name[NAME_MAX + 1])
 {
-        int dfd = open_parent(ph->path, name);
+        int dfd = ph->parent < 0 ? open_parent(ph->path, name)
+                  : parent_name(ph->path, name) < 0 ? -1
+                                                    : fcntl(ph->parent, F_DUPFD_CLOEXEC, 3);
         struct stat st;
         if (dfd < 0)
                 return -1;
@@ -157,6 +168,8 @@ static int journal_add(placeholders *list, const placeholder *ph)
                 if (v)
                         list->v = v;
                 free(path);
+                if (ph->parent >= 0)
+                        close(ph->parent);
                 return -ENOMEM;
         }
         list->v = v;
@@ -232,7 +245,7 @@ static bool journal_parse(const char *line, placeholder *ret)
         char *path = strdup(s);
         if (!path)
                 return false;
-        *ret = (placeholder){.path = path, .dev = (dev_t)dev, .ino = (ino_t)ino, .is_dir = kind == 'd',
+        *ret = (placeholder){.path = path, .dev = (dev_t)dev, .ino = (ino_t)ino, .is_dir = kind == 'd', .parent = -1,
                              .size = (off_t)size};
         return true;
 }
@@ -409,11 +422,13 @@ static int create_one(const plan_mount *m, int parent, placeholder *ret)
         struct stat st;
         if (r == 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 r = -errno;
-        if (dfd != parent)
+        /* kept to remove it from there, wherever that directory is then */
+        int kept = r < 0 ? -1 : dfd != parent ? dfd : fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        if (dfd != parent && kept != dfd)
                 close(dfd);
         if (r == 0)
                 *ret = (placeholder){.path = m->source, .dev = st.st_dev, .ino = st.st_ino, .is_dir = m->is_dir,
-                                     .size = (off_t)strlen(text)};
+                                     .size = (off_t)strlen(text), .parent = kept};
         return r;
 }
 
@@ -477,7 +492,7 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes
                 flock(list->lock, LOCK_SH);
         for (size_t i = 0, k = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
-                placeholder ph = {0};
+                placeholder ph = {.parent = -1};
                 if (!m->missing)
                         continue;
                 journal_open(list, undo);
