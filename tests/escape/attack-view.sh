@@ -1,0 +1,121 @@
+#!/bin/bash
+# Attacks on the prepared /etc (fix-startup's src/linux/view.c: the view's
+# /etc files copied into <instance>/logs/view/etc-<hash>, bound in one
+# mount). Each case has its control; on a build without the prepared /etc
+# (main) the cases hold trivially and say so.
+#
+#   P  a generation directory left without its manifest (a launcher killed
+#      while removing it: view.c unlinks etc-X.m first, then the files one
+#      by one; or a concurrent run removing it while another builds the
+#      same manifest) is adopted as whole by the next run: files missing
+#      in /etc, or every run failing on a missing mount point
+#   M  a host /etc file's mode: a copy is made 0644, so a 0600 file that
+#      the command's uid may not read (as root: owned by another uid, the
+#      command has no capability) becomes readable inside
+#   S  staleness: a host file rewritten with the same size and its mtime
+#      set back exactly (only ctime differs) shows in the next run
+#   W  the copies are the caller's own files (a host file is root's):
+#      inside they stay read-only whatever the command tries (write,
+#      chmod, utimes, a user namespace of its own to remount /etc)
+#   L  landlock backend (no mount hides logs/): write, rename or hard-link
+#      a copy in logs/view
+# The host's /etc is not touched: a mount namespace of its own, a copy of
+# /etc bound over it (as tests/escape/view-cache.sh does).
+if [ -z "${ATTACK_VIEW_NS:-}" ]; then
+    exec env ATTACK_VIEW_NS=1 unshare -m --propagation private bash "$0" "$@"
+fi
+. "$(dirname "$0")/../integration/lib.sh"
+
+cp -a /etc "$T/etc" && mount --bind "$T/etc" /etc || { not_ok "a private copy of /etc"; done_testing; exit 0; }
+sleep 2.2 # the copies' ctime is now: view.c copies nothing changed in the last 2 s
+F=/etc/gentoo-release # a file of the view, absent on this host
+rm -rf "$F"
+V=$H/.cordon/logs/view
+old() { touch -h -d '-1 hour' "$@"; sleep 2.2; } # older than view.c's 2 s
+newest_gen() { local m; m=$(ls -t "$V"/etc-*.m 2>/dev/null | head -1); [ -n "$m" ] && echo "${m%.m}"; }
+# the other uid: one the command does not run as
+if is_root_run; then OTHER=65534; else OTHER=0; fi
+
+cordon run -- true
+gen=$(newest_gen)
+[ -n "$gen" ] && prepared=1 || prepared=0
+[ $prepared = 1 ] || echo "# no prepared /etc (a build without view.c): P and L hold trivially"
+
+# ---- P. a half-removed generation -----------------------------------------------------------
+check_out "control: /etc/hosts is there inside" "OK" cordon run -- "$PROBE" stat /etc/hosts
+check_out "control: so is /etc/ssl (a directory bound on top)" "OK" cordon run -- "$PROBE" stat /etc/ssl
+if [ $prepared = 1 ]; then
+    # what remove_generation leaves when killed after unlinking the manifest
+    rm -f "$gen.m" "$gen/hosts"
+    check_out "a generation left without its manifest and without hosts is not adopted: /etc/hosts shows" \
+        "OK" cordon run -- "$PROBE" stat /etc/hosts
+    check_out "... in the run after that too" "OK" cordon run -- "$PROBE" stat /etc/hosts
+    gen=$(newest_gen)
+    rm -f "$gen.m"; rmdir "$gen/ssl" 2>/dev/null
+    check_status "a generation left without its manifest and without ssl/ does not fail the runs" 0 \
+        cordon run -- "$PROBE" stat /etc/ssl
+    check_status "... nor the one after" 0 cordon run -- "$PROBE" stat /etc/ssl
+else
+    ok "no prepared /etc: nothing to adopt (hosts)"; ok "... (again)"
+    ok "no prepared /etc: nothing to adopt (ssl)"; ok "... (again)"
+fi
+
+rm -rf "$V" # the cases below on a cache of their own
+
+# ---- M. modes of the host's files -----------------------------------------------------------
+echo secret >"$F"; chown $OTHER:$OTHER "$F"; chmod 600 "$F"; old "$F"
+if is_root_run; then
+    check_out "control: the 0600 file of uid $OTHER is readable unsandboxed (root, with capabilities)" "secret" \
+        cat "$F"
+fi
+check_out "control: CORDON_DEBUG=etc-binds (each file bound): the command may not read it" "EACCES" \
+    as_user env CORDON_DEBUG=etc-binds sh -c "cd '$W' && '$CORDON' run -- '$PROBE' read '$F'"
+check_out "a 0600 host file of another uid is not readable inside" "EACCES" cordon run -- "$PROBE" read "$F"
+check_out "... and shows its host mode" "600" cordon run -- stat -c %a "$F"
+echo target >"$T/etc/cordon-target"; chown $OTHER:$OTHER "$T/etc/cordon-target"; chmod 600 "$T/etc/cordon-target"
+rm "$F"; ln -s /etc/cordon-target "$F"; old "$T/etc/cordon-target"
+check_out "a host file that is a symlink to such a file: not readable inside either" "EACCES" \
+    cordon run -- "$PROBE" read "$F"
+rm -f "$F" "$T/etc/cordon-target"
+
+# ---- S. staleness with only ctime changed ---------------------------------------------------
+echo aaaa >"$F"; chmod 644 "$F"; old "$F"
+check_out "control: the file shows" "aaaa" cordon run -- cat "$F"
+touch -r "$F" "$T/ref"; echo bbbb >"$F"; touch -r "$T/ref" "$F"; sleep 2.2
+check_out "control: same size, same mtime as before (only ctime differs)" \
+    "5 $(stat -c %Y "$T/ref")" stat -c '%s %Y' "$F"
+check_out "... and the next run shows the new content" "bbbb" cordon run -- cat "$F"
+rm -f "$F"
+
+# ---- W. the copies, the caller's files, stay read-only inside --------------------------------
+cordon run -- true
+gen=$(newest_gen)
+if [ -n "$gen" ]; then
+    check_out "control: the copy of hosts is the caller's, writable unsandboxed" "OK" as_user "$PROBE" openw "$gen/hosts"
+else
+    ok "no prepared /etc: /etc/hosts is the host's file"
+fi
+denied() { local r; r=$("$@" 2>&1); [ "$r" = EROFS ] || [ "$r" = EACCES ] || { echo "$r"; false; }; }
+check "inside, /etc/hosts cannot be opened for writing (EROFS, or EACCES for a host file of root's)" \
+    denied cordon run -- "$PROBE" openw /etc/hosts
+check_fails "... nor chmod-ed" cordon run -- chmod 666 /etc/hosts
+check_fails "... nor touched" cordon run -- touch /etc/hosts
+check_fails "... nor written after remounting /etc in a user namespace of its own" cordon run -- \
+    sh -c 'unshare -Urm sh -c "mount -o remount,bind,rw /etc && echo x >>/etc/hosts"'
+check_out "... the host's hosts file is intact" "$(md5sum </etc/hosts)" md5sum </etc/hosts
+[ -n "$gen" ] && check_out "... and so is the copy" "$(md5sum </etc/hosts)" md5sum <"$gen/hosts" ||
+    ok "no prepared /etc: no copy to check"
+
+# ---- L. landlock backend ------------------------------------------------------------------------
+if [ -n "$gen" ]; then
+    check_out "landlock backend: a copy in logs/view cannot be opened for writing" "EACCES" \
+        cordon run --backend landlock -- "$PROBE" openw "$gen/hosts"
+    check_fails "landlock backend: logs/view cannot be renamed into cache/" \
+        cordon run --backend landlock -- mv "$V" "$H/.cordon/cache/view"
+    check_fails "landlock backend: a copy cannot be hard-linked into cache/" \
+        cordon run --backend landlock -- ln "$gen/hosts" "$H/.cordon/cache/hosts"
+    check "... logs/view is still there" test -d "$V" -a -f "$gen/hosts"
+else
+    for i in 1 2 3 4; do ok "no prepared /etc: nothing in logs/view ($i)"; done
+fi
+done_testing
