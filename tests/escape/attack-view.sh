@@ -17,8 +17,12 @@
 #   W  the copies are the caller's own files (a host file is root's):
 #      inside they stay read-only whatever the command tries (write,
 #      chmod, utimes, a user namespace of its own to remount /etc)
+#   R  CORDON_DEBUG=rw-binds with Landlock off (system binds writable): a
+#      write to /etc inside must not reach the prepared copies, which every
+#      later run would then show
 #   L  landlock backend (no mount hides logs/): write, rename or hard-link
-#      a copy in logs/view
+#      a copy in logs/view; reach logs/ through /proc/<launcher>/fd (the
+#      launcher, same uid, keeps descriptors of logs/ open while it runs)
 # The host's /etc is not touched: a mount namespace of its own, a copy of
 # /etc bound over it (as tests/escape/view-cache.sh does).
 if [ -z "${ATTACK_VIEW_NS:-}" ]; then
@@ -106,6 +110,19 @@ check_out "... the host's hosts file is intact" "$(md5sum </etc/hosts)" md5sum <
 [ -n "$gen" ] && check_out "... and so is the copy" "$(md5sum </etc/hosts)" md5sum <"$gen/hosts" ||
     ok "no prepared /etc: no copy to check"
 
+# ---- R. the debug knob that makes system binds writable ----------------------------------------
+cp -p /etc/hosts "$T/hosts.orig"
+CORDON_DEBUG=rw-binds cordon run --landlock off -- sh -c 'echo POISON >>/etc/hosts; echo POISON >>/etc/passwd' \
+    >/dev/null 2>&1
+# (on a build with per-file binds the knob writes the host's file itself, as designed)
+check_out "rw-binds, Landlock off: a later run's /etc/hosts is the host's" "$(md5sum </etc/hosts)" \
+    cordon run -- sh -c 'md5sum </etc/hosts'
+check_fails "... and its /etc/passwd has no line the earlier run wrote" cordon run -- grep -q POISON /etc/passwd
+gen=$(newest_gen)
+[ -n "$gen" ] && check_fails "... nor has the copy" grep -q POISON "$gen/hosts" "$gen/passwd" ||
+    ok "no prepared /etc: no copy to poison"
+cp -p "$T/hosts.orig" /etc/hosts
+
 # ---- L. landlock backend ------------------------------------------------------------------------
 if [ -n "$gen" ]; then
     check_out "landlock backend: a copy in logs/view cannot be opened for writing" "EACCES" \
@@ -118,4 +135,25 @@ if [ -n "$gen" ]; then
 else
     for i in 1 2 3 4; do ok "no prepared /etc: nothing in logs/view ($i)"; done
 fi
+# the launcher's descriptors: the nearest ancestor named cordon
+cat >"$W/fds.sh" <<'EOS'
+p=$PPID
+while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != cordon ]; do p=$(awk '/^PPid/{print $2}' /proc/$p/status); done
+[ "$p" -gt 1 ] || { echo "no launcher"; exit 0; }
+n=0
+for f in /proc/$p/fd/*; do
+    if readlink "$f" >/dev/null 2>&1 || ls "$f/" >/dev/null 2>&1 || ( : >>"$f" ) 2>/dev/null; then echo "reached $f"; fi
+    n=$((n + 1))
+done
+echo "tried $n"
+EOS
+chmod 755 "$W/fds.sh"
+bg_as_user env HOME="$H" "$CORDON" run --backend landlock -- sleep 30
+sleep 1
+check "control: unsandboxed, the caller's process reads the launcher's descriptors" \
+    as_user sh -c "readlink /proc/$BG_PID/fd/* | grep -q ."
+kill "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null
+out=$(cordon run --backend landlock -- sh "$W/fds.sh" 2>&1)
+case $out in "tried "[1-9]*) ok "landlock backend: no descriptor of the launcher is reachable through /proc ($out)" ;;
+    *) not_ok "landlock backend: no descriptor of the launcher is reachable through /proc"; echo "$out" | diag ;; esac
 done_testing
