@@ -12,6 +12,8 @@
 #   M  a host /etc file's mode: a copy is made 0644, so a 0600 file that
 #      the command's uid may not read (as root: owned by another uid, the
 #      command has no capability) becomes readable inside
+#   A  a host file readable by its mode (0644) but not by the command's uid
+#      through a POSIX ACL (user:UID:---): a copy has no ACL
 #   S  staleness: a host file rewritten with the same size and its mtime
 #      set back exactly (only ctime differs) shows in the next run
 #   W  the copies are the caller's own files (a host file is root's):
@@ -81,6 +83,28 @@ rm "$F"; ln -s /etc/cordon-target "$F"; old "$T/etc/cordon-target"
 check_out "a host file that is a symlink to such a file: not readable inside either" "EACCES" \
     cordon run -- "$PROBE" read "$F"
 rm -f "$F" "$T/etc/cordon-target"
+
+# ---- A. a POSIX ACL the copy would drop -----------------------------------------------------
+me=$(is_root_run && echo 0 || echo $TEST_UID)
+echo acl-secret >"$F"; chown $OTHER:$OTHER "$F"; chmod 644 "$F"
+if python3 - "$F" "$me" <<'EOS'
+import os, struct, sys
+# user::rw- user:UID:--- group::r-- mask::r-- other::r--
+U = 0xffffffff
+e = [(0x01, 6, U), (0x02, 0, int(sys.argv[2])), (0x04, 4, U), (0x10, 4, U), (0x20, 4, U)]
+os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *x) for x in e))
+EOS
+then
+    old "$F"
+    check_out "control: mode 644, with an ACL entry denying uid $me" "644" stat -c %a "$F"
+    check_out "control: CORDON_DEBUG=etc-binds: the command (uid $me) may not read it" "EACCES" \
+        as_user env CORDON_DEBUG=etc-binds sh -c "cd '$W' && '$CORDON' run -- '$PROBE' read '$F'"
+    check_out "a 0644 host file whose ACL denies the command's uid is not readable inside" "EACCES" \
+        cordon run -- "$PROBE" read "$F"
+else
+    skip "a host file whose ACL denies the command's uid" "no POSIX ACLs where $T lies"
+fi
+rm -f "$F"
 
 # ---- S. staleness with only ctime changed ---------------------------------------------------
 echo aaaa >"$F"; chmod 644 "$F"; old "$F"
