@@ -19,6 +19,11 @@
 #      and refs lie in different buffers, 255-byte names, and a
 #      concurrent run renaming directories and swapping symlinks in while
 #      the walk runs: the host repository is never touched
+#   T  a landlock-backend run of the same workspace (no mount stops it)
+#      swapping .git for a symlink to the host repository while
+#      linux-backend runs plan, make placeholders and mount: each runs or
+#      is refused (125), the host repository is intact, and once the racer
+#      stops the next run leaves no placeholder behind
 . "$(dirname "$0")/../integration/lib.sh"
 
 WS=$W/ws
@@ -143,4 +148,23 @@ done
 [ $bad -eq 0 ] && ok "8 runs' walks racing renames and swapped symlinks: each ran, the host repository intact" ||
     not_ok "8 runs' walks racing renames and swapped symlinks: each ran, the host repository intact ($bad)"
 check "... still intact after the racer's own walk" host_intact
+
+# ---- T. .git swapped between plan and mount -------------------------------------------------------
+rm -rf "$WS/race" "$WS/.git"/*.cordon-quarantine* "$WS"/.git.cordon-quarantine*
+bg_as_user env HOME="$H" "$CORDON" run --backend landlock --workspace "$WS" -C "$WS" -- sh -c \
+    "while [ ! -e stop ]; do mv .git .git.real; ln -s '$T/host/repo/.git' .git; rm -f .git; mv .git.real .git; done" \
+    2>/dev/null
+RACER=$BG_PID
+sleep 0.5
+codes=
+for i in $(seq 20); do box -- true >/dev/null 2>&1; codes="$codes $?"; done
+: >"$WS/stop"; wait $RACER 2>/dev/null; rm -f "$WS/stop"
+bad=$(tr ' ' '\n' <<<"$codes" | grep -cvxE '0|125|')
+[ "$bad" -eq 0 ] && ok "20 runs while .git is swapped for a symlink: each ran or was refused ($codes)" ||
+    not_ok "20 runs while .git is swapped for a symlink: each ran or was refused ($codes)"
+check "... the host repository is intact" host_intact
+check "... .git is the workspace's own directory again" test -d "$WS/.git" -a ! -L "$WS/.git"
+check_status "a run after the racer stopped" 0 box -- true
+check_out "... leaves no placeholder in .git (commondir, config.worktree, info/...)" "" \
+    sh -c "find '$WS/.git' -maxdepth 2 -perm 444 -size -3c ! -name '*.cordon-quarantine*' | grep -v '/objects/'"
 done_testing
