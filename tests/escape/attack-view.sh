@@ -126,6 +126,10 @@ fi
 denied() { local r; r=$("$@" 2>&1); [ "$r" = EROFS ] || [ "$r" = EACCES ] || { echo "$r"; false; }; }
 check "inside, /etc/hosts cannot be opened for writing (EROFS, or EACCES for a host file of root's)" \
     denied cordon run -- "$PROBE" openw /etc/hosts
+check "... nor with mount(2) (CORDON_DEBUG=classic-mounts), Landlock off" \
+    denied as_user env CORDON_DEBUG=classic-mounts sh -c "cd '$W' && '$CORDON' run --landlock off -- '$PROBE' openw /etc/hosts"
+check_out "no file can be created in /etc (classic-mounts and rw-binds, Landlock off)" "EROFS" \
+    as_user env CORDON_DEBUG=classic-mounts,rw-binds sh -c "cd '$W' && '$CORDON' run --landlock off -- '$PROBE' create /etc/planted"
 check_fails "... nor chmod-ed" cordon run -- chmod 666 /etc/hosts
 check_fails "... nor touched" cordon run -- touch /etc/hosts
 check_fails "... nor written after remounting /etc in a user namespace of its own" cordon run -- \
