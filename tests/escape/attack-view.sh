@@ -61,9 +61,30 @@ if [ $prepared = 1 ]; then
     check_status "a generation left without its manifest and without ssl/ does not fail the runs" 0 \
         cordon run -- "$PROBE" stat /etc/ssl
     check_status "... nor the one after" 0 cordon run -- "$PROBE" stat /etc/ssl
+    # the same, long ago (replaced once stale), found by 6 concurrent runs at once
+    bad=0
+    rm -rf "$V" # the half-removed ones above are too recent to be replaced
+    cp "$PROBE" "$W/probe" # in the working directory, exposed read-only
+    for it in 1 2 3 4 5; do
+        cordon run -- true
+        gen=$(newest_gen)
+        [ -n "$gen" ] || { bad=$((bad + 1)); echo "# no generation made" ; continue; }
+        rm -f "$gen.m" "$gen/hosts"; touch -d '-1 hour' "$gen"
+        for i in 1 2 3 4 5 6; do
+            (cordon run -- sh -c "./probe stat /etc/hosts; ./probe stat /etc/ssl" >"$T/orph.$i" 2>&1
+             echo "rc=$?" >>"$T/orph.$i") &
+        done
+        wait
+        for i in 1 2 3 4 5 6; do
+            [ "$(tr '\n' ' ' <"$T/orph.$i")" = "OK OK rc=0 " ] || { bad=$((bad + 1)); diag <"$T/orph.$i"; }
+        done
+    done
+    [ $bad -eq 0 ] && ok "30 runs, 6 at a time, each finding a stale half-removed generation: all see hosts and ssl/" ||
+        not_ok "30 runs, 6 at a time, each finding a stale half-removed generation: all see hosts and ssl/ ($bad did not)"
 else
     ok "no prepared /etc: nothing to adopt (hosts)"; ok "... (again)"
     ok "no prepared /etc: nothing to adopt (ssl)"; ok "... (again)"
+    ok "no prepared /etc: nothing to adopt (concurrent)"
 fi
 
 rm -rf "$V" # the cases below on a cache of their own
