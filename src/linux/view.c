@@ -29,6 +29,7 @@
 #include <sys/random.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,12 +194,24 @@ static bool plan_racy(const cordon_plan *p)
         return false;
 }
 
+/* Does the file carry extended attributes (a POSIX ACL, an LSM label)? A
+ * copy would drop them, and with them what they refuse (an ACL denying
+ * root a 0644 file): such a file is never copied, the run binds the files
+ * one by one. Adding or changing one changes the file's ctime, so a
+ * manifest made without it no longer matches. */
+static bool has_xattrs(int fd)
+{
+        ssize_t n = flistxattr(fd, NULL, 0);
+        return n > 0 || (n < 0 && errno != ENOTSUP);
+}
+
 /* Copy the host file |m| (still the one planned) into |dfd|/|name|. */
 static bool copy_file(int dfd, const char *name, const plan_mount *m)
 {
         _cleanup_close_ int src = open(m->source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         struct stat st;
-        if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, &m->seen))
+        if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, &m->seen) ||
+            has_xattrs(src))
                 return false;
         _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                                          0644 | (st.st_mode & 0111));
