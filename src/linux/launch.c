@@ -4,7 +4,7 @@
  * the cgroup, "go".
  *
  * Process model. Everything the child needs is prepared here, before
- * clone(); the child only makes system calls on it (backend-linux.c), so
+ * clone(); the child only makes system calls on it (child.c), so
  * cordon_start is safe in multi-threaded programs without re-executing a
  * helper binary, and costs one clone instead of a fork+exec.
  *
