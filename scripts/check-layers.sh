@@ -105,7 +105,7 @@ self_test() {
         printf '#include "host.h"\n#include "windows/render.h"\n' >"$t/clean/src/windows/launch.c"
         : >"$t/clean/src/windows/host.h"
         : >"$t/clean/src/windows/render.h"
-        printf '#include "host.h"\n#include "util.h"\n' >"$t/clean/src/linux/spawn.c"
+        printf '#include "host.h"\n#include "util.h"\n' >"$t/clean/src/linux/launch.c"
         : >"$t/clean/src/linux/host.h"
         printf '#include "cordon.h"\n#include "args.h"\n' >"$t/clean/cli/main.c"
         : >"$t/clean/cli/args.h"
@@ -119,7 +119,7 @@ self_test() {
                 'src/core/plan.h|  #  include "windows/render.h"|the core includes the windows backend'
                 'src/seatbelt/launch.c|#include "windows/render.h"|the seatbelt backend includes the windows backend'
                 'src/windows/launch.c|#include "seatbelt/render.h"|the windows backend includes the seatbelt backend'
-                'src/linux/spawn.c|#include "seatbelt/launch.h"|the linux backend includes the seatbelt backend'
+                'src/linux/launch.c|#include "seatbelt/launch.h"|the linux backend includes the seatbelt backend'
                 'src/net/proxy.h|#include "linux/host.h"|the proxy (src/net) includes the linux backend'
                 'cli/main.c|#include "util.h"|the CLI includes an internal header'
         )

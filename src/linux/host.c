@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the host offers (user namespaces, Landlock, seccomp, cgroups:
- * `cordon check`). */
+/* What the host offers (user namespaces, Landlock, seccomp, cgroups), for
+ * the backends and `cordon check` (check.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -76,11 +76,7 @@ static bool sysctl_is(const char *path, const char *value)
         return streq(v, value);
 }
 
-/* Which of the sysctls that limit user namespaces is the one in the way:
- * the first of these that is set. */
-enum userns_limit { LIMIT_NONE, LIMIT_MAX_NAMESPACES, LIMIT_CLONE, LIMIT_APPARMOR };
-
-static enum userns_limit userns_limit(void)
+enum userns_limit userns_limit(void)
 {
         if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
                 return LIMIT_MAX_NAMESPACES;
@@ -168,21 +164,7 @@ char *host_apparmor_fix(const char *exe, const char *installed_profile)
         return buf_steal(&b);
 }
 
-/* The fix for this cordon: the installed profile when this is the installed
- * binary, else the profile's text for this binary's path. */
-static char *apparmor_fix_here(void)
-{
-        char exe[4096];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (n <= 0)
-                return NULL;
-        exe[n] = '\0';
-        const char *installed = CORDON_DATADIR "/apparmor/cordon";
-        bool is_installed = streq(exe, CORDON_BINDIR "/cordon") && access(installed, R_OK) == 0;
-        return host_apparmor_fix(exe, is_installed ? installed : NULL);
-}
-
-static int probe_seccomp(void)
+int probe_seccomp(void)
 {
         /* PR_SET_SECCOMP with a NULL filter fails with EFAULT exactly when
          * filters are supported, without installing anything. */
@@ -190,152 +172,3 @@ static int probe_seccomp(void)
                 return 1;
         return 0;
 }
-
-/* ---- cordon_host_check ------------------------------------------------------------- */
-
-/* What the landlock backend enforces, and what only the linux backend
- * gives (docs/backends.md), for |abi|. */
-static const char *const LANDLOCK_LACKS[] = {
-        "a private /tmp (TMPDIR points into the instance) and /dev/shm (the host's is not granted: "
-        "--expose-rw /dev/shm shares it)",
-        "an own /proc: other processes' command lines can be read, and, unless cordon runs as root (an IPC "
-        "namespace of its own then), /proc/sysvipc lists the host's System V IPC objects (keys, owners, sizes; "
-        "the objects themselves are refused)",
-        "no network interfaces: TCP is denied by Landlock, other families by seccomp; the proxy of "
-        "--allow-net listens on the host's loopback",
-        /* one literal per line (bugprone-suspicious-missing-comma) */
-        "paths cannot be remapped, nor protected inside writable paths: there the git control files the "
-        "command made or changed are set aside after the run (config, config.worktree, commondir, hooks/; "
-        "of the user's own repositories too, so a git config inside is set aside)",
-        "--pids without cgroups",
-        "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets, TCP Fast Open "
-        "(but with the network full), 32-bit metadata calls and socket calls (with the network full their "
-        "connect, listen and socketcall) (refused here)",
-        NULL,
-};
-
-static void landlock_backend_text(buf *b, int abi)
-{
-        buf_printf(b, "  the landlock backend enforces: Landlock's filesystem rules, TCP rules%s, AF_UNIX-only "
-                      "sockets unless the network is full (the host's network, its loopback services included, by "
-                      "AF_UNIX, AF_INET, AF_INET6 and netlink sockets but NETLINK_USERSOCK; the proxy adds TCP: "
-                      "connect to it only, no listen, no TCP Fast Open), abstract unix sockets and signals %s, the "
-                      "seccomp filter, no System V IPC, only the command's own terminal (a new one on a terminal), "
-                      "the whole process tree killed with the command and with the launcher however it is killed (a "
-                      "subreaper in a session of its own), and through a call supervisor in the launcher: no "
-                      "mode/owner/times/xattr change outside the writable paths, on every network no connect to "
-                      "a unix socket outside the writable and explicitly exposed paths nor to an abstract one, no "
-                      "listen on an abstract one\n",
-                   abi >= 4 ? "" : " (not here: ABI < 4)",
-                   abi >= 6 ? "scoped to the sandbox" : "NOT scoped here (ABI < 6: the command can signal "
-                                                        "host processes of its user, its supervisor too)");
-        buf_printf(b, "  only the linux backend gives:\n");
-        for (size_t i = 0; LANDLOCK_LACKS[i]; i++)
-                buf_printf(b, "    - %s\n", LANDLOCK_LACKS[i]);
-}
-
-int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
-{
-        _cleanup_free_ char *userns_reason = NULL, *cg = NULL, *pids = NULL;
-        int userns = host_probe_userns(&userns_reason);
-        int abi = landlock_abi();
-        bool seccomp = probe_seccomp() == 1;
-        bool keyrings_refused = sys_keyrings_refused();
-        cg = host_cgroup_summary();
-        const char *backend = c && !streq(c->backend, "auto") ? c->backend : "linux";
-        static const char *const PIDS_BY[] = {[PIDS_BY_CGROUP] = "cgroup", [PIDS_BY_RLIMIT] = "rlimit",
-                                              [PIDS_BY_NONE] = "none"};
-        int by = host_pids_mechanism(streq(backend, "linux"), &pids);
-        bool ok, apparmor_fix = false;
-        _cleanup_free_ char *why = NULL;
-        if (streq(backend, "linux")) {
-                ok = userns == 1 && seccomp;
-                if (userns != 1 && userns_limit() == LIMIT_APPARMOR)
-                        why = apparmor_fix_here();
-                apparmor_fix = why != NULL; /* says all that the short reason does */
-                if (userns != 1 && !why)
-                        why = xasprintf("%s", userns_reason ? userns_reason : "user namespaces unavailable");
-                else if (userns == 1 && !seccomp)
-                        why = strdup("the kernel lacks seccomp filters (CONFIG_SECCOMP_FILTER)");
-        } else if (streq(backend, "landlock")) {
-                ok = abi >= 1 && seccomp;
-                if (!ok)
-                        why = xasprintf("the landlock backend needs Landlock and seccomp: %s",
-                                        abi < 1 ? landlock_hint(abi) : "seccomp filters are missing");
-        } else if (streq(backend, "seatbelt")) {
-                ok = false;
-                why = strdup("the seatbelt backend runs only on macOS; `cordon plan --backend seatbelt` shows its "
-                             "profile");
-        } else {
-                ok = false;
-                why = xasprintf("the \"%s\" backend is not available in this version", backend);
-        }
-        bool landlock_strongest = userns != 1 && abi >= 1 && seccomp;
-        buf b = {0};
-        if (json) {
-                json_t *o = json_object();
-                json_object_set_new(o, "user_namespaces", json_boolean(userns == 1));
-                if (userns_reason)
-                        json_object_set_new(o, "user_namespaces_problem", json_text(userns_reason));
-                json_object_set_new(o, "landlock_abi", json_integer(abi > 0 ? abi : 0));
-                landlock_rights ll = landlock_rights_for_abi(abi);
-                _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
-                json_object_set_new(o, "landlock_fs_rights", json_text(fs ? fs : ""));
-                json_object_set_new(o, "landlock_tcp", json_boolean(ll.net != 0));
-                json_object_set_new(o, "landlock_scopes", json_boolean(ll.scoped != 0));
-                json_object_set_new(o, "seccomp", json_boolean(seccomp));
-                json_object_set_new(o, "keyrings_refused", json_boolean(keyrings_refused));
-                json_object_set_new(o, "cgroups", json_text(cg ? cg : "unknown"));
-                json_object_set_new(o, "pids_limit_by", json_text(by > 0 ? PIDS_BY[by] : "unknown"));
-                json_object_set_new(o, "pids_limit", json_text(pids ? pids : "unknown"));
-                json_object_set_new(o, "backend", json_text(backend));
-                json_object_set_new(o, "backend_ok", json_boolean(ok));
-                if (why)
-                        json_object_set_new(o, "fix", json_text(why));
-                json_t *lacks = json_array();
-                for (size_t i = 0; LANDLOCK_LACKS[i]; i++)
-                        json_array_append_new(lacks, json_text(LANDLOCK_LACKS[i]));
-                json_object_set_new(o, "landlock_backend_lacks", lacks);
-                json_object_set_new(o, "strongest_backend",
-                                    json_text(userns == 1 ? "linux" : landlock_strongest ? "landlock" : "none"));
-                char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                json_decref(o);
-                buf_printf(&b, "%s\n", s ? s : "{}");
-                free(s);
-        } else {
-                buf_printf(&b, "user namespaces: %s\n", userns == 1 ? "yes" : "no");
-                if (apparmor_fix)
-                        buf_printf(&b, "  restricted by AppArmor: the fix is below\n");
-                else if (userns_reason)
-                        buf_printf(&b, "  %s\n", userns_reason);
-                if (abi > 0) {
-                        landlock_rights ll = landlock_rights_for_abi(abi);
-                        _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
-                        buf_printf(&b, "landlock: ABI %d\n  filesystem rights: %s\n  TCP rules: %s; scopes: %s\n", abi,
-                                   fs ? fs : "?", ll.net ? "yes" : "no (ABI < 4)",
-                                   ll.scoped ? "abstract unix sockets, signals" : "no (ABI < 6)");
-                }
-                else
-                        buf_printf(&b, "landlock: no (%s)\n", landlock_hint(abi));
-                buf_printf(&b, "seccomp: %s\n", seccomp ? "yes (filters)" : "no");
-                if (keyrings_refused)
-                        buf_printf(&b, "keyrings: refused here (keyctl, add_key, request_key: a seccomp profile from "
-                                       "outside, as a container runtime's): the command cannot reach one either, so "
-                                       "runs go without a session keyring of their own\n");
-                buf_printf(&b, "cgroups: %s\n", cg ? cg : "unknown");
-                buf_printf(&b, "process limit (--pids): %s\n", pids ? pids : "unknown");
-                buf_printf(&b, "backend %s: %s\n", backend, ok ? "can run" : "cannot run");
-                if (why)
-                        buf_printf(&b, "  fix: %s\n", why);
-                if (landlock_strongest)
-                        buf_printf(&b, "  the strongest backend on this host is \"landlock\" (--backend landlock)\n");
-                if (abi >= 1 && (landlock_strongest || streq(backend, "landlock")))
-                        landlock_backend_text(&b, abi);
-        }
-        char *s = buf_steal(&b);
-        if (!s)
-                return -ENOMEM;
-        *ret_report = s;
-        return ok ? 1 : 0;
-}
-

@@ -10,6 +10,12 @@
 int host_probe_userns(char **ret_reason) HIDDEN;
 /* Why creating namespaces failed with |err|, and the fix. Caller frees. */
 char *host_userns_hint(int err) HIDDEN;
+/* Which of the sysctls that limit user namespaces is the one in the way:
+ * the first of these that is set. */
+enum userns_limit { LIMIT_NONE, LIMIT_MAX_NAMESPACES, LIMIT_CLONE, LIMIT_APPARMOR };
+enum userns_limit userns_limit(void) HIDDEN;
+/* 1 when the kernel has seccomp filters, else 0. Installs nothing. */
+int probe_seccomp(void) HIDDEN;
 /* The AppArmor profile (apparmor/cordon.in) that lets the binary |exe|
  * create user namespaces; NULL when |exe| is not a plain absolute path
  * (AppArmor would read it as a pattern) or on ENOMEM. Caller frees. */

@@ -287,7 +287,7 @@ static void undo_all(const undo_area *a, long long start)
          * whose thread died but lives on. */
         if (a->lock >= 0 && HCALL(SYS_flock, a->lock, LOCK_EX | LOCK_NB, 0, 0) < 0)
                 return;
-        /* in the order noted: the placeholders (noted by spawn.c before
+        /* in the order noted: the placeholders (noted by backend.c before
          * protect.c makes them) before their journal */
         for (size_t i = 0; i < n && i < a->cap; i++)
                 if (a->notes[i].kind == KIND_FILE && __atomic_load_n(&a->notes[i].state, __ATOMIC_ACQUIRE))

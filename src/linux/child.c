@@ -48,7 +48,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "launch.h"
+#include "netns.h"
 #include "landlock.h"
 #include "net/proxy.h"
 #include "supervise.h"
@@ -127,30 +129,18 @@ static void report(const launch *l, child_step step, int err, const char *path)
         (void)!write(l->report_fd, &r, sizeof(r));
 }
 
-_Noreturn static void fail(const launch *l, child_step step, int err, const char *path)
+_Noreturn void fail(const launch *l, child_step step, int err, const char *path)
 {
         report(l, step, err, path);
         _exit(125);
 }
 
-#define CHECK(l, expr, step, path)                                     \
-        do {                                                           \
-                if ((expr) < 0)                                        \
-                        fail((l), (step), errno, (path));              \
-        } while (0)
-
-/* System calls that leave errno alone: an init that shares the launcher's
- * memory (CLONE_VM) also shares its thread's errno and TLS while the
- * launcher goes on, and so does the init's helper thread. */
-#if SYS_RAW_AVAILABLE
-#define INIT_CALL(nr, a, b, c, d) sys_raw((nr), (long)(a), (long)(b), (long)(c), (long)(d))
-#else
-static long init_call(long nr, long a, long b, long c, long d)
+#if !SYS_RAW_AVAILABLE
+long init_call(long nr, long a, long b, long c, long d)
 {
         long r = syscall(nr, a, b, c, d);
         return r < 0 ? -errno : r;
 }
-#define INIT_CALL(nr, a, b, c, d) init_call((nr), (long)(a), (long)(b), (long)(c), (long)(d))
 #endif
 
 /* "a" + "b" into |out| (PATH_MAX); false when too long. */
@@ -820,99 +810,9 @@ static void finish_root(const launch *l)
                         remount_ro(l, l->ops[i].target);
 }
 
-/* Bring lo up through the socket |sock| of its network namespace: 0 or
- * -errno. Raw system calls: the init's helper thread runs it too. */
-static long loopback_up(long sock)
-{
-        struct ifreq ifr = {.ifr_name = "lo"};
-        long r = INIT_CALL(SYS_ioctl, sock, SIOCGIFFLAGS, &ifr, 0);
-        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-        return r < 0 ? r : INIT_CALL(SYS_ioctl, sock, SIOCSIFFLAGS, &ifr, 0);
-}
+/* ---- descriptors over a socket ------------------------------------------------- */
 
-/* The init itself, when no helper thread made the namespace. */
-static void init_loopback_up(const launch *l)
-{
-        long sock = INIT_CALL(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
-        long r = sock < 0 ? sock : loopback_up(sock);
-        if (r < 0)
-                fail(l, STEP_LOOPBACK, (int)-r, "lo");
-        close((int)sock);
-}
-
-/* ---- the network namespace, made by a helper thread ------------------------------ */
-
-/* Creating a network namespace costs as much as all the mounts: a thread
- * of the init creates it (namespaces are per thread) while the init mounts,
- * and hands over a descriptor of it. */
-typedef struct netns_job {
-        volatile int tid;  /* the helper's; the kernel clears it when it exits */
-        bool loopback;     /* bring lo up */
-        child_step step;   /* what it did last (what failed, on failure) */
-        int result;        /* an fd of the namespace, or -errno */
-} netns_job;
-
-/* The helper shares the init's memory and TLS: raw system calls only. */
-static int netns_helper(void *arg)
-{
-        netns_job *j = arg;
-        long sock = sys_raw(SYS_unshare, CLONE_NEWNET, 0, 0, 0);
-        j->step = STEP_NETNS;
-        if (sock == 0)
-                sock = sys_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
-        long r = sock;
-        if (sock >= 0 && j->loopback) {
-                r = loopback_up(sock);
-                j->step = r == 0 ? STEP_NETNS : STEP_LOOPBACK;
-        }
-        if (r >= 0)
-                r = sys_raw(SYS_ioctl, sock, SIOCGSKNS, 0, 0);
-        if (sock >= 0)
-                sys_raw(SYS_close, sock, 0, 0, 0);
-        j->result = (int)r;
-        return 0;
-}
-
-/* Start the helper on the command's stack (unused until the command
- * starts, after netns_join). False when no thread could be made. */
-static bool netns_start(const launch *l, netns_job *j)
-{
-        j->tid = 1;
-        j->loopback = l->loopback;
-        j->step = STEP_NETNS;
-        j->result = -EINVAL;
-        int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
-                    CLONE_CHILD_CLEARTID;
-        return clone(netns_helper, l->command_stack_top, flags, j, NULL, NULL, &j->tid) > 0;
-}
-
-/* Wait for the helper, then join its namespace. */
-static void netns_join(const launch *l, netns_job *j)
-{
-        int tid;
-        while ((tid = j->tid) != 0)
-                sys_raw(SYS_futex, (long)&j->tid, FUTEX_WAIT, tid, 0);
-        if (j->result < 0)
-                fail(l, j->step, -j->result, j->step == STEP_LOOPBACK ? "lo" : NULL);
-        CHECK(l, setns(j->result, CLONE_NEWNET), STEP_NETNS, NULL);
-        close(j->result);
-}
-
-/* ---- the network proxy's listener --------------------------------------------------- */
-
-/* One byte carrying one descriptor (SCM_RIGHTS), built without malloc. */
-typedef struct fd_message {
-        char byte;
-        struct iovec iov;
-        struct msghdr m;
-        /* last: glibc's cmsghdr ends in a flexible array (clang refuses it elsewhere) */
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } u;
-} fd_message;
-
-static void fd_message_init(fd_message *fm, int fd)
+void fd_message_init(fd_message *fm, int fd)
 {
         memset(fm, 0, sizeof(*fm));
         fm->byte = 'F';
@@ -924,31 +824,6 @@ static void fd_message_init(fd_message *fm, int fd)
         h->cmsg_type = SCM_RIGHTS;
         h->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(h), &fd, sizeof(fd));
-}
-
-/* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
- * namespace and hand the socket to the launcher, whose proxy thread
- * accepts on it from the host's network: no relay inside, no socket file.
- * The init keeps no copy. */
-static void send_proxy_listener(const launch *l)
-{
-        long fd = INIT_CALL(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PROXY_PORT),
-                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        long r = fd;
-        if (r >= 0)
-                r = INIT_CALL(SYS_bind, fd, &sa, sizeof(sa), 0);
-        if (r >= 0)
-                r = INIT_CALL(SYS_listen, fd, 1024, 0, 0);
-        if (r >= 0) {
-                fd_message fm;
-                fd_message_init(&fm, (int)fd);
-                r = INIT_CALL(SYS_sendmsg, l->proxy_fd, &fm.m, MSG_NOSIGNAL, 0);
-        }
-        if (r < 0)
-                fail(l, STEP_PROXY, (int)-r, PROXY_HOST ":" STR(PROXY_PORT));
-        INIT_CALL(SYS_close, fd, 0, 0, 0);
-        INIT_CALL(SYS_close, l->proxy_fd, 0, 0, 0);
 }
 
 /* ---- the command ------------------------------------------------------------------ */

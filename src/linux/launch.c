@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The linux backend (src/core/backend.h) for the linux, landlock and none
- * plans: start / wait / kill.
+/* The launcher's half of the linux backends (backend.c starts the process
+ * through it): the launch prepared before clone(), the clone, the id maps,
+ * the cgroup, "go".
  *
  * Process model. Everything the child needs is prepared here, before
- * clone(); the child only makes system calls on it (backend-linux.c), so
+ * clone(); the child only makes system calls on it (child.c), so
  * cordon_start is safe in multi-threaded programs without re-executing a
  * helper binary, and costs one clone instead of a fork+exec.
  *
@@ -16,8 +17,6 @@
  * child_report means it never ran. */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -36,6 +35,7 @@
 
 #include "backend.h"
 #include "launch.h"
+#include "process.h"
 #include "cgroup.h"
 #include "env.h"
 #include "protect.h"
@@ -51,61 +51,7 @@
 #include "undo.h"
 #include "view.h"
 
-struct cordon_process {
-        process_head head;       /* pid, pidfd, pty, the caller's ends of CORDON_STDIO_PIPE */
-        backend_kind backend;
-        int status_fd;
-        int broadcast_signal;
-        int command_signal;      /* landlock backend: to its supervisor, "signal the command" */
-        struct timespec started;
-        double wall_limit, kill_after, cpu_limit;
-        bool reaped, term_sent, killed;
-        bool finished;           /* the init reported the command's end; it may still be exiting */
-        struct timespec term_at;
-        cordon_result result;
-        cgroup *cg;
-        placeholders *placeholders; /* protect placeholders to remove afterwards */
-        git_check *git;          /* the post-run git check */
-        undo_log *undo;          /* what we made on the host, for a helper should we die first */
-        int view_lock;           /* the prepared /etc's manifest, read-locked while it is in use, or -1 */
-        void *stacks;            /* the init's and the command's (see stacks_map) */
-        proxy *proxy;            /* network "proxy": lives as long as the sandbox */
-        call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
-        saved_terminal terminals[3]; /* the caller's, given to the command as they are */
-};
-
-static double now_s(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double ts_s(const struct timespec *ts) { return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9; }
-
-/* ---- prepare ---------------------------------------------------------------------- */
-
-static int prepare(cordon_plan *p, cordon_error **ret_error)
-{
-        (void)ret_error;
-        if (p->limits[CORDON_LIMIT_PIDS] > 0) {
-                /* what would enforce the process limit, for `cordon plan` */
-                _cleanup_free_ char *text = NULL;
-                int by = host_pids_mechanism(p->backend == BACKEND_LINUX, &text);
-                p->pids_by = by > 0 ? (pids_by)by : PIDS_BY_UNKNOWN;
-        }
-        return 0;
-}
-
 /* ---- building the launch ----------------------------------------------------------- */
-
-/* The command's stack between clone and execve (a few frames, no big
- * buffers on that path). */
-#define COMMAND_STACK_SIZE ((size_t)256 * 1024)
-/* The init's stack when it shares the launcher's memory. */
-#define INIT_STACK_SIZE ((size_t)256 * 1024)
-#define STACK_GUARD ((size_t)4096)
-#define STACKS_SIZE (STACK_GUARD + COMMAND_STACK_SIZE + STACK_GUARD + INIT_STACK_SIZE)
 
 /* One mapping for both stacks, each above an inaccessible guard page:
  * [guard][command][guard][init]. It lives until the init is reaped:
@@ -128,33 +74,7 @@ static void *stacks_map(void)
 static void *command_stack_top(void *stacks) { return (char *)stacks + STACK_GUARD + COMMAND_STACK_SIZE; }
 static void *init_stack_top(void *stacks) { return (char *)stacks + STACKS_SIZE; }
 
-typedef struct launch_storage {
-        launch l;
-        mount_op *ops;
-        char *view_path;        /* the prepared /etc (view.h), or NULL */
-        struct stat view_st;    /* ... its identity */
-        int view_lock;          /* ... its lock, or -1 */
-        char *tmpfs_opts, *tmp_opts, *logs_opts;
-        int pipes[3][2];        /* report, go, status */
-        int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
-        int proxy_listener;     /* ... or, on the landlock backend, is made here on the host's loopback */
-        unsigned proxy_port;    /* the port the command reaches the proxy on */
-        char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
-        int pty_pair[2];        /* the terminal's master comes over it (ours, the command's) */
-        int supervise_pair[2];  /* landlock backend: the supervised calls' listener comes over it */
-        int supervise_listener; /* ... and is here once the command was executed */
-        supervise_root *roots;  /* ... the writable paths it may change */
-        size_t n_roots;
-        supervise_options supervise_opt;
-        int launcher_fd;        /* this thread's /proc directory, for the child */
-        int stdio_child[3];     /* fds we opened for the child */
-        int stdio_parent[3];    /* the caller's ends */
-        void *stacks;           /* stacks_map(), until the process owns it */
-        landlock_rights ll;     /* what Landlock handles for this run */
-        int abi;                /* Landlock ABI, or -errno */
-} launch_storage;
-
-static void launch_storage_free(launch_storage *s)
+void launch_storage_free(launch_storage *s)
 {
         free(s->ops);
         free(s->view_path);
@@ -623,7 +543,7 @@ static int prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
         return 0;
 }
 
-static void launch_storage_init(launch_storage *s)
+void launch_storage_init(launch_storage *s)
 {
         memset(s, 0, sizeof(*s));
         memset(s->pipes, -1, sizeof(s->pipes));
@@ -661,7 +581,7 @@ static int listen_host_loopback(const cordon_plan *p, launch_storage *s, cordon_
         return s->envp ? 0 : error_set(ret_error, ENOMEM, "out of memory");
 }
 
-static int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_error **ret_error)
+int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_error **ret_error)
 {
         launch *l = &s->l;
         l->backend = p->backend;
@@ -983,7 +903,7 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
         return buf_steal(&b);
 }
 
-static void log_plan(const cordon_plan *p, const launch_storage *s)
+void log_plan(const cordon_plan *p, const launch_storage *s)
 {
         _cleanup_free_ char *plan = cordon_plan_to_text(p);
         _cleanup_free_ char *sec = p->backend == BACKEND_NONE ? strdup("") : security_summary(p, s);
@@ -1014,16 +934,6 @@ static void log_plan(const cordon_plan *p, const launch_storage *s)
         close(fd);
 }
 
-/* The launcher's checkpoints before the clone (CORDON_DEBUG=timing). */
-typedef enum launcher_mark {
-        LMARK_START,
-        LMARK_INSTANCE, /* the instance root checked */
-        LMARK_GIT,      /* undo helper, placeholders, git check's first look */
-        LMARK_CGROUP,
-        LMARK_CLONE,    /* descriptors, Landlock ruleset, seccomp filter, proxy: cloning */
-        LMARK__MAX,
-} launcher_mark;
-
 static void report_groups(buf *b, const timing_page *t)
 {
         static const char *const NAMES[GROUP__MAX] = {"system", "dev", "proc", "workspace", "instance", "git", "tmp"};
@@ -1040,7 +950,7 @@ static void report_groups(buf *b, const timing_page *t)
 
 /* CORDON_DEBUG=timing: where the start-up time went, in one line, each
  * phase as the time since the one before it. */
-static void report_timing(const cordon_plan *p, const launch_storage *s, const double *lm, double t_done)
+void report_timing(const cordon_plan *p, const launch_storage *s, const double *lm, double t_done)
 {
         static const char *const LNAMES[LMARK__MAX] = {NULL, "instance", "git", "cgroup", "launch"};
         static const char *const NAMES[MARK__MAX] = {"namespaces", "ids+go", "unshare", "new root", "mounts", "seal",
@@ -1064,25 +974,6 @@ static void report_timing(const cordon_plan *p, const launch_storage *s, const d
         _cleanup_free_ char *text = buf_steal(&b);
         if (text)
                 say(p, CORDON_LOG_INFO, "cordon: %s", text);
-}
-
-static cordon_process *process_new(const cordon_plan *p)
-{
-        cordon_process *proc = calloc(1, sizeof(*proc));
-        if (!proc)
-                return NULL;
-        process_head_init(&proc->head, &linux_backend_ops);
-        proc->backend = p->backend;
-        proc->status_fd = -1;
-        proc->view_lock = -1;
-        proc->broadcast_signal = SIGRTMIN;
-        proc->command_signal = SIGRTMIN + 2;
-        proc->wall_limit = p->limits[CORDON_LIMIT_WALL_TIME_S];
-        proc->kill_after = p->limits[CORDON_LIMIT_KILL_AFTER_S];
-        proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
-        for (int i = 0; i < 3; i++)
-                proc->terminals[i].fd = -1;
-        return proc;
 }
 
 static int init_main(void *l) { child_linux_main(l); }
@@ -1115,7 +1006,7 @@ static pid_t clone_child(const cordon_plan *p, launch_storage *s, cordon_process
 }
 
 /* clone() into the sandbox and wait until the command was executed. */
-static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
 {
         /* The child starts with every signal blocked: none of the caller's
          * handlers may run in it. They stay blocked here until the command
@@ -1149,332 +1040,3 @@ static int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process
         }
         return r;
 }
-
-/* How many things this run may make on the host (undo.h): a cgroup
- * directory per hierarchy, the placeholders. */
-static size_t undo_notes_needed(const cordon_plan *p)
-{
-        size_t n = 0;
-        if (p->limits[CORDON_LIMIT_MEMORY_BYTES] > 0 || p->limits[CORDON_LIMIT_PIDS] > 0 ||
-            p->limits[CORDON_LIMIT_CPU_QUOTA] > 0)
-                n += 3;
-        size_t missing = 0;
-        for (size_t i = 0; p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
-                missing += p->mounts[i].missing;
-        return n + missing + (missing > 0); /* and their journal */
-}
-
-/* protect.c makes the placeholders; each is noted in the undo log first,
- * by its parent directory reached without following a symlink, so that a
- * launcher killed meanwhile leaves none behind. */
-static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect_lock *lock,
-                             cordon_error **ret_error)
-{
-        size_t n = 0;
-        for (size_t i = 0; proc->undo && p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
-                n += p->mounts[i].missing;
-        _cleanup_free_ int *notes = n ? calloc(n, sizeof(int)) : NULL;
-        _cleanup_free_ int *dirs = n ? calloc(n, sizeof(int)) : NULL;
-        if (n && (!notes || !dirs))
-                return error_set(ret_error, ENOMEM, "out of memory");
-        for (size_t i = 0, k = 0; k < n; i++) {
-                const plan_mount *m = &p->mounts[i];
-                if (!m->missing)
-                        continue;
-                notes[k] = undo_note_path(proc->undo, m->source, &dirs[k]);
-                undo_expect_size(proc->undo, notes[k], m->content ? (off_t)strlen(m->content) : 0);
-                k++;
-        }
-        int r = protect_placeholders_create(p, proc->undo, notes, dirs, lock, &proc->placeholders, ret_error);
-        for (size_t k = 0; k < n; k++) {
-                undo_made(proc->undo, notes[k], false, dirs[k]); /* not attempted (a failure before it) */
-                if (dirs[k] >= 0)
-                        close(dirs[k]);
-        }
-        return r;
-}
-
-static void free_sandbox(cordon_process *p);
-
-static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
-{
-        double lm[LMARK__MAX] = {now_s()};
-        int r = 0;
-        if (p->backend != BACKEND_NONE)
-                r = instance_create(p->instance_root, p->workspace, ret_error);
-        lm[LMARK_INSTANCE] = now_s();
-        if (r < 0)
-                return r;
-        cordon_process *proc = process_new(p);
-        if (!proc)
-                return error_set(ret_error, ENOMEM, "out of memory");
-        /* Before anything is made on the host: the helper that undoes it
-         * should we die first. */
-        protect_lock lock;
-        protect_lock_take(p, &lock);
-        size_t notes = undo_notes_needed(p);
-        if (notes)
-                r = undo_start(notes, lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
-        if (r == 0)
-                r = make_placeholders(p, proc, &lock, ret_error);
-        protect_lock_release(&lock); /* what was not taken over (a failure on the way) */
-        bool nproc = false;
-        if (r == 0 && git_check_begin(p, &proc->git) < 0)
-                r = error_set(ret_error, ENOMEM, "out of memory");
-        lm[LMARK_GIT] = now_s();
-        if (r == 0)
-                r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
-        lm[LMARK_CGROUP] = now_s();
-        launch_storage s;
-        launch_storage_init(&s);
-        if (r == 0)
-                r = prepare_launch(p, nproc, &s, ret_error);
-        if (r == 0 && p->log_plan)
-                log_plan(p, &s);
-        if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
-                r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
-                                TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
-        proc->head.proxy = proc->proxy;
-        /* a terminal the command gets as it is (no terminal of its own)
-         * is put back as it was when the sandbox ends */
-        if (r == 0 && p->backend != BACKEND_NONE)
-                terminals_save(s.l.stdio, proc->terminals);
-        lm[LMARK_CLONE] = now_s();
-        if (r == 0)
-                r = clone_sandbox(p, &s, proc, ret_error);
-        if (r == 0 && p->debug_timing)
-                report_timing(p, &s, lm, now_s());
-        launch_storage_free(&s);
-        if (r < 0) {
-                free_sandbox(proc);
-                return r;
-        }
-        *ret_proc = proc;
-        return 0;
-}
-
-/* ---- signals -------------------------------------------------------------------------- */
-
-static int signal_command(cordon_process *p, int sig)
-{
-        if (p->finished)
-                return -ESRCH;
-        /* The init forwards these to the command, the landlock backend's
-         * supervisor any signal it is asked to (a signal of its own would
-         * stop or kill it). Async-signal-safe. */
-        if (p->backend == BACKEND_LANDLOCK) {
-                union sigval v = {.sival_int = sig};
-                return sigqueue(p->head.pid, p->command_signal, v) < 0 ? -errno : 0;
-        }
-        return kill(p->head.pid, sig) < 0 ? -errno : 0;
-}
-
-static int kill_sandbox(cordon_process *p, int sig)
-{
-        if (p->finished)
-                return -ESRCH;
-        if (sig == SIGKILL && p->backend == BACKEND_LINUX) {
-                /* pid 1 dying takes the whole pid namespace with it */
-                p->killed = true;
-                return kill(p->head.pid, SIGKILL) < 0 ? -errno : 0;
-        }
-        /* the init, or the landlock backend's supervisor, signals every
-         * process of the sandbox (SIGKILL too: the supervisor must outlive
-         * the tree it kills) */
-        if (p->backend != BACKEND_NONE) {
-                union sigval v = {.sival_int = sig};
-                return sigqueue(p->head.pid, p->broadcast_signal, v) < 0 ? -errno : 0;
-        }
-        if (p->cg && cgroup_signal(p->cg, sig) == 0)
-                return 0;
-        /* isolation disabled: the command's process group */
-        return kill(-p->head.pid, sig) < 0 && kill(p->head.pid, sig) < 0 ? -errno : 0;
-}
-
-/* ---- waiting ---------------------------------------------------------------------------- */
-
-static void fill_result(cordon_process *p, int ws, const struct rusage *ru, int64_t max_rss_kb)
-{
-        cordon_result *res = &p->result;
-        struct timespec end;
-        clock_gettime(CLOCK_MONOTONIC, &end);
-        res->wall_s = ts_s(&end) - ts_s(&p->started);
-        res->user_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
-        res->sys_s = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
-        res->max_rss_bytes = (uint64_t)(max_rss_kb > 0 ? max_rss_kb : 0) * 1024;
-        if (p->cg)
-                cgroup_collect(p->cg, res);
-        result_set_end(res, WEXITSTATUS(ws), WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, p->cpu_limit);
-}
-
-/* Reap the sandbox's first process; unless the init already reported, its
- * exit status and usage are the result. */
-static int reap(cordon_process *p)
-{
-        int ws = 0;
-        struct rusage ru = {0};
-        pid_t r;
-        while ((r = wait4(p->head.pid, &ws, __WALL, &ru)) < 0 && errno == EINTR)
-                ;
-        if (r < 0)
-                return -errno;
-        p->reaped = true;
-        if (p->finished)
-                return 0;
-        p->finished = true;
-        /* an init (linux) or supervisor (landlock) that exited without a
-         * report failed itself; sandbox-exec's status is the command's */
-        if ((p->backend == BACKEND_LINUX || p->backend == BACKEND_LANDLOCK) && WIFEXITED(ws))
-                ws = 125 << 8;
-        fill_result(p, ws, &ru, ru.ru_maxrss);
-        return 0;
-}
-
-/* The init's report (linux backend): the command ended and everything else
- * in the sandbox is dead. Returns 1 when it arrived, 0 on EOF. */
-static int read_report(cordon_process *p)
-{
-        init_status st;
-        ssize_t n;
-        while ((n = read(p->status_fd, &st, sizeof(st))) < 0 && errno == EINTR)
-                ;
-        if (n != (ssize_t)sizeof(st)) {
-                /* EOF: the init died without reporting; its exit status says why */
-                close(p->status_fd);
-                p->status_fd = -1;
-                return 0;
-        }
-        struct rusage ru = {
-                .ru_utime = {st.user_us / 1000000, st.user_us % 1000000},
-                .ru_stime = {st.sys_us / 1000000, st.sys_us % 1000000},
-        };
-        p->finished = true;
-        fill_result(p, st.wait_status, &ru, st.max_rss_kb);
-        return 1;
-}
-
-static int poll_ms(double until)
-{
-        double d = until - now_s();
-        if (d <= 0)
-                return 0;
-        return d > 3600 ? 3600000 : (int)ceil(d * 1000);
-}
-
-/* Enforce wall_time_s: SIGTERM to the whole sandbox, SIGKILL after the grace. */
-static void enforce_wall_time(cordon_process *p)
-{
-        double t = now_s();
-        if (p->wall_limit > 0 && !p->term_sent && t >= ts_s(&p->started) + p->wall_limit) {
-                p->result.timed_out = true;
-                p->term_sent = true;
-                clock_gettime(CLOCK_MONOTONIC, &p->term_at);
-                kill_sandbox(p, SIGTERM);
-        }
-        if (p->term_sent && !p->killed && t >= ts_s(&p->term_at) + p->kill_after) {
-                p->killed = true;
-                kill_sandbox(p, SIGKILL);
-        }
-}
-
-static double next_deadline(const cordon_process *p, double user_deadline)
-{
-        double d = user_deadline;
-        if (p->wall_limit > 0 && !p->term_sent)
-                d = fmin(d, ts_s(&p->started) + p->wall_limit);
-        if (p->term_sent && !p->killed)
-                d = fmin(d, ts_s(&p->term_at) + p->kill_after);
-        return d;
-}
-
-static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
-{
-        double user_deadline = timeout_ms < 0 ? INFINITY : now_s() + timeout_ms / 1000.0;
-        while (!p->finished) {
-                enforce_wall_time(p);
-                double until = next_deadline(p, user_deadline);
-                /* the init's report, or its death */
-                struct pollfd pfd[2] = {{.fd = p->head.pidfd, .events = POLLIN}, {.fd = p->status_fd, .events = POLLIN}};
-                int ms = isinf(until) ? -1 : poll_ms(until);
-                int n;
-                if (p->status_fd >= 0 && poll(&pfd[1], 1, 0) > 0 && read_report(p))
-                        break;
-                if (p->head.pidfd >= 0) {
-                        n = poll(pfd, p->status_fd >= 0 ? 2 : 1, ms);
-                        if (n > 0 && (pfd[1].revents & (POLLIN | POLLHUP)) && read_report(p))
-                                break;
-                        if (n > 0 && !(pfd[0].revents & POLLIN))
-                                continue; /* the report pipe closed: wait for the init's exit */
-                } else { /* no pidfd: poll waitid every 10 ms */
-                        siginfo_t si = {0};
-                        n = waitid(P_PID, (id_t)p->head.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid ? 1 : 0;
-                        if (!n)
-                                usleep(ms < 0 || ms > 10 ? 10000 : (useconds_t)ms * 1000);
-                }
-                if (n < 0 && errno != EINTR)
-                        return error_set(ret_error, errno, "waiting for the sandbox: %s", strerror(errno));
-                if (n > 0) {
-                        int r = reap(p);
-                        if (r < 0)
-                                return error_set(ret_error, -r, "waiting for the sandbox: %s", strerror(-r));
-                        break;
-                }
-                if (now_s() >= user_deadline && !p->finished)
-                        return -ETIMEDOUT;
-        }
-        proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
-        supervise_stop(p->calls);
-        terminals_restore(p->terminals);
-        p->placeholders = protect_placeholders_remove(p->placeholders);
-        git_check_finish(p->git); /* the sandbox is gone: nothing races it but other runs */
-        if (p->cg)
-                p->cg = cgroup_free(p->cg);
-        undo_done(p->undo); /* the helper exits; reaped by free_sandbox */
-        if (ret_result)
-                *ret_result = p->result;
-        return 0;
-}
-
-static void free_sandbox(cordon_process *p)
-{
-        if (p->head.pid > 0 && !p->reaped) {
-                if (!p->finished) {
-                        kill_sandbox(p, SIGKILL);
-                        if (p->backend == BACKEND_NONE)
-                                kill(p->head.pid, SIGKILL);
-                }
-                reap(p); /* a finished init is only tearing down its namespaces */
-        }
-        terminals_restore(p->terminals);
-        p->placeholders = protect_placeholders_remove(p->placeholders);
-        if (p->head.pid > 0) /* the command may have run (the sandbox is reaped now) */
-                git_check_finish(p->git);
-        p->git = git_check_free(p->git);
-        if (p->cg)
-                cgroup_free(p->cg);
-        p->undo = undo_free(p->undo);
-        p->proxy = proxy_free(p->proxy);
-        p->calls = supervise_free(p->calls);
-        if (p->stacks) /* the init is reaped: it ran there until its end */
-                munmap(p->stacks, STACKS_SIZE);
-        if (p->status_fd >= 0)
-                close(p->status_fd);
-        if (p->view_lock >= 0)
-                close(p->view_lock);
-        process_head_close(&p->head);
-        free(p);
-}
-
-static json_t *git_check_report(const cordon_process *p) { return p->git ? git_check_json(p->git) : json_null(); }
-
-const backend_ops linux_backend_ops = {
-        .name = "linux",
-        .prepare = prepare,
-        .start = start,
-        .wait = wait_sandbox,
-        .kill = kill_sandbox,
-        .signal_command = signal_command,
-        .free = free_sandbox,
-        .network_denied = backend_proxy_denied,
-        .git_check = git_check_report,
-};

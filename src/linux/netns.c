@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox's network namespace, made by a thread of the init while it
+ * mounts, its loopback, and the network proxy's listener in it. Runs in
+ * the child after clone(), as child.c does: system calls only. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "launch.h"
+#include "net/proxy.h"
+#include "netns.h"
+#include "sys.h"
+
+/* Bring lo up through the socket |sock| of its network namespace: 0 or
+ * -errno. Raw system calls: the init's helper thread runs it too. */
+static long loopback_up(long sock)
+{
+        struct ifreq ifr = {.ifr_name = "lo"};
+        long r = INIT_CALL(SYS_ioctl, sock, SIOCGIFFLAGS, &ifr, 0);
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        return r < 0 ? r : INIT_CALL(SYS_ioctl, sock, SIOCSIFFLAGS, &ifr, 0);
+}
+
+/* The init itself, when no helper thread made the namespace. */
+void init_loopback_up(const launch *l)
+{
+        long sock = INIT_CALL(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
+        long r = sock < 0 ? sock : loopback_up(sock);
+        if (r < 0)
+                fail(l, STEP_LOOPBACK, (int)-r, "lo");
+        close((int)sock);
+}
+
+/* ---- the network namespace, made by a helper thread ------------------------------ */
+
+/* The helper shares the init's memory and TLS: raw system calls only. */
+static int netns_helper(void *arg)
+{
+        netns_job *j = arg;
+        long sock = sys_raw(SYS_unshare, CLONE_NEWNET, 0, 0, 0);
+        j->step = STEP_NETNS;
+        if (sock == 0)
+                sock = sys_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
+        long r = sock;
+        if (sock >= 0 && j->loopback) {
+                r = loopback_up(sock);
+                j->step = r == 0 ? STEP_NETNS : STEP_LOOPBACK;
+        }
+        if (r >= 0)
+                r = sys_raw(SYS_ioctl, sock, SIOCGSKNS, 0, 0);
+        if (sock >= 0)
+                sys_raw(SYS_close, sock, 0, 0, 0);
+        j->result = (int)r;
+        return 0;
+}
+
+/* Start the helper on the command's stack (unused until the command
+ * starts, after netns_join). False when no thread could be made. */
+bool netns_start(const launch *l, netns_job *j)
+{
+        j->tid = 1;
+        j->loopback = l->loopback;
+        j->step = STEP_NETNS;
+        j->result = -EINVAL;
+        int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+                    CLONE_CHILD_CLEARTID;
+        return clone(netns_helper, l->command_stack_top, flags, j, NULL, NULL, &j->tid) > 0;
+}
+
+/* Wait for the helper, then join its namespace. */
+void netns_join(const launch *l, netns_job *j)
+{
+        int tid;
+        while ((tid = j->tid) != 0)
+                sys_raw(SYS_futex, (long)&j->tid, FUTEX_WAIT, tid, 0);
+        if (j->result < 0)
+                fail(l, j->step, -j->result, j->step == STEP_LOOPBACK ? "lo" : NULL);
+        CHECK(l, setns(j->result, CLONE_NEWNET), STEP_NETNS, NULL);
+        close(j->result);
+}
+
+/* ---- the network proxy's listener --------------------------------------------------- */
+
+/* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
+ * namespace and hand the socket to the launcher, whose proxy thread
+ * accepts on it from the host's network: no relay inside, no socket file.
+ * The init keeps no copy. */
+void send_proxy_listener(const launch *l)
+{
+        long fd = INIT_CALL(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PROXY_PORT),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        long r = fd;
+        if (r >= 0)
+                r = INIT_CALL(SYS_bind, fd, &sa, sizeof(sa), 0);
+        if (r >= 0)
+                r = INIT_CALL(SYS_listen, fd, 1024, 0, 0);
+        if (r >= 0) {
+                fd_message fm;
+                fd_message_init(&fm, (int)fd);
+                r = INIT_CALL(SYS_sendmsg, l->proxy_fd, &fm.m, MSG_NOSIGNAL, 0);
+        }
+        if (r < 0)
+                fail(l, STEP_PROXY, (int)-r, PROXY_HOST ":" STR(PROXY_PORT));
+        INIT_CALL(SYS_close, fd, 0, 0, 0);
+        INIT_CALL(SYS_close, l->proxy_fd, 0, 0, 0);
+}
