@@ -6,7 +6,7 @@
  * origin wins: protect > expose (explicit) > instance/workspace > system >
  * automatic (exe, cwd, args); automatic rules are only added where the path
  * is not visible already. */
-#include "plan.h"
+#include "plan-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +60,6 @@ static const char *const NEVER_AUTO[] = {"/proc", "/sys", "/dev", NULL};
 static const char *const NEVER_AUTO_DIR[] = {"/etc", "/boot", "/var", NULL};
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define MAX_SYMLINKS 40
 
 static int origin_rank(mount_origin o)
 {
@@ -75,277 +74,9 @@ static int origin_rank(mount_origin o)
         }
 }
 
-/* ---- reading the host through the host root ----------------------------------- */
-
-typedef struct builder {
-        const cordon_config *c;
-        const cordon_command *cmd;
-        const host_info *h;
-        cordon_plan *p;
-        cordon_error **err;
-        /* the home directories ($HOME and the passwd entry's) with their
-         * symlinks resolved, or NULL */
-        char *home_real, *passwd_home_real;
-        char *exe_host;  /* the host file the executable is, canonical */
-        bool exe_visible; /* ... already visible in the sandbox: nothing to expose */
-        int scan_budget;  /* directory entries left to read looking for repositories */
-        const char *root_shown; /* the instance root as given (and resolved), for errors */
-} builder;
-
-static char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
-
-/* lstat() results while one plan is built: the same paths are looked at
- * again and again (resolving, checking visibility, mount points), and on
- * some virtual machines each system call costs microseconds. The entries
- * in one array, found through a hash table of their indices (open
- * addressing, at most half full; 4 bytes a slot, so that a large table
- * touches few pages): the repository search looks at thousands of paths
- * in a large workspace, and a list searched from the start made planning
- * quadratic in them. */
-typedef struct stat_entry {
-        char *path;
-        struct stat st;
-        int err;
-} stat_entry;
-
-struct stat_cache {
-        stat_entry *e;
-        size_t n, cap;
-        uint32_t *slots; /* index + 1 into e, 0 for a free slot */
-        size_t n_slots;  /* 0 or a power of two */
-};
-
-static void stat_cache_clear(struct stat_cache *c)
-{
-        for (size_t i = 0; i < c->n; i++)
-                free(c->e[i].path);
-        free(c->e);
-        free(c->slots);
-        *c = (struct stat_cache){0};
-}
-
-static size_t path_hash(const char *path)
-{
-        uint64_t h = 14695981039346656037ULL; /* FNV-1a */
-        for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-                h = (h ^ *p) * 1099511628211ULL;
-        return (size_t)h;
-}
-
-/* The slot of |path|: the one holding it, or the free one where it would
- * go. */
-static uint32_t *stat_cache_slot(const struct stat_cache *c, const char *path)
-{
-        size_t i = path_hash(path) & (c->n_slots - 1);
-        while (c->slots[i] && !streq(c->e[c->slots[i] - 1].path, path))
-                i = (i + 1) & (c->n_slots - 1);
-        return &c->slots[i];
-}
-
-static const stat_entry *stat_cache_find(const struct stat_cache *c, const char *path)
-{
-        if (!c || c->n_slots == 0)
-                return NULL;
-        uint32_t i = *stat_cache_slot(c, path);
-        return i ? &c->e[i - 1] : NULL;
-}
-
-static bool stat_cache_rehash(struct stat_cache *c)
-{
-        size_t n_slots = c->n_slots ? c->n_slots * 2 : 256;
-        uint32_t *slots = calloc(n_slots, sizeof(*slots));
-        if (!slots || n_slots > UINT32_MAX) {
-                free(slots);
-                return false;
-        }
-        free(c->slots);
-        c->slots = slots;
-        c->n_slots = n_slots;
-        for (size_t i = 0; i < c->n; i++)
-                *stat_cache_slot(c, c->e[i].path) = (uint32_t)(i + 1);
-        return true;
-}
-
-static void stat_cache_put(struct stat_cache *c, const char *path, const struct stat *st, int err)
-{
-        if ((c->n + 1) * 2 > c->n_slots && !stat_cache_rehash(c))
-                return; /* uncached is fine */
-        if (c->n == c->cap) {
-                size_t cap = c->cap ? c->cap * 2 : 64;
-                stat_entry *e = realloc(c->e, cap * sizeof(*e));
-                if (!e)
-                        return;
-                memset(e + c->cap, 0, (cap - c->cap) * sizeof(*e));
-                c->e = e;
-                c->cap = cap;
-        }
-        uint32_t *slot = stat_cache_slot(c, path);
-        stat_entry *entry = c->e ? &c->e[c->n] : NULL;
-        if (!entry || *slot || !(entry->path = strdup(path)))
-                return;
-        entry->st = *st;
-        entry->err = err;
-        *slot = (uint32_t)++c->n;
-}
-
-static int host_lstat(const host_info *h, const char *path, struct stat *st)
-{
-        const stat_entry *hit = stat_cache_find(h->cache, path);
-        if (hit) {
-                *st = hit->st;
-                return hit->err;
-        }
-        _cleanup_free_ char *hp = host_path(h, path);
-        if (!hp)
-                return -ENOMEM;
-        int r = lstat(hp, st) < 0 ? -errno : 0;
-        if (h->cache)
-                stat_cache_put(h->cache, path, st, r);
-        return r;
-}
-
-static char *host_readlink(const host_info *h, const char *path)
-{
-        _cleanup_free_ char *hp = host_path(h, path);
-        char target[PATH_MAX];
-        ssize_t n = hp ? readlink(hp, target, sizeof(target) - 1) : -1;
-        if (n < 0)
-                return NULL;
-        target[n] = '\0';
-        return strdup(target);
-}
-
-/* Canonical host paths of the writable mounts (the threat model in
- * DESIGN.md): the command controls everything at and below them, during
- * and between runs, so no resolution follows a symlink there. */
-struct writable_roots {
-        char **roots;
-        char *refused; /* the symlink the last refusal met (host path) */
-};
-
-/* The writable root at or above |path|, or NULL. */
-static const char *writable_root_of(const host_info *h, const char *path)
-{
-        for (size_t i = 0; h->writable && h->writable->roots && h->writable->roots[i]; i++)
-                if (path_startswith(path, h->writable->roots[i]))
-                        return h->writable->roots[i];
-        return NULL;
-}
-
-/* A symlink at |link| inside a writable root: remember it, refuse. */
-static int refuse_link(const host_info *h, const char *link)
-{
-        free(h->writable->refused);
-        h->writable->refused = strdup(link);
-        return h->writable->refused ? -ELOOP : -ENOMEM;
-}
-
-/* Resolving a path one component at a time, "." and ".." lexically, each
- * component looked at by |step| (through the host root, or the sandbox's
- * view): 0 to go on, with |*ret_link| set when it is a symlink (its text,
- * which the walk then follows); 1 to stop there and take the rest as is
- * (a missing tail); -errno to fail. */
-typedef int (*walk_step)(void *ctx, const char *cand, bool more, char **ret_link);
-
-static int walk_path(const char *path, walk_step step, void *ctx, char **ret)
-{
-        _cleanup_free_ char *done = strdup(""), *todo = strdup(path);
-        int links = 0;
-        if (!done || !todo)
-                return -ENOMEM;
-        const char *rest = todo;
-        for (;;) {
-                while (*rest == '/')
-                        rest++;
-                if (!*rest)
-                        break;
-                const char *end = rest + strcspn(rest, "/");
-                size_t len = (size_t)(end - rest);
-                if ((len == 1 && rest[0] == '.') || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
-                        char *slash = len == 2 ? strrchr(done, '/') : NULL;
-                        if (slash)
-                                *slash = '\0';
-                        rest = end;
-                        continue;
-                }
-                _cleanup_free_ char *cand =
-                        strnconcat(3, (const char *const[]){done, "/", rest}, (const size_t[]){(size_t)-1, 1, len});
-                char *link = NULL;
-                int r = cand ? step(ctx, cand, *end != '\0', &link) : -ENOMEM;
-                if (r == 1) {
-                        char *full = strjoin3(done, "/", rest);
-                        if (!full)
-                                return -ENOMEM;
-                        free(done);
-                        done = full;
-                        break;
-                }
-                if (r < 0)
-                        return r;
-                if (!link) {
-                        free(done);
-                        done = TAKE_PTR(cand);
-                        rest = end;
-                        continue;
-                }
-                char *next = ++links > MAX_SYMLINKS ? NULL : strjoin3(link, "/", end);
-                if (next && link[0] == '/')
-                        done[0] = '\0';
-                free(link);
-                if (!next)
-                        return links > MAX_SYMLINKS ? -ELOOP : -ENOMEM;
-                free(todo);
-                todo = next;
-                rest = todo;
-        }
-        *ret = done[0] ? TAKE_PTR(done) : strdup("/");
-        return *ret ? 0 : -ENOMEM;
-}
-
-typedef struct host_walk {
-        const host_info *h;
-        bool allow_missing;
-} host_walk;
-
-static int host_step(void *ctx, const char *cand, bool more, char **ret_link)
-{
-        const host_walk *w = ctx;
-        struct stat st;
-        (void)more;
-        int r = host_lstat(w->h, cand, &st);
-        if (r == -ENOENT && w->allow_missing)
-                return 1;
-        if (r < 0 || !S_ISLNK(st.st_mode))
-                return r;
-        if (writable_root_of(w->h, cand))
-                return refuse_link(w->h, cand);
-        *ret_link = host_readlink(w->h, cand);
-        return *ret_link ? 0 : (-errno ? -errno : -ENOMEM);
-}
-
-/* Canonical form of |path| on the host: every symlink resolved, relative to
- * the host root, except that a symlink inside a writable root fails with
- * -ELOOP (h->writable->refused names it). With |allow_missing|, a missing
- * tail is appended as is. */
-static int host_resolve(const host_info *h, const char *path, bool allow_missing, char **ret)
-{
-        _cleanup_free_ char *done = NULL;
-        host_walk w = {h, allow_missing};
-        int r = walk_path(path, host_step, &w, &done);
-        return r < 0 ? r : path_normalize(done, true, ret);
-}
-
-/* stat() through the host root: follows symlinks inside it. */
-static int host_stat(const host_info *h, const char *path, struct stat *st)
-{
-        _cleanup_free_ char *r = NULL;
-        int e = host_resolve(h, path, false, &r);
-        return e < 0 ? e : host_lstat(h, r, st);
-}
-
 /* ---- the mount list -------------------------------------------------------------- */
 
-static plan_mount *find_target(cordon_plan *p, const char *target)
+plan_mount *find_target(cordon_plan *p, const char *target)
 {
         for (size_t i = 0; i < p->n_mounts; i++)
                 if (streq(p->mounts[i].target, target))
@@ -355,7 +86,7 @@ static plan_mount *find_target(cordon_plan *p, const char *target)
 
 /* Adds a mount; takes ownership of the strings. Keeps the stronger origin
  * when the target already has a rule. */
-static int add_mount(cordon_plan *p, plan_mount m)
+int add_mount(cordon_plan *p, plan_mount m)
 {
         plan_mount *old = find_target(p, m.target);
         if (old) {
@@ -400,7 +131,7 @@ static int add_simple(cordon_plan *p, mount_type t, const char *target, bool wri
 
 /* The refusal of a symlink that a resolution of |path| met inside a
  * writable mount, as an error: "|what| |path|: ... ; |hint|". */
-static int link_error(builder *b, const char *what, const char *path, const char *hint)
+int link_error(builder *b, const char *what, const char *path, const char *hint)
 {
         const char *link = b->h->writable->refused ? b->h->writable->refused : path;
         const char *root = writable_root_of(b->h, link);
@@ -423,7 +154,7 @@ static struct plan_identity identity_of(const struct stat *st)
 
 /* Bind |source| (a host path, resolved here) at |target|. A writable bind
  * becomes a writable root: nothing resolved later follows links below it. */
-static int add_bind(builder *b, const char *source, const char *target, bool writable, mount_origin o,
+int add_bind(builder *b, const char *source, const char *target, bool writable, mount_origin o,
                     bool allow_missing)
 {
         char *resolved = NULL;
@@ -470,7 +201,7 @@ static const plan_mount *mount_covering(const cordon_plan *p, const char *path)
 
 /* Where the sandbox path |path| comes from on the host, or NULL when it is
  * not backed by the host (tmpfs, proc, dev) or not visible at all. */
-static char *sandbox_to_host(const cordon_plan *p, const char *path, int depth)
+char *sandbox_to_host(const cordon_plan *p, const char *path, int depth)
 {
         const plan_mount *m = mount_covering(p, path);
         if (!m || depth > MAX_SYMLINKS)
@@ -517,7 +248,7 @@ static char *host_to_sandbox(const cordon_plan *p, const char *path)
 }
 
 /* Is the sandbox path |path| backed by an existing host file? */
-static bool sandbox_visible(builder *b, const char *path)
+bool sandbox_visible(builder *b, const char *path)
 {
         _cleanup_free_ char *hp = sandbox_to_host(b->p, path, 0);
         struct stat st;
@@ -756,7 +487,7 @@ static int plan_instance(builder *b)
 
 /* The caller's real home, for "~/" in config paths: $HOME, else the
  * passwd entry's. */
-static const char *caller_home(const host_info *h)
+const char *caller_home(const host_info *h)
 {
         return h->home && h->home[0] == '/' ? h->home : h->passwd_home;
 }
@@ -910,8 +641,6 @@ static char *shebang_interpreter(const host_info *h, const char *host)
                 return strdup(""); /* a script all the same: relative, or the line did not fit */
         return strndup(s, len);
 }
-
-static int hidden_path_entries(builder *b, char **ret_list, char **ret_kept);
 
 /* Not found: with the PATH entries the sandbox hides, where one may hold it. */
 static int not_found(builder *b, const char *name)
@@ -1120,337 +849,6 @@ static int plan_command(builder *b)
         if (r == 0)
                 plan_exe_inode(b, interp != NULL);
         return r;
-}
-
-/* ---- protected paths ------------------------------------------------------------------ */
-
-/* What git executes, or reads to decide what to execute, from a
- * repository's control directory: hooks, the config (core.hooksPath,
- * aliases, filters, fsmonitor, pager), the per-worktree config,
- * commondir (whose config and hooks count) and info/ (attributes pick
- * filters). Read-only inside every writable mount; a missing one gets a
- * placeholder so that it cannot be created either. Everything else git
- * writes in ordinary work (objects, refs, logs, index, HEAD, packed-refs,
- * rebase/merge state) stays writable. */
-static const struct {
-        const char *name;
-        bool dir;
-        const char *placeholder; /* content of a missing file's placeholder */
-} GIT_CONTROL[] = {
-        {"hooks", true, NULL},
-        {"config", false, NULL},
-        {"config.worktree", false, NULL},
-        {"commondir", false, ".\n"}, /* git dies on an empty commondir; "." is the repository itself */
-        {"info", true, NULL},
-};
-#define GIT_NESTING 4          /* modules/a/modules/b/...: how deep control dirs are searched */
-#define REPO_SCAN_DEPTH 2      /* repositories are looked for up to 2 directories below a writable mount */
-#define REPO_SCAN_ENTRIES 4096 /* directory entries read for that, per plan */
-
-/* lstat |rel| below the writable bind |rw| without following any link.
- * 0; -ENOENT with |*missing| = the length of |rel| up to its first missing
- * component; -ENOTDIR; -ELOOP for a link on the way or at the end
- * (h->writable->refused names it). */
-static int lstat_below(builder *b, const plan_mount *rw, const char *rel, struct stat *st, size_t *missing)
-{
-        for (const char *c = rel;;) {
-                while (*c == '/')
-                        c++;
-                const char *end = c + strcspn(c, "/");
-                _cleanup_free_ char *part = strndup(rel, (size_t)(end - rel));
-                _cleanup_free_ char *hp = part ? path_join(rw->source, part) : NULL;
-                if (!hp)
-                        return -ENOMEM;
-                int r = host_lstat(b->h, hp, st);
-                if (r == -ENOENT && missing)
-                        *missing = (size_t)(end - rel);
-                if (r < 0)
-                        return r;
-                if (S_ISLNK(st->st_mode))
-                        return refuse_link(b->h, hp);
-                if (!*end)
-                        return 0;
-                if (!S_ISDIR(st->st_mode))
-                        return -ENOTDIR;
-                c = end;
-        }
-}
-
-static int protect_link_error(builder *b, const plan_mount *rw, const char *rel)
-{
-        _cleanup_free_ char *t = path_join(rw->target, rel);
-        return link_error(b, "cannot protect", t ? t : rel,
-                          "cordon will not run with a link there: remove it, or put the real file in its place");
-}
-
-/* Protect |rel| below the writable bind |rw|: bound read-only over itself
- * or, when missing, a placeholder at its first missing component (created
- * by cordon_start, removed afterwards) so that it cannot be created. */
-static int protect_one(builder *b, const plan_mount *rw, const char *rel, bool want_dir, const char *content)
-{
-        struct stat st;
-        size_t missing = 0;
-        int r = lstat_below(b, rw, rel, &st, &missing);
-        if (r == -ELOOP)
-                return protect_link_error(b, rw, rel);
-        if (r == -ENOTDIR)
-                return 0; /* below a file: nothing can be created there */
-        _cleanup_free_ char *part = strndup(rel, r == 0 ? strlen(rel) : missing);
-        char *host = part ? path_join(rw->source, part) : NULL, *target = part ? path_join(rw->target, part) : NULL;
-        if (!host || !target || (r < 0 && r != -ENOENT)) {
-                free(host);
-                free(target);
-                return !host || !target ? -ENOMEM : r;
-        }
-        if (r == 0) {
-                r = add_bind(b, host, target, false, ORIGIN_PROTECT, false);
-                free(host);
-                free(target);
-                return r;
-        }
-        bool last = rel[missing] == '\0';
-        char *text = last && content ? strdup(content) : NULL;
-        if (last && content && !text) {
-                free(host);
-                free(target);
-                return -ENOMEM;
-        }
-        return add_mount(b->p, (plan_mount){.type = MOUNT_BIND, .source = host, .target = target,
-                                            .is_dir = last && want_dir, .missing = true, .untrusted = true,
-                                            .content = text, .origin = ORIGIN_PROTECT});
-}
-
-/* The names of the subdirectories of |rel| below |rw| (read without
- * following links; a link among them is an error), sorted. */
-static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char ***ret)
-{
-        _cleanup_free_ char *dir = path_join(rw->source, rel);
-        _cleanup_free_ char *hp = dir ? host_path(b->h, dir) : NULL;
-        *ret = NULL;
-        if (!hp)
-                return -ENOMEM;
-        int fd = open_nofollow(hp, O_RDONLY | O_DIRECTORY);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return 0; /* unreadable: git cannot read it either */
-        }
-        int r = 0;
-        for (struct dirent *e; r == 0 && (e = readdir(d)) && b->scan_budget > 0; b->scan_budget--) {
-                if (streq(e->d_name, ".") || streq(e->d_name, ".."))
-                        continue;
-                /* the type readdir gives (a link is DT_LNK), else lstat's */
-                struct stat st;
-                bool is_dir = e->d_type != DT_UNKNOWN ? e->d_type == DT_DIR
-                                                      : fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                                                                S_ISDIR(st.st_mode);
-                if (is_dir)
-                        r = strv_push(ret, e->d_name);
-        }
-        closedir(d);
-        if (*ret)
-                strv_sort(*ret);
-        return r;
-}
-
-static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin);
-
-/* Control directories under |rel|/modules and |rel|/worktrees: a
- * directory with a HEAD is one; another (a submodule named "a/b") is
- * searched below. */
-static int protect_nested_gitdirs(builder *b, const plan_mount *rw, const char *rel, int depth)
-{
-        static const char *const SUB[] = {"modules", "worktrees"};
-        for (size_t i = 0; i < ARRAY_SIZE(SUB) && depth < GIT_NESTING; i++) {
-                _cleanup_free_ char *sub = rel[0] ? path_join(rel, SUB[i]) : strdup(SUB[i]);
-                _cleanup_strv_ char **names = NULL;
-                int r = sub ? list_subdirs(b, rw, sub, &names) : -ENOMEM;
-                for (size_t k = 0; r == 0 && names && names[k]; k++) {
-                        _cleanup_free_ char *g = path_join(sub, names[k]);
-                        _cleanup_free_ char *head = g ? path_join(g, "HEAD") : NULL;
-                        struct stat st;
-                        if (!head)
-                                return -ENOMEM;
-                        if (lstat_below(b, rw, head, &st, NULL) == 0)
-                                r = protect_gitdir(b, rw, g, depth + 1, true);
-                        else
-                                r = protect_nested_gitdirs(b, rw, g, depth + 1);
-                }
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-/* Protect the control files of the git directory |rel| below |rw|. |pin|:
- * it is bound (writable) over itself, a mount point that the command can
- * neither rename nor replace. */
-static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin)
-{
-        int r = 0;
-        if (pin) {
-                _cleanup_free_ char *h = path_join(rw->source, rel), *t = path_join(rw->target, rel);
-                r = h && t ? add_bind(b, h, t, true, ORIGIN_PROTECT, false) : -ENOMEM;
-        }
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(GIT_CONTROL); i++) {
-                _cleanup_free_ char *c = rel[0] ? path_join(rel, GIT_CONTROL[i].name) : strdup(GIT_CONTROL[i].name);
-                r = c ? protect_one(b, rw, c, GIT_CONTROL[i].dir, GIT_CONTROL[i].placeholder) : -ENOMEM;
-        }
-        return r == 0 ? protect_nested_gitdirs(b, rw, rel, depth) : r;
-}
-
-/* "gitdir: PATH" of the gitfile |host|, as an absolute host path, or NULL. */
-static char *gitfile_target(builder *b, const char *host)
-{
-        _cleanup_free_ char *hp = host_path(b->h, host);
-        int fd = hp ? open_nofollow(hp, O_RDONLY | O_NOCTTY | O_NONBLOCK) : -1;
-        char text[PATH_MAX + 16];
-        ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
-        if (fd >= 0)
-                close(fd);
-        if (n < 8 || strncmp(text, "gitdir: ", 8) != 0)
-                return NULL;
-        text[n] = '\0';
-        text[8 + strcspn(text + 8, "\r\n")] = '\0';
-        if (text[8] == '/')
-                return strdup(text + 8);
-        _cleanup_free_ char *dir = path_dirname(host);
-        return dir ? path_join(dir, text + 8) : NULL;
-}
-
-/* The writable bind whose source holds the host path |path| (the deepest). */
-static const plan_mount *writable_bind_of(const cordon_plan *p, const char *path)
-{
-        const plan_mount *best = NULL;
-        for (size_t i = 0; i < p->n_mounts; i++) {
-                const plan_mount *m = &p->mounts[i];
-                if (m->type == MOUNT_BIND && m->writable && m->origin != ORIGIN_PROTECT &&
-                    path_startswith(path, m->source) && (!best || strlen(m->source) > strlen(best->source)))
-                        best = &p->mounts[i];
-        }
-        return best;
-}
-
-/* A gitfile (".git" holding "gitdir: PATH", a worktree or submodule
- * checkout) is read-only itself; a git directory it names inside a
- * writable mount is protected there. */
-static int protect_gitfile(builder *b, const plan_mount *rw, const char *rel)
-{
-        _cleanup_free_ char *h = path_join(rw->source, rel), *t = path_join(rw->target, rel);
-        int r = h && t ? add_bind(b, h, t, false, ORIGIN_PROTECT, false) : -ENOMEM;
-        _cleanup_free_ char *target = r == 0 ? gitfile_target(b, h) : NULL;
-        _cleanup_free_ char *norm = NULL, *real = NULL;
-        if (!target || path_normalize(target, true, &norm) < 0)
-                return r;
-        int e = host_resolve(b->h, norm, false, &real);
-        if (e == -ELOOP && b->h->writable->refused)
-                return link_error(b, "cannot protect the git directory named by", h,
-                                  "cordon will not run with a link there: remove it");
-        const plan_mount *w = e == 0 ? writable_bind_of(b->p, real) : NULL;
-        if (!w)
-                return 0; /* missing, or not writable in the sandbox */
-        plan_mount copy = *w; /* protect_gitdir adds mounts: |w| may move */
-        return protect_gitdir(b, &copy, path_skip_prefix(real, copy.source), 0, !streq(real, copy.source));
-}
-
-/* A bare repository at the top of a writable mount (HEAD, objects/, refs/). */
-static bool is_bare_repository(builder *b, const plan_mount *rw)
-{
-        struct stat st;
-        return lstat_below(b, rw, "HEAD", &st, NULL) == 0 && S_ISREG(st.st_mode) &&
-               lstat_below(b, rw, "objects", &st, NULL) == 0 && S_ISDIR(st.st_mode) &&
-               lstat_below(b, rw, "refs", &st, NULL) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Repositories at |rel| and up to |depth| directories below it. */
-static int scan_repositories(builder *b, const plan_mount *rw, const char *rel, int depth)
-{
-        _cleanup_free_ char *git = rel[0] ? path_join(rel, ".git") : strdup(".git");
-        struct stat st;
-        int r = git ? lstat_below(b, rw, git, &st, NULL) : -ENOMEM;
-        if (r == -ELOOP)
-                return protect_link_error(b, rw, git);
-        if (r == 0 && S_ISDIR(st.st_mode))
-                r = protect_gitdir(b, rw, git, 0, true);
-        else if (r == 0 && S_ISREG(st.st_mode))
-                r = protect_gitfile(b, rw, git);
-        else
-                r = r == -ENOMEM ? r : 0;
-        _cleanup_strv_ char **names = NULL;
-        if (r == 0 && depth > 0)
-                r = list_subdirs(b, rw, rel, &names);
-        for (size_t i = 0; r == 0 && names && names[i]; i++) {
-                if (streq(names[i], ".git"))
-                        continue;
-                _cleanup_free_ char *sub = rel[0] ? path_join(rel, names[i]) : strdup(names[i]);
-                r = sub ? scan_repositories(b, rw, sub, depth - 1) : -ENOMEM;
-        }
-        return r;
-}
-
-static int protect_mount(builder *b, const plan_mount *rw)
-{
-        int r = 0;
-        if (is_bare_repository(b, rw))
-                r = protect_gitdir(b, rw, "", 0, false);
-        /* below the instance root are the command's own files
-         * (runtime-user-env) and the workspace, a writable mount of its own */
-        if (r == 0)
-                r = scan_repositories(b, rw, "", rw->origin == ORIGIN_INSTANCE ? 0 : REPO_SCAN_DEPTH);
-        for (size_t i = 0; r == 0 && b->c->protect && b->c->protect[i]; i++) {
-                const char *pt = b->c->protect[i];
-                if (path_startswith(pt, rw->target) && !streq(pt, rw->target))
-                        r = protect_one(b, rw, path_skip_prefix(pt, rw->target), false, NULL);
-        }
-        return r;
-}
-
-static int plan_protect(builder *b)
-{
-        cordon_plan *p = b->p;
-        size_t n = p->n_mounts;
-        _cleanup_free_ plan_mount *rw = calloc(n ? n : 1, sizeof(*rw));
-        size_t k = 0;
-        if (!rw)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].writable)
-                        rw[k++] = p->mounts[i]; /* shallow: add_mount may move the array */
-        b->scan_budget = REPO_SCAN_ENTRIES;
-        for (size_t i = 0; i < k; i++) {
-                int r = protect_mount(b, &rw[i]);
-                if (r < 0)
-                        return r;
-        }
-        if (p->backend != BACKEND_LANDLOCK)
-                return 0;
-        /* Landlock rules only add rights: nothing below a writable directory
-         * can be made read-only again. Say so, and keep no rule that would
-         * pretend otherwise. */
-        size_t o = 0;
-        buf w = {0};
-        for (size_t i = 0; i < p->n_mounts; i++) {
-                plan_mount *m = &p->mounts[i];
-                if (m->origin != ORIGIN_PROTECT) {
-                        p->mounts[o++] = *m;
-                        continue;
-                }
-                if (!m->missing && !m->writable)
-                        buf_printf(&w, "%s%s", w.len ? ", " : "", m->target);
-                plan_mount_clear(m);
-        }
-        p->n_mounts = o;
-        char *text = w.len ? buf_steal(&w) : NULL;
-        char *say = text ? xasprintf("the landlock backend cannot keep these read-only inside writable "
-                                     "directories (the linux backend can; here git's config and hooks that "
-                                     "the command changes are set aside after the run): %s",
-                                     text)
-                         : NULL;
-        free(text);
-        if (w.oom || (w.len && !say))
-                return -ENOMEM;
-        return say ? strv_consume(&p->warnings, say) : 0;
 }
 
 /* ---- ordering and checks -------------------------------------------------------------- */
@@ -2023,159 +1421,6 @@ static int plan_init(builder *b)
 
 static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, const host_info *h,
                              cordon_plan **ret, cordon_error **ret_error);
-
-/* The first profile that exposes |dir| (caller frees), or NULL. */
-static char *profile_exposing(const builder *b, char *const *profiles, const char *dir)
-{
-        for (size_t i = 0; profiles && profiles[i]; i++) {
-                cordon_config *pc = cordon_config_new();
-                if (pc && b->c->profile_dirs)
-                        pc->profile_dirs = strv_copy((const char *const *)b->c->profile_dirs);
-                bool found = false;
-                if (pc && cordon_config_add_profile(pc, profiles[i], NULL) == 0)
-                        for (size_t k = 0; !found && k < pc->n_expose; k++) {
-                                _cleanup_free_ char *src =
-                                        config_path_expand(pc->expose[k].source, caller_home(b->h), NULL);
-                                found = src && path_startswith(dir, src);
-                        }
-                cordon_config_free(pc);
-                if (found)
-                        return strdup(profiles[i]);
-        }
-        return NULL;
-}
-
-/* One line for people on the PATH entries that exist on the host but not
- * inside ("cargo: not found" while PATH lists ~/.cargo/bin), with the
- * profile that would bring each, else --expose. Where the sandbox has no
- * view of its own (landlock, seatbelt) such a directory is still there,
- * only refused: it is left out of the command's PATH, so that a lookup
- * (execvp, Python's sys.executable) goes on to the next entry rather
- * than to a program it may not run. */
-/* Is PATH entry |dir| a directory of the host's that the sandbox does not show? */
-static bool path_entry_hidden(builder *b, const char *dir)
-{
-        struct stat st;
-        return dir[0] == '/' && host_stat(b->h, dir, &st) == 0 && S_ISDIR(st.st_mode) && !sandbox_visible(b, dir);
-}
-
-/* Adds hidden entry |dir| to the hint |m|, with what would show it. */
-static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m)
-{
-        if (!*profiles && !(*profiles = config_profiles(b->c)))
-                return -ENOMEM;
-        _cleanup_free_ char *prof = profile_exposing(b, *profiles, dir);
-        if (prof)
-                buf_printf(m, "%s%s (--profile %s)", m->len ? ", " : "", dir, prof);
-        else
-                buf_printf(m, "%s%s (--expose %s)", m->len ? ", " : "", dir, dir);
-        return 0;
-}
-
-/* The PATH entries the sandbox hides, each with what would show it, in
- * |*ret_list| ("" for none), and PATH without them in |*ret_kept|. */
-static int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
-{
-        const char *path = env_get(b->p->env, "PATH");
-        _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
-        buf m = {0}, kept = {0};
-        int r = seen ? 0 : -ENOMEM;
-        for (const char *s = path; r == 0 && s && *s;) {
-                size_t n = strcspn(s, ":");
-                _cleanup_free_ char *dir = strndup(s, n);
-                s += n + (s[n] == ':');
-                if (!dir)
-                        r = -ENOMEM;
-                else if (!path_entry_hidden(b, dir))
-                        buf_printf(&kept, "%s%s", kept.data ? ":" : "", dir);
-                else if (!strv_contains(seen, dir) && (r = strv_push(&seen, dir)) == 0)
-                        r = path_hint_entry(b, &profiles, dir, &m);
-        }
-        _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
-        if (r < 0 || !list || !kept_path)
-                return r < 0 ? r : -ENOMEM;
-        *ret_list = TAKE_PTR(list);
-        *ret_kept = TAKE_PTR(kept_path);
-        return 0;
-}
-
-/* Adds the hint |text| (taken; NULL: ENOMEM) for the exit status |status|. */
-static int add_hint(cordon_plan *p, char *text, int status)
-{
-        size_t n = strv_len(p->hints);
-        int *e = text ? realloc(p->hint_exit, (n + 1) * sizeof(int)) : NULL;
-        if (!e) {
-                free(text);
-                return -ENOMEM;
-        }
-        p->hint_exit = e;
-        e[n] = status;
-        return strv_consume(&p->hints, text);
-}
-
-/* Does the command mention git (git itself, or a shell line running it)? */
-static bool mentions_git(const cordon_plan *p)
-{
-        for (size_t i = 0; p->argv && p->argv[i]; i++)
-                if (strstr(p->argv[i], "git"))
-                        return true;
-        return false;
-}
-
-/* Does the sandbox show a git config at |path|: a mount there (the git
- * profile), or a file of the instance's own with something in it (an empty
- * one is what a mount point of an earlier run leaves)? */
-static bool git_config_shown(builder *b, const char *path)
-{
-        for (size_t i = 0; i < b->p->n_mounts; i++)
-                if (streq(b->p->mounts[i].target, path))
-                        return true;
-        _cleanup_free_ char *hp = sandbox_to_host(b->p, path, 0);
-        struct stat st;
-        return hp && host_stat(b->h, hp, &st) == 0 && st.st_size > 0;
-}
-
-/* git commit without an identity ("Author identity unknown", exit 128)
- * while the caller's ~/.gitconfig holds one the sandbox does not show: the
- * git profile shows it where the command's git looks ($HOME/.gitconfig),
- * GIT_CONFIG_GLOBAL points git at it on every backend (landlock cannot
- * show a file at another path). */
-static int plan_git_hint(builder *b)
-{
-        const char *home = caller_home(b->h), *inner = env_get(b->p->env, "HOME");
-        _cleanup_free_ char *host = home ? path_join(home, ".gitconfig") : NULL;
-        _cleanup_free_ char *seen = inner ? path_join(inner, ".gitconfig") : NULL;
-        struct stat st;
-        if (!host || !seen || !mentions_git(b->p) || env_get(b->p->env, "GIT_CONFIG_GLOBAL") ||
-            host_stat(b->h, host, &st) < 0 || !S_ISREG(st.st_mode) || git_config_shown(b, seen))
-                return 0;
-        _cleanup_strv_ char **profiles = b->p->backend == BACKEND_LINUX ? config_profiles(b->c) : NULL;
-        char *text = profiles && strv_contains(profiles, "git")
-                             ? xasprintf("git: %s (your identity) is not visible inside: --profile git shows it "
-                                         "read-only",
-                                         host)
-                             : xasprintf("git: %s (your identity) is not visible inside: --expose-ro %s --set "
-                                         "GIT_CONFIG_GLOBAL=%s shows it read-only",
-                                         host, host, host);
-        return add_hint(b->p, text, 128);
-}
-
-static int plan_path_hint(builder *b)
-{
-        _cleanup_free_ char *list = NULL, *kept_path = NULL;
-        int r = hidden_path_entries(b, &list, &kept_path);
-        if (r < 0 || !list[0])
-                return r;
-        bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
-        if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
-                return -ENOMEM;
-        _cleanup_free_ char *shown = str_escape(list, false); /* printed as it is: cli/main.c */
-        return add_hint(b->p,
-                        shown ? xasprintf("PATH entries not visible inside%s: %s",
-                                          no_view ? " (left out of its PATH)" : "", shown)
-                              : NULL,
-                        127);
-}
 
 int plan_build(const cordon_config *c, const cordon_command *cmd, const host_info *h, cordon_plan **ret,
                cordon_error **ret_error)
