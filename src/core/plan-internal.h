@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* What the planner's files share, for them alone: plan.c (the view, the
- * exposures, the command, the environment and limits), host-view.c
- * (reading the host through the host root), plan-git.c (repositories in
- * writable mounts and their protection), plan-hints.c (notes for people:
- * hidden PATH entries, the git identity). */
+ * exposures, the environment, network and limits; the order of the
+ * steps), host-view.c (reading the host through the host root),
+ * plan-command.c (the executable, working directory and arguments),
+ * plan-writable.c (the checks of the instance root and the writable
+ * paths), plan-git.c (repositories in writable mounts and their
+ * protection), plan-hints.c (notes for people: hidden PATH entries, the
+ * git identity). */
 #pragma once
 
 #include <stdbool.h>
@@ -99,6 +102,40 @@ char *sandbox_to_host(const cordon_plan *p, const char *path, int depth) HIDDEN;
 bool sandbox_visible(builder *b, const char *path) HIDDEN;
 /* The caller's real home, for "~/" in config paths, or NULL. */
 const char *caller_home(const host_info *h) HIDDEN;
+
+/* Where the canonical host path |path| is visible in the sandbox (caller
+ * frees), or NULL. */
+char *host_to_sandbox(const cordon_plan *p, const char *path) HIDDEN;
+/* Resolves the sandbox path |path| as the sandbox will; |*ret_host| the
+ * host file behind it. 0, -ENXIO (not backed by a host bind), -ENOENT. */
+int sandbox_resolve(builder *b, const char *path, char **ret_host) HIDDEN;
+/* Why |path| may not be exposed automatically, or NULL. */
+const char *auto_expose_problem(const builder *b, const char *path) HIDDEN;
+/* The same by the name and by what it resolves to: false when it may not,
+ * or is missing. */
+bool auto_exposable_resolved(const builder *b, const char *path) HIDDEN;
+/* The variable |name| of the environment |env| (NULL: none), or NULL. */
+const char *env_value(char *const *env, const char *name) HIDDEN;
+
+/* ---- plan-command.c: what the command needs to start ---- */
+
+/* The working directory, the executable (and a script's interpreter) and
+ * the arguments' paths, exposed as auto_expose says. 0 or -errno (|b->err|
+ * set, with the exit status 126 or 127 for a command not found). */
+int plan_command(builder *b) HIDDEN;
+
+/* ---- plan-writable.c: the instance root and the writable paths ---- */
+
+/* The workspace and the read-write exposures the user chose may be made
+ * writable. 0 or -EINVAL (|b->err| set). */
+int plan_check_writable(builder *b) HIDDEN;
+/* No config file nor profile was read from a path this run makes writable. */
+int plan_check_config_files(builder *b) HIDDEN;
+/* The writable roots the config asks for, canonical, into h->writable. */
+int plan_writable_roots(builder *b) HIDDEN;
+/* No writable mount holds the instance root, nor lies inside it but in
+ * its workspace/. 0 or -errno (|b->err| set). */
+int plan_instance_layout(builder *b) HIDDEN;
 
 /* ---- plan-git.c: protected paths ---- */
 
