@@ -113,6 +113,18 @@ static int protect_one(builder *b, const plan_mount *rw, const char *rel, bool w
                                             .content = text, .origin = ORIGIN_PROTECT});
 }
 
+/* Is the entry |e| of |d| a directory (a link is not)? The type readdir
+ * gives where it has one (d_type is not POSIX), else lstat's. */
+static bool entry_is_dir(DIR *d, const struct dirent *e)
+{
+        struct stat st;
+#ifdef DT_UNKNOWN
+        if (e->d_type != DT_UNKNOWN)
+                return e->d_type == DT_DIR;
+#endif
+        return fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The names of the subdirectories of |rel| below |rw| (read without
  * following links; a link among them is an error), sorted. */
 static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char ***ret)
@@ -133,12 +145,7 @@ static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char 
         for (struct dirent *e; r == 0 && (e = readdir(d)) && b->scan_budget > 0; b->scan_budget--) {
                 if (streq(e->d_name, ".") || streq(e->d_name, ".."))
                         continue;
-                /* the type readdir gives (a link is DT_LNK), else lstat's */
-                struct stat st;
-                bool is_dir = e->d_type != DT_UNKNOWN ? e->d_type == DT_DIR
-                                                      : fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                                                                S_ISDIR(st.st_mode);
-                if (is_dir)
+                if (entry_is_dir(d, e))
                         r = strv_push(ret, e->d_name);
         }
         closedir(d);
