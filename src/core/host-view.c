@@ -75,7 +75,7 @@ static bool stat_cache_rehash(struct stat_cache *c)
         free(c->slots);
         c->slots = slots;
         c->n_slots = n_slots;
-        for (size_t i = 0; i < c->n; i++)
+        for (size_t i = 0; c->e && i < c->n; i++)
                 *stat_cache_slot(c, c->e[i].path) = (uint32_t)(i + 1);
         return true;
 }
