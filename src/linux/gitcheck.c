@@ -52,6 +52,7 @@
 #include "config.h"
 #include "error.h"
 #include "gitindex.h"
+#include "journal.h"
 #include "sys.h"
 
 #define WALK_BUDGET     100000 /* directory entries read per run (a directory counts 8): some 10 ms a 1000 directories */
@@ -211,42 +212,34 @@ static int journal_read(int fd, struct timespec *t, char ***roots)
         return r;
 }
 
-/* A journal still under its temporary name whose lock is free: its run
- * was killed while it wrote it, before any command of its started. */
-static void remove_unborn(git_check *gc, const char *name)
+/* A journal still under its temporary name whose lock is free (|fd|
+ * holds it): its run was killed while it wrote it, before any command of
+ * its started. */
+static void remove_unborn(int fd, const char *name, void *userdata)
 {
-        _cleanup_close_ int j = openat(gc->logs, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (j >= 0 && flock(j, LOCK_EX | LOCK_NB) == 0)
-                unlinkat(gc->logs, name, 0);
+        (void)fd;
+        unlinkat(((git_check *)userdata)->logs, name, 0);
 }
 
+/* An unlocked journal (|fd| holds a shared lock) of a run that is gone:
+ * when it shares a mount with this run, its start counts as ours. */
+static void take_over_one(int fd, const char *name, void *userdata)
+{
+        git_check *gc = userdata;
+        struct timespec t;
+        _cleanup_strv_ char **roots = NULL;
+        if (journal_read(fd, &t, &roots) < 0 || !shares_a_mount(gc, roots))
+                return; /* not ours */
+        if (t.tv_sec < gc->t0.tv_sec || (t.tv_sec == gc->t0.tv_sec && t.tv_nsec < gc->t0.tv_nsec))
+                gc->t0 = t;
+        strv_push(&gc->dead, name);
+}
+
+/* The journals of killed runs: a live one is locked (it checks for itself). */
 static void take_over_dead(git_check *gc)
 {
-        int fd = fcntl(gc->logs, F_DUPFD_CLOEXEC, 3);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return;
-        }
-        for (struct dirent *e; (e = readdir(d));) {
-                if (strncmp(e->d_name, "tmp-" JOURNAL_PREFIX, strlen("tmp-" JOURNAL_PREFIX)) == 0) {
-                        remove_unborn(gc, e->d_name);
-                        continue;
-                }
-                if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0)
-                        continue;
-                _cleanup_close_ int j = openat(gc->logs, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                struct timespec t;
-                _cleanup_strv_ char **roots = NULL;
-                if (j < 0 || flock(j, LOCK_SH | LOCK_NB) < 0 || journal_read(j, &t, &roots) < 0 ||
-                    !shares_a_mount(gc, roots))
-                        continue; /* alive (it checks for itself), or not ours */
-                if (t.tv_sec < gc->t0.tv_sec || (t.tv_sec == gc->t0.tv_sec && t.tv_nsec < gc->t0.tv_nsec))
-                        gc->t0 = t;
-                strv_push(&gc->dead, e->d_name);
-        }
-        closedir(d);
+        journal_each(gc->logs, "tmp-" JOURNAL_PREFIX, NULL, O_RDONLY | O_NONBLOCK, LOCK_EX, true, remove_unborn, gc);
+        journal_each(gc->logs, JOURNAL_PREFIX, gc->name, O_RDONLY | O_NONBLOCK, LOCK_SH, true, take_over_one, gc);
 }
 
 /* This run's journal: written under a temporary name, locked, then renamed

@@ -19,10 +19,10 @@
  * theirs, and their journals, to that one. */
 #include "protect.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -32,6 +32,7 @@
 
 #include "error.h"
 #include "instance.h"
+#include "journal.h"
 #include "sys.h"
 #include "undo.h"
 
@@ -306,39 +307,18 @@ static bool plan_protects(const cordon_plan *p)
         return false;
 }
 
-/* Calls |fn| for the journals in logs/ other than ours; |dead|: only those
- * whose run is gone (their lock is taken for the call), else the live ones. */
-static void for_each_journal(placeholders *list, bool dead, void (*fn)(placeholders *, int, const char *, void *),
-                             void *userdata)
-{
-        /* its own open file: a copy's offset is the original's, which an
-         * earlier listing left at the end */
-        int fd = openat(list->logs, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return;
-        }
-        for (struct dirent *e; (e = readdir(d));) {
-                if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0 || streq(e->d_name, list->name))
-                        continue;
-                int j = openat(list->logs, e->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-                if (j < 0)
-                        continue;
-                bool free_lock = flock(j, (dead ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0;
-                if (free_lock == dead)
-                        fn(list, j, e->d_name, userdata);
-                close(j);
-        }
-        closedir(d);
-}
-
 /* A killed run's journal: what it made is removed, unless this plan
- * protects it (|userdata|, or NULL), in which case this run takes it over. */
-static void repair_journal(placeholders *list, int fd, const char *name, void *userdata)
+ * protects it (the repair's plan, or NULL), in which case this run takes
+ * it over. */
+struct repair {
+        placeholders *list;
+        const cordon_plan *p;
+};
+
+static void repair_journal(int fd, const char *name, void *userdata)
 {
-        const cordon_plan *p = userdata;
+        placeholders *list = ((struct repair *)userdata)->list;
+        const cordon_plan *p = ((struct repair *)userdata)->p;
         placeholder *v = NULL;
         size_t n = 0;
         bool keep = false;
@@ -392,6 +372,14 @@ static void journal_open(placeholders *list, undo_log *undo)
                 list->journal = -1;
                 unlinkat(list->logs, list->name, 0);
         }
+}
+
+/* Repairs the journals of the runs that are gone (their lock is free; it
+ * is taken for the repair), taking over what |p| (or NULL) protects. */
+static void repair_dead(placeholders *list, const cordon_plan *p)
+{
+        struct repair r = {list, p};
+        journal_each(list->logs, JOURNAL_PREFIX, list->name, O_RDWR, LOCK_EX, true, repair_journal, &r);
 }
 
 /* ---- creating and removing ------------------------------------------------------------- */
@@ -487,7 +475,7 @@ int protect_placeholders_create(const cordon_plan *p, undo_log *undo, int *notes
         if (list->logs < 0)
                 logs_open(list, p->instance_root);
         if (list->logs >= 0 && lock && lock->exclusive)
-                for_each_journal(list, true, repair_journal, (void *)p); /* no other run alive */
+                repair_dead(list, p); /* no other run alive */
         if (list->lock >= 0)
                 flock(list->lock, LOCK_SH);
         for (size_t i = 0, k = 0; i < p->n_mounts; i++) {
@@ -538,7 +526,7 @@ placeholders *protect_placeholders_remove(placeholders *list)
         }
         free(list->v);
         if (last && list->lock >= 0)
-                for_each_journal(list, true, repair_journal, NULL);
+                repair_dead(list, NULL);
         if (list->journal >= 0) {
                 if (last) /* else it stays for the last run alive to repair */
                         unlinkat(list->logs, list->name, 0);

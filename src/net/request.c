@@ -192,29 +192,44 @@ static int content_length(const field *f, head_info *h)
         return 0;
 }
 
+/* The header lines up to the empty one (or |end|), one at a time: the
+ * next in |*f| (its whole line is f->name, |*ret_n| long), |*p| moved past
+ * it. 1 for a field, 0 at the end, -400 for an invalid line. */
+static int next_field(const char **p, const char *end, field *f, size_t *ret_n)
+{
+        const char *next;
+        size_t n = *p < end ? line_at(*p, end, &next) : 0;
+        if (n == 0)
+                return 0;
+        if (field_parse(*p, n, f) < 0)
+                return -400;
+        *ret_n = n;
+        *p = next;
+        return 1;
+}
+
 /* The first pass: every line valid; the framing and the Connection names. */
 static int scan_headers(const char *p, const char *end, bool http10, head_info *h)
 {
-        while (p < end) {
-                const char *next;
-                size_t n = line_at(p, end, &next);
-                if (n == 0)
-                        break;
-                field f;
-                int r = field_parse(p, n, &f);
-                if (r == 0 && field_is(&f, "connection"))
+        field f;
+        size_t n;
+        int more;
+        while ((more = next_field(&p, end, &f, &n)) > 0) {
+                int r = 0;
+                if (field_is(&f, "connection"))
                         r = connection_names(&f, h);
-                else if (r == 0 && field_is(&f, "content-length"))
+                else if (field_is(&f, "content-length"))
                         r = content_length(&f, h);
-                else if (r == 0 && field_is(&f, "transfer-encoding")) {
+                else if (field_is(&f, "transfer-encoding")) {
                         /* only "chunked", once; never in HTTP/1.0 (RFC 9112 6.1) */
                         h->chunked = f.value_n == 7 && strncasecmp(f.value, "chunked", 7) == 0;
                         r = h->n_coding++ || !h->chunked || http10 ? -400 : 0;
                 }
                 if (r < 0)
                         return r;
-                p = next;
         }
+        if (more < 0)
+                return more;
         /* both: a request smuggling attempt (RFC 9112 6.3, 11.2) */
         return h->n_length && h->n_coding ? -400 : 0;
 }
@@ -230,19 +245,15 @@ static bool named_by_connection(const head_info *h, const field *f)
 /* The second pass: the lines to forward, then the framing restated. */
 static int copy_headers(const char *p, const char *end, const head_info *h, char *out, size_t cap, size_t *len)
 {
-        while (p < end) {
-                const char *next;
-                size_t n = line_at(p, end, &next);
-                if (n == 0)
-                        break;
-                field f;
-                if (field_parse(p, n, &f) < 0)
-                        return -400;
+        field f;
+        size_t n;
+        int more;
+        while ((more = next_field(&p, end, &f, &n)) > 0)
                 if (!hop_header(&f) && !named_by_connection(h, &f) &&
-                    (!put(out, cap, len, p, n) || !put(out, cap, len, "\r\n", 2)))
+                    (!put(out, cap, len, f.name, n) || !put(out, cap, len, "\r\n", 2)))
                         return -431;
-                p = next;
-        }
+        if (more < 0)
+                return more;
         char framing[48] = "";
         if (h->chunked)
                 snprintf(framing, sizeof(framing), "Transfer-Encoding: chunked\r\n");

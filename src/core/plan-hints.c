@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* Notes for people about a plan, shown when the command fails with the
+ * exit status they explain: PATH entries of the host that the sandbox
+ * does not show (with the profile or --expose that would), a git identity
+ * it does not show. Reads the host, changes nothing. */
+#include "plan-internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "error.h"
+
+/* The first profile that exposes |dir| (caller frees), or NULL. */
+static char *profile_exposing(const builder *b, char *const *profiles, const char *dir)
+{
+        for (size_t i = 0; profiles && profiles[i]; i++) {
+                cordon_config *pc = cordon_config_new();
+                if (pc && b->c->profile_dirs)
+                        pc->profile_dirs = strv_copy((const char *const *)b->c->profile_dirs);
+                bool found = false;
+                if (pc && cordon_config_add_profile(pc, profiles[i], NULL) == 0)
+                        for (size_t k = 0; !found && k < pc->n_expose; k++) {
+                                _cleanup_free_ char *src =
+                                        config_path_expand(pc->expose[k].source, caller_home(b->h), NULL);
+                                found = src && path_startswith(dir, src);
+                        }
+                cordon_config_free(pc);
+                if (found)
+                        return strdup(profiles[i]);
+        }
+        return NULL;
+}
+
+/* One line for people on the PATH entries that exist on the host but not
+ * inside ("cargo: not found" while PATH lists ~/.cargo/bin), with the
+ * profile that would bring each, else --expose. Where the sandbox has no
+ * view of its own (landlock, seatbelt) such a directory is still there,
+ * only refused: it is left out of the command's PATH, so that a lookup
+ * (execvp, Python's sys.executable) goes on to the next entry rather
+ * than to a program it may not run. */
+/* Is PATH entry |dir| a directory of the host's that the sandbox does not show? */
+static bool path_entry_hidden(builder *b, const char *dir)
+{
+        struct stat st;
+        return dir[0] == '/' && host_stat(b->h, dir, &st) == 0 && S_ISDIR(st.st_mode) && !sandbox_visible(b, dir);
+}
+
+/* Adds hidden entry |dir| to the hint |m|, with what would show it. */
+static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m)
+{
+        if (!*profiles && !(*profiles = config_profiles(b->c)))
+                return -ENOMEM;
+        _cleanup_free_ char *prof = profile_exposing(b, *profiles, dir);
+        if (prof)
+                buf_printf(m, "%s%s (--profile %s)", m->len ? ", " : "", dir, prof);
+        else
+                buf_printf(m, "%s%s (--expose %s)", m->len ? ", " : "", dir, dir);
+        return 0;
+}
+
+/* The PATH entries the sandbox hides, each with what would show it, in
+ * |*ret_list| ("" for none), and PATH without them in |*ret_kept|. */
+int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
+{
+        const char *path = env_get(b->p->env, "PATH");
+        _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
+        buf m = {0}, kept = {0};
+        int r = seen ? 0 : -ENOMEM;
+        for (const char *s = path; r == 0 && s && *s;) {
+                size_t n = strcspn(s, ":");
+                _cleanup_free_ char *dir = strndup(s, n);
+                s += n + (s[n] == ':');
+                if (!dir)
+                        r = -ENOMEM;
+                else if (!path_entry_hidden(b, dir))
+                        buf_printf(&kept, "%s%s", kept.data ? ":" : "", dir);
+                else if (!strv_contains(seen, dir) && (r = strv_push(&seen, dir)) == 0)
+                        r = path_hint_entry(b, &profiles, dir, &m);
+        }
+        _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
+        if (r < 0 || !list || !kept_path)
+                return r < 0 ? r : -ENOMEM;
+        *ret_list = TAKE_PTR(list);
+        *ret_kept = TAKE_PTR(kept_path);
+        return 0;
+}
+
+/* Adds the hint |text| (taken; NULL: ENOMEM) for the exit status |status|. */
+static int add_hint(cordon_plan *p, char *text, int status)
+{
+        size_t n = strv_len(p->hints);
+        int *e = text ? realloc(p->hint_exit, (n + 1) * sizeof(int)) : NULL;
+        if (!e) {
+                free(text);
+                return -ENOMEM;
+        }
+        p->hint_exit = e;
+        e[n] = status;
+        return strv_consume(&p->hints, text);
+}
+
+/* Does the command mention git (git itself, or a shell line running it)? */
+static bool mentions_git(const cordon_plan *p)
+{
+        for (size_t i = 0; p->argv && p->argv[i]; i++)
+                if (strstr(p->argv[i], "git"))
+                        return true;
+        return false;
+}
+
+/* Does the sandbox show a git config at |path|: a mount there (the git
+ * profile), or a file of the instance's own with something in it (an empty
+ * one is what a mount point of an earlier run leaves)? */
+static bool git_config_shown(builder *b, const char *path)
+{
+        for (size_t i = 0; i < b->p->n_mounts; i++)
+                if (streq(b->p->mounts[i].target, path))
+                        return true;
+        _cleanup_free_ char *hp = sandbox_to_host(b->p, path, 0);
+        struct stat st;
+        return hp && host_stat(b->h, hp, &st) == 0 && st.st_size > 0;
+}
+
+/* git commit without an identity ("Author identity unknown", exit 128)
+ * while the caller's ~/.gitconfig holds one the sandbox does not show: the
+ * git profile shows it where the command's git looks ($HOME/.gitconfig),
+ * GIT_CONFIG_GLOBAL points git at it on every backend (landlock cannot
+ * show a file at another path). */
+int plan_git_hint(builder *b)
+{
+        const char *home = caller_home(b->h), *inner = env_get(b->p->env, "HOME");
+        _cleanup_free_ char *host = home ? path_join(home, ".gitconfig") : NULL;
+        _cleanup_free_ char *seen = inner ? path_join(inner, ".gitconfig") : NULL;
+        struct stat st;
+        if (!host || !seen || !mentions_git(b->p) || env_get(b->p->env, "GIT_CONFIG_GLOBAL") ||
+            host_stat(b->h, host, &st) < 0 || !S_ISREG(st.st_mode) || git_config_shown(b, seen))
+                return 0;
+        _cleanup_strv_ char **profiles = b->p->backend == BACKEND_LINUX ? config_profiles(b->c) : NULL;
+        char *text = profiles && strv_contains(profiles, "git")
+                             ? xasprintf("git: %s (your identity) is not visible inside: --profile git shows it "
+                                         "read-only",
+                                         host)
+                             : xasprintf("git: %s (your identity) is not visible inside: --expose-ro %s --set "
+                                         "GIT_CONFIG_GLOBAL=%s shows it read-only",
+                                         host, host, host);
+        return add_hint(b->p, text, 128);
+}
+
+int plan_path_hint(builder *b)
+{
+        _cleanup_free_ char *list = NULL, *kept_path = NULL;
+        int r = hidden_path_entries(b, &list, &kept_path);
+        if (r < 0 || !list[0])
+                return r;
+        bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
+        if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
+                return -ENOMEM;
+        _cleanup_free_ char *shown = str_escape(list, false); /* printed as it is: cli/main.c */
+        return add_hint(b->p,
+                        shown ? xasprintf("PATH entries not visible inside%s: %s",
+                                          no_view ? " (left out of its PATH)" : "", shown)
+                              : NULL,
+                        127);
+}
