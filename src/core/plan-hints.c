@@ -12,24 +12,60 @@
 #include "env.h"
 #include "error.h"
 
-/* The first profile that exposes |dir| (caller frees), or NULL. */
-static char *profile_exposing(const builder *b, char *const *profiles, const char *dir)
+/* The profiles found and, for each, the host paths it exposes: each
+ * profile is read once per plan, however many PATH entries are hidden. */
+typedef struct profile_exposes {
+        char **names;
+        char ***sources; /* [i]: profile names[i]'s expanded sources */
+} profile_exposes;
+
+static void profile_exposes_clear(profile_exposes *pe)
 {
-        for (size_t i = 0; profiles && profiles[i]; i++) {
-                cordon_config *pc = cordon_config_new();
-                if (pc && b->c->profile_dirs)
-                        pc->profile_dirs = strv_copy((const char *const *)b->c->profile_dirs);
-                bool found = false;
-                if (pc && cordon_config_add_profile(pc, profiles[i], NULL) == 0)
-                        for (size_t k = 0; !found && k < pc->n_expose; k++) {
-                                _cleanup_free_ char *src =
-                                        config_path_expand(pc->expose[k].source, caller_home(b->h), NULL);
-                                found = src && path_startswith(dir, src);
+        for (size_t i = 0; pe->sources && pe->names && pe->names[i]; i++)
+                strv_free(pe->sources[i]);
+        free(pe->sources);
+        strv_free(pe->names);
+}
+
+static char **profile_sources(const builder *b, const char *name)
+{
+        cordon_config *pc = cordon_config_new();
+        char **v = calloc(1, sizeof(char *));
+        if (pc && b->c->profile_dirs)
+                pc->profile_dirs = strv_copy((const char *const *)b->c->profile_dirs);
+        if (pc && v && cordon_config_add_profile(pc, name, NULL) == 0)
+                for (size_t k = 0; v && k < pc->n_expose; k++) {
+                        char *src = config_path_expand(pc->expose[k].source, caller_home(b->h), NULL);
+                        if (src && strv_consume(&v, src) < 0) {
+                                strv_free(v);
+                                v = NULL;
                         }
-                cordon_config_free(pc);
-                if (found)
-                        return strdup(profiles[i]);
-        }
+                }
+        cordon_config_free(pc);
+        return v;
+}
+
+static int profile_exposes_load(const builder *b, profile_exposes *pe)
+{
+        if (pe->names)
+                return 0;
+        pe->names = config_profiles(b->c);
+        size_t n = strv_len(pe->names);
+        pe->sources = pe->names ? calloc(n + 1, sizeof(char **)) : NULL;
+        if (!pe->sources)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                pe->sources[i] = profile_sources(b, pe->names[i]);
+        return 0;
+}
+
+/* The first profile that exposes |dir|, or NULL. */
+static const char *profile_exposing(const profile_exposes *pe, const char *dir)
+{
+        for (size_t i = 0; pe->names && pe->names[i]; i++)
+                for (size_t k = 0; pe->sources[i] && pe->sources[i][k]; k++)
+                        if (path_startswith(dir, pe->sources[i][k]))
+                                return pe->names[i];
         return NULL;
 }
 
@@ -48,11 +84,11 @@ static bool path_entry_hidden(builder *b, const char *dir)
 }
 
 /* Adds hidden entry |dir| to the hint |m|, with what would show it. */
-static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m)
+static int path_hint_entry(builder *b, profile_exposes *pe, const char *dir, buf *m)
 {
-        if (!*profiles && !(*profiles = config_profiles(b->c)))
+        if (profile_exposes_load(b, pe) < 0)
                 return -ENOMEM;
-        _cleanup_free_ char *prof = profile_exposing(b, *profiles, dir);
+        const char *prof = profile_exposing(pe, dir);
         if (prof)
                 buf_printf(m, "%s%s (--profile %s)", m->len ? ", " : "", dir, prof);
         else
@@ -65,7 +101,8 @@ static int path_hint_entry(builder *b, char ***profiles, const char *dir, buf *m
 int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
 {
         const char *path = env_get(b->p->env, "PATH");
-        _cleanup_strv_ char **profiles = NULL, **seen = calloc(1, sizeof(char *));
+        _cleanup_strv_ char **seen = calloc(1, sizeof(char *));
+        profile_exposes pe = {0};
         buf m = {0}, kept = {0};
         int r = seen ? 0 : -ENOMEM;
         for (const char *s = path; r == 0 && s && *s;) {
@@ -77,8 +114,9 @@ int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
                 else if (!path_entry_hidden(b, dir))
                         buf_printf(&kept, "%s%s", kept.data ? ":" : "", dir);
                 else if (!strv_contains(seen, dir) && (r = strv_push(&seen, dir)) == 0)
-                        r = path_hint_entry(b, &profiles, dir, &m);
+                        r = path_hint_entry(b, &pe, dir, &m);
         }
+        profile_exposes_clear(&pe);
         _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
         if (r < 0 || !list || !kept_path)
                 return r < 0 ? r : -ENOMEM;
