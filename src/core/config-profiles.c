@@ -24,19 +24,13 @@
  * build/cordon)? Then the source tree's profiles are found too. */
 static bool running_uninstalled(void)
 {
-        static int known; /* 0: not yet, 1: yes, 2: no (the same answer in every thread) */
-        int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
-        if (v == 0) {
-                char exe[PATH_MAX];
-                ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-                size_t root = strlen(CORDON_BUILD_ROOT);
-                if (n > 0)
-                        exe[n] = '\0';
-                v = n > 0 && (size_t)n > root && strncmp(exe, CORDON_BUILD_ROOT, root) == 0 && exe[root] == '/' ? 1
-                                                                                                               : 2;
-                __atomic_store_n(&known, v, __ATOMIC_RELAXED);
-        }
-        return v == 1;
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        size_t root = strlen(CORDON_BUILD_ROOT);
+        if (n <= 0)
+                return false;
+        exe[n] = '\0';
+        return (size_t)n > root && strncmp(exe, CORDON_BUILD_ROOT, root) == 0 && exe[root] == '/';
 }
 
 char **profile_search_path(char *const *env)
