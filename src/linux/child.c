@@ -675,19 +675,6 @@ static void op_symlink(const launch *l, walk_cache *wc, const mount_op *op)
                 fail(l, STEP_SYMLINK, errno ? errno : EINVAL, op->target);
 }
 
-static void write_all(const launch *l, int fd, const char *data, size_t len, const char *path)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        fail(l, STEP_FILE, n < 0 ? errno : EIO, path);
-                data += n;
-                len -= (size_t)n;
-        }
-}
-
 /* A generated file. In our own tmpfs it is written in place; over a host
  * bind it is written in a scratch directory of the root tmpfs and bound on
  * top, so nothing is written to the host. */
@@ -705,7 +692,8 @@ static void op_file(const launch *l, walk_cache *wc, const mount_op *op, bool in
         int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0)
                 fail(l, STEP_FILE, errno, op->target);
-        write_all(l, fd, op->data, op->data_len, op->target);
+        if (!sys_write_all(fd, op->data, op->data_len))
+                fail(l, STEP_FILE, errno, op->target);
         close(fd);
         int src = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (src < 0)

@@ -235,3 +235,21 @@ bool sys_keyrings_refused(void)
                 return false;
         return syscall(SYS_request_key, NULL, NULL, NULL, 0) < 0 && errno == EPERM;
 }
+
+bool sys_write_all(int fd, const void *data, size_t len)
+{
+        const char *p = data;
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        if (n == 0)
+                                errno = EIO;
+                        return false;
+                }
+                p += n;
+                len -= (size_t)n;
+        }
+        return true;
+}

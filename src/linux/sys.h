@@ -78,5 +78,9 @@ static inline long sys_raw(long nr, long a, long b, long c, long d)
  * calls where available): a shared-memory child calls it. */
 bool sys_task_gone(int task_dirfd) HIDDEN;
 
+/* Writes all |len| bytes of |data| to |fd| (EINTR retried): true, or
+ * false with errno (EIO for a write of nothing). */
+bool sys_write_all(int fd, const void *data, size_t len) HIDDEN;
+
 /* Async-signal-safe string helpers for the child. */
 size_t sys_strlcpy(char *dst, const char *src, size_t size) HIDDEN;

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "util.h"
 
 #define VIEW_DIR "logs/view"
@@ -152,20 +153,6 @@ static int open_manifest(int dfd, const char *name, const char *text)
         return n == (ssize_t)len && memcmp(got, text, len) == 0 ? TAKE_FD(fd) : -1;
 }
 
-static bool write_all_fd(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return false;
-                data += n;
-                len -= (size_t)n;
-        }
-        return true;
-}
-
 static bool same_identity(const struct stat *st, const struct plan_identity *id)
 {
         return (uint64_t)st->st_dev == id->dev && (uint64_t)st->st_ino == id->ino &&
@@ -224,7 +211,7 @@ static bool copy_file(int dfd, const char *name, const plan_mount *m)
                 n = read(src, data + got, size + 1 - got);
                 got += n > 0 ? (size_t)n : 0;
         }
-        if (!data || n < 0 || got != size || !write_all_fd(dst, data, size))
+        if (!data || n < 0 || got != size || !sys_write_all(dst, data, size))
                 return false;
         /* not changed while copied */
         const struct timespec times[2] = {st.st_atim, st.st_mtim};
@@ -241,7 +228,7 @@ static bool make_entry(int dfd, const plan_mount *m, const char *name, entry_kin
         case ENTRY_GENERATED:
         default: {
                 _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-                return fd >= 0 && write_all_fd(fd, m->content, strlen(m->content)) && fchmod(fd, 0644) == 0;
+                return fd >= 0 && sys_write_all(fd, m->content, strlen(m->content)) && fchmod(fd, 0644) == 0;
         }
         }
 }
@@ -339,7 +326,7 @@ static bool write_manifest(int view, const char *name, const char *text)
         char tmp[NAME_MAX + 1];
         temp_name(tmp, sizeof(tmp), ".m");
         _cleanup_close_ int fd = openat(view, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        bool ok = fd >= 0 && write_all_fd(fd, text, strlen(text)) && fsync(fd) == 0 &&
+        bool ok = fd >= 0 && sys_write_all(fd, text, strlen(text)) && fsync(fd) == 0 &&
                   renameat(view, tmp, view, name) == 0;
         if (!ok)
                 (void)unlinkat(view, tmp, 0);
