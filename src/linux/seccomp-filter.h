@@ -29,6 +29,17 @@ typedef struct seccomp_prog {
  * compiled at build time when the host's architecture is the build's, else
  * compiled now. Returns 0 or a negative errno (with |ret_error| set). */
 int seccomp_build(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error) HIDDEN;
+/* The filters compiled at build time (seccomp-bpf.c, made by
+ * tools/seccomp-gen.c): one for each value of the options. */
+typedef struct seccomp_filter_entry {
+        bool host_ipc;
+        seccomp_sockets sockets;
+        const struct sock_filter *filter;
+        unsigned short len;
+} seccomp_filter_entry;
+extern const seccomp_filter_entry seccomp_precompiled[] HIDDEN;
+extern const size_t seccomp_precompiled_count HIDDEN;
+extern const uint32_t seccomp_precompiled_arch HIDDEN; /* libseccomp's SCMP_ARCH_* */
 /* Compile it with libseccomp (what the build-time generator runs). */
 int seccomp_compile(const seccomp_options *opt, seccomp_prog *ret, cordon_error **ret_error) HIDDEN;
 void seccomp_prog_free(seccomp_prog *p) HIDDEN;
