@@ -50,6 +50,7 @@
 
 #include "child.h"
 #include "launch.h"
+#include "libc-compat.h"
 #include "netns.h"
 #include "landlock.h"
 #include "net/proxy.h"

@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -53,6 +54,7 @@
 #include "error.h"
 #include "gitindex.h"
 #include "journal.h"
+#include "libc-compat.h"
 #include "sys.h"
 
 #define WALK_BUDGET     100000 /* directory entries read per run (a directory counts 8): some 10 ms a 1000 directories */

@@ -35,6 +35,7 @@
 
 #include "backend.h"
 #include "launch.h"
+#include "libc-compat.h"
 #include "process.h"
 #include "cgroup.h"
 #include "env.h"
