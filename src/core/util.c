@@ -14,25 +14,37 @@
 #include <strings.h>
 #include <unistd.h>
 
-char *xvasprintf(const char *fmt, va_list ap)
+/* Format into |dst| (|cap| bytes, may be 0); when the result does not fit,
+ * into a new allocation of its size, returned in |*ret_big|. Returns the
+ * length, or -1. One formatting pass for what fits. */
+static int format_into(char *dst, size_t cap, char **ret_big, const char *fmt, va_list ap)
 {
-#ifdef _GNU_SOURCE
-        char *s = NULL;
-        if (vasprintf(&s, fmt, ap) < 0)
-                return NULL;
-        return s;
-#else /* vasprintf in POSIX terms */
         va_list again;
         va_copy(again, ap);
-        int n = vsnprintf(NULL, 0, fmt, ap);
-        char *s = n < 0 ? NULL : malloc((size_t)n + 1);
-        if (s && vsnprintf(s, (size_t)n + 1, fmt, again) != n) {
-                free(s);
-                s = NULL;
+        int n = vsnprintf(dst, cap, fmt, ap);
+        *ret_big = NULL;
+        if (n >= 0 && (size_t)n >= cap) {
+                *ret_big = malloc((size_t)n + 1);
+                if (!*ret_big || vsnprintf(*ret_big, (size_t)n + 1, fmt, again) != n) {
+                        free(*ret_big);
+                        *ret_big = NULL;
+                        n = -1;
+                }
         }
         va_end(again);
+        return n;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+        char small[256], *big;
+        int n = format_into(small, sizeof(small), &big, fmt, ap);
+        if (n < 0 || big)
+                return big;
+        char *s = malloc((size_t)n + 1);
+        if (s)
+                memcpy(s, small, (size_t)n + 1);
         return s;
-#endif
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -155,18 +167,35 @@ void buf_put(buf *b, const char *s, size_t n)
         b->data[b->len] = '\0';
 }
 
+/* Formats straight into the buffer's free space. */
 void buf_printf(buf *b, const char *fmt, ...)
 {
+        if (b->oom)
+                return;
+        if (b->cap - b->len < 128) { /* room for most, without a second pass */
+                size_t cap = b->cap ? b->cap * 2 : 256;
+                while (cap - b->len < 128)
+                        cap *= 2;
+                char *d = realloc(b->data, cap);
+                if (!d) {
+                        b->oom = true;
+                        return;
+                }
+                b->data = d;
+                b->cap = cap;
+        }
         va_list ap;
         va_start(ap, fmt);
-        char *s = xvasprintf(fmt, ap);
+        char *big;
+        int n = format_into(b->data + b->len, b->cap - b->len, &big, fmt, ap);
         va_end(ap);
-        if (!s) {
+        if (n < 0)
                 b->oom = true;
-                return;
-        }
-        buf_put(b, s, strlen(s));
-        free(s);
+        else if (big)
+                buf_put(b, big, (size_t)n);
+        else
+                b->len += (size_t)n;
+        free(big);
 }
 
 char *buf_steal(buf *b)
