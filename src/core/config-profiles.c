@@ -60,7 +60,7 @@ static bool profile_name_valid(const char *name)
 }
 
 /* The search path of |c| (a copy; caller frees), or NULL. */
-static char **profile_dirs(const cordon_config *c)
+char **config_profile_dirs(const cordon_config *c)
 {
         return c->profile_dirs ? strv_copy((const char *const *)c->profile_dirs) : profile_search_path(environ);
 }
@@ -86,7 +86,7 @@ char *profile_locate(const cordon_config *c, const char *name, char **ret_path)
         if (c->profile_depth >= MAX_PROFILE_DEPTH)
                 return xasprintf("profile \"%s\": profiles nest more than %d deep (a cycle?)", name,
                                  MAX_PROFILE_DEPTH);
-        _cleanup_strv_ char **dirs = profile_dirs(c);
+        _cleanup_strv_ char **dirs = config_profile_dirs(c);
         *ret_path = profile_find(dirs, name);
         if (*ret_path)
                 return NULL;
@@ -151,7 +151,7 @@ static void profile_describe(buf *b, const cordon_config *c, const char *name, c
 
 char **config_profiles(const cordon_config *c)
 {
-        _cleanup_strv_ char **dirs = profile_dirs(c), **seen = calloc(1, sizeof(char *));
+        _cleanup_strv_ char **dirs = config_profile_dirs(c), **seen = calloc(1, sizeof(char *));
         for (size_t i = 0; dirs && seen && dirs[i]; i++) {
                 _cleanup_strv_ char **names = profile_names(dirs[i]);
                 for (size_t k = 0; names && names[k]; k++)
@@ -164,7 +164,7 @@ char **config_profiles(const cordon_config *c)
 
 int cordon_profiles_describe(const cordon_config *c, char **ret_text)
 {
-        _cleanup_strv_ char **dirs = profile_dirs(c), **seen = config_profiles(c);
+        _cleanup_strv_ char **dirs = config_profile_dirs(c), **seen = config_profiles(c);
         if (!dirs || !seen)
                 return -ENOMEM;
         buf b = {0};

@@ -85,6 +85,8 @@ int config_from_error(cordon_error **ret, int errnum, const char *from, const ch
  * (colon-separated), the user's ($XDG_CONFIG_HOME/cordon/profiles, else
  * ~/.config/cordon/profiles), then the installed ones. NULL: out of memory. */
 char **profile_search_path(char *const *env) HIDDEN;
+/* The directories |c| looks for profiles in, in order. NULL: out of memory. */
+char **config_profile_dirs(const cordon_config *c) HIDDEN;
 /* The names of the profiles |c| can find, each once (the first directory
  * that has it wins). NULL: out of memory. */
 char **config_profiles(const cordon_config *c) HIDDEN;

@@ -59,13 +59,26 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         strv_free(p->warnings);
         strv_free(p->hints);
         free(p->hint_exit);
+        if (p->path_note) {
+                strv_free(p->path_note->hidden);
+                strv_free(p->path_note->profile_dirs);
+                free(p->path_note->home);
+                free(p->path_note);
+        }
         free(p);
         return NULL;
 }
 
 const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
 const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
-const char *const *cordon_plan_hints(const cordon_plan *p) { return (const char *const *)p->hints; }
+/* The notes are finished here, once: the plan is the caller's, not const
+ * (one object is used from one thread at a time). */
+const char *const *cordon_plan_hints(const cordon_plan *p)
+{
+        if (p->path_note && p->name_path_note)
+                (void)p->name_path_note((cordon_plan *)p);
+        return (const char *const *)p->hints;
+}
 
 int cordon_plan_hint_exit_status(const cordon_plan *p, size_t i)
 {

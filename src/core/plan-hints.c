@@ -27,15 +27,15 @@ static void profile_exposes_clear(profile_exposes *pe)
         strv_free(pe->names);
 }
 
-static char **profile_sources(const builder *b, const char *name)
+static char **profile_sources(char *const *dirs, const char *home, const char *name)
 {
         cordon_config *pc = cordon_config_new();
         char **v = calloc(1, sizeof(char *));
-        if (pc && b->c->profile_dirs)
-                pc->profile_dirs = strv_copy((const char *const *)b->c->profile_dirs);
+        if (pc && dirs)
+                pc->profile_dirs = strv_copy((const char *const *)dirs);
         if (pc && v && cordon_config_add_profile(pc, name, NULL) == 0)
                 for (size_t k = 0; v && k < pc->n_expose; k++) {
-                        char *src = config_path_expand(pc->expose[k].source, caller_home(b->h), NULL);
+                        char *src = config_path_expand(pc->expose[k].source, home, NULL);
                         if (src && strv_consume(&v, src) < 0) {
                                 strv_free(v);
                                 v = NULL;
@@ -45,17 +45,20 @@ static char **profile_sources(const builder *b, const char *name)
         return v;
 }
 
-static int profile_exposes_load(const builder *b, profile_exposes *pe)
+/* The profiles in |dirs| and what each exposes. */
+static int profile_exposes_load(char *const *dirs, const char *home, profile_exposes *pe)
 {
-        if (pe->names)
-                return 0;
-        pe->names = config_profiles(b->c);
+        cordon_config *c = cordon_config_new();
+        if (c && dirs)
+                c->profile_dirs = strv_copy((const char *const *)dirs);
+        pe->names = c && (!dirs || c->profile_dirs) ? config_profiles(c) : NULL;
+        cordon_config_free(c);
         size_t n = strv_len(pe->names);
         pe->sources = pe->names ? calloc(n + 1, sizeof(char **)) : NULL;
         if (!pe->sources)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                pe->sources[i] = profile_sources(b, pe->names[i]);
+                pe->sources[i] = profile_sources(dirs, home, pe->names[i]);
         return 0;
 }
 
@@ -83,28 +86,31 @@ static bool path_entry_hidden(builder *b, const char *dir)
         return dir[0] == '/' && host_stat(b->h, dir, &st) == 0 && S_ISDIR(st.st_mode) && !sandbox_visible(b, dir);
 }
 
-/* Adds hidden entry |dir| to the hint |m|, with what would show it. */
-static int path_hint_entry(builder *b, profile_exposes *pe, const char *dir, buf *m)
+/* |hidden| as a list, each entry with what would show it: the profile in
+ * |pe| that exposes it, else --expose. NULL: out of memory. */
+static char *hidden_list(char *const *hidden, const profile_exposes *pe)
 {
-        if (profile_exposes_load(b, pe) < 0)
-                return -ENOMEM;
-        const char *prof = profile_exposing(pe, dir);
-        if (prof)
-                buf_printf(m, "%s%s (--profile %s)", m->len ? ", " : "", dir, prof);
-        else
-                buf_printf(m, "%s%s (--expose %s)", m->len ? ", " : "", dir, dir);
-        return 0;
+        buf m = {0};
+        buf_put(&m, "", 0);
+        for (size_t i = 0; hidden && hidden[i]; i++) {
+                const char *prof = profile_exposing(pe, hidden[i]);
+                if (prof)
+                        buf_printf(&m, "%s%s (--profile %s)", i ? ", " : "", hidden[i], prof);
+                else
+                        buf_printf(&m, "%s%s (--expose %s)", i ? ", " : "", hidden[i], hidden[i]);
+        }
+        return buf_steal(&m);
 }
 
-/* The PATH entries the sandbox hides, each with what would show it, in
- * |*ret_list| ("" for none), and PATH without them in |*ret_kept|. */
-int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
+/* The PATH entries the sandbox hides, each once, in |*ret_hidden|, and
+ * PATH without them in |*ret_kept|. */
+static int path_entries_hidden(builder *b, char ***ret_hidden, char **ret_kept)
 {
         const char *path = env_get(b->p->env, "PATH");
-        _cleanup_strv_ char **seen = calloc(1, sizeof(char *));
-        profile_exposes pe = {0};
-        buf m = {0}, kept = {0};
-        int r = seen ? 0 : -ENOMEM;
+        _cleanup_strv_ char **hidden = calloc(1, sizeof(char *));
+        buf kept = {0};
+        buf_put(&kept, "", 0);
+        int r = hidden ? 0 : -ENOMEM;
         for (const char *s = path; r == 0 && s && *s;) {
                 size_t n = strcspn(s, ":");
                 _cleanup_free_ char *dir = strndup(s, n);
@@ -112,17 +118,35 @@ int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
                 if (!dir)
                         r = -ENOMEM;
                 else if (!path_entry_hidden(b, dir))
-                        buf_printf(&kept, "%s%s", kept.data ? ":" : "", dir);
-                else if (!strv_contains(seen, dir) && (r = strv_push(&seen, dir)) == 0)
-                        r = path_hint_entry(b, &pe, dir, &m);
+                        buf_printf(&kept, "%s%s", kept.len ? ":" : "", dir);
+                else if (!strv_contains(hidden, dir))
+                        r = strv_push(&hidden, dir);
         }
-        profile_exposes_clear(&pe);
-        _cleanup_free_ char *list = buf_steal(&m), *kept_path = buf_steal(&kept);
-        if (r < 0 || !list || !kept_path)
+        _cleanup_free_ char *kept_path = buf_steal(&kept);
+        if (r < 0 || !kept_path)
                 return r < 0 ? r : -ENOMEM;
-        *ret_list = TAKE_PTR(list);
+        *ret_hidden = TAKE_PTR(hidden);
         *ret_kept = TAKE_PTR(kept_path);
         return 0;
+}
+
+int hidden_path_entries(builder *b, char **ret_list, char **ret_kept)
+{
+        _cleanup_strv_ char **hidden = NULL, **dirs = NULL;
+        int r = path_entries_hidden(b, &hidden, ret_kept);
+        if (r < 0)
+                return r;
+        profile_exposes pe = {0};
+        dirs = hidden[0] ? config_profile_dirs(b->c) : NULL;
+        if (hidden[0] && (!dirs || profile_exposes_load(dirs, caller_home(b->h), &pe) < 0))
+                r = -ENOMEM;
+        *ret_list = r == 0 ? hidden_list(hidden, &pe) : NULL;
+        profile_exposes_clear(&pe);
+        if (*ret_list)
+                return 0;
+        free(*ret_kept);
+        *ret_kept = NULL;
+        return -ENOMEM;
 }
 
 /* Adds the hint |text| (taken; NULL: ENOMEM) for the exit status |status|. */
@@ -186,19 +210,60 @@ int plan_git_hint(builder *b)
         return add_hint(b->p, text, 128);
 }
 
+static char *path_note_text(const struct path_note *n, const profile_exposes *pe)
+{
+        _cleanup_free_ char *list = hidden_list(n->hidden, pe);
+        _cleanup_free_ char *shown = list ? str_escape(list, false) : NULL; /* printed as it is: cli/main.c */
+        return shown ? xasprintf("PATH entries not visible inside%s: %s", n->no_view ? " (left out of its PATH)" : "",
+                                 shown)
+                     : NULL;
+}
+
+/* The note with the profiles that would show each entry (see plan.h). */
+static int name_path_note(cordon_plan *p)
+{
+        struct path_note *n = p->path_note;
+        if (n->hint >= strv_len(p->hints))
+                return -EINVAL;
+        profile_exposes pe = {0};
+        int r = profile_exposes_load(n->profile_dirs, n->home, &pe);
+        char *text = r == 0 ? path_note_text(n, &pe) : NULL;
+        profile_exposes_clear(&pe);
+        if (!text)
+                return -ENOMEM; /* the note without profiles stays */
+        free(p->hints[n->hint]);
+        p->hints[n->hint] = text;
+        strv_free(n->hidden);
+        strv_free(n->profile_dirs);
+        free(n->home);
+        free(n);
+        p->path_note = NULL;
+        return 0;
+}
+
 int plan_path_hint(builder *b)
 {
-        _cleanup_free_ char *list = NULL, *kept_path = NULL;
-        int r = hidden_path_entries(b, &list, &kept_path);
-        if (r < 0 || !list[0])
+        _cleanup_strv_ char **hidden = NULL;
+        _cleanup_free_ char *kept_path = NULL;
+        int r = path_entries_hidden(b, &hidden, &kept_path);
+        if (r < 0 || !hidden[0])
                 return r;
         bool no_view = b->p->backend == BACKEND_LANDLOCK || b->p->backend == BACKEND_SEATBELT;
         if (no_view && env_set(&b->p->env, "PATH", kept_path) < 0)
                 return -ENOMEM;
-        _cleanup_free_ char *shown = str_escape(list, false); /* printed as it is: cli/main.c */
-        return add_hint(b->p,
-                        shown ? xasprintf("PATH entries not visible inside%s: %s",
-                                          no_view ? " (left out of its PATH)" : "", shown)
-                              : NULL,
-                        127);
+        struct path_note *n = calloc(1, sizeof(*n));
+        const char *home = caller_home(b->h);
+        if (!n || !(n->profile_dirs = config_profile_dirs(b->c)) || (home && !(n->home = strdup(home)))) {
+                if (n)
+                        strv_free(n->profile_dirs);
+                free(n);
+                return -ENOMEM;
+        }
+        n->hidden = TAKE_PTR(hidden);
+        n->no_view = no_view;
+        n->hint = strv_len(b->p->hints);
+        b->p->path_note = n;
+        b->p->name_path_note = name_path_note;
+        profile_exposes none = {0};
+        return add_hint(b->p, path_note_text(n, &none), 127);
 }

@@ -177,8 +177,9 @@ char *cordon_plan_to_text(const cordon_plan *p)
         }
         for (size_t i = 0; p->warnings && p->warnings[i]; i++) /* what cordon run says at the start */
                 buf_printf(&b, "warning: %s\n", p->warnings[i]);
-        for (size_t i = 0; p->hints && p->hints[i]; i++)
-                buf_printf(&b, "note: %s\n", p->hints[i]);
+        const char *const *hints = cordon_plan_hints(p);
+        for (size_t i = 0; hints && hints[i]; i++)
+                buf_printf(&b, "note: %s\n", hints[i]);
         const backend_render *rules = backend_render_for(p->backend); /* seatbelt's, windows' own rules */
         if (rules)
                 rules->text(&b, p);
@@ -280,8 +281,9 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
         if (p->warnings && p->warnings[0])
                 json_object_set_new(o, "warnings", json_strv(p->warnings));
-        if (p->hints && p->hints[0])
-                json_object_set_new(o, "notes", json_strv(p->hints));
+        const char *const *hints = cordon_plan_hints(p);
+        if (hints && hints[0])
+                json_object_set_new(o, "notes", json_strv((char *const *)hints));
         const backend_render *rules = backend_render_for(p->backend);
         if (rules)
                 json_object_set_new(o, rules->name, rules->json(p));

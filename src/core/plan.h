@@ -130,6 +130,18 @@ struct cordon_plan {
         char **warnings;           /* said at every start (log callback) */
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */
         int *hint_exit;            /* per hint: the command's exit status it explains */
+        /* The PATH note is named with the profiles that would show each
+         * hidden entry only when the notes are first asked for: reading
+         * every profile costs more than the rest of the plan, and the note
+         * is shown only when the command is not found. */
+        struct path_note {
+                size_t hint;          /* its index in hints */
+                char **hidden;        /* the hidden PATH entries */
+                char **profile_dirs;  /* where the profiles were looked for */
+                char *home;           /* the caller's, for "~/" in them */
+                bool no_view;         /* left out of the command's PATH */
+        } *path_note;
+        int (*name_path_note)(cordon_plan *p); /* plan-hints.c */
         /* CORDON_DEBUG=word,word (read from the caller's environment; whole
          * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;

@@ -66,6 +66,15 @@ check_contains "... and cordon says which profile would bring its PATH entry" \
     fh "$CORDON" run -- sh -c cargo
 check_contains "... with --verbose also when nothing failed" \
     "PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" fh "$CORDON" run --verbose -- true
+# The note is named with the profiles only when it is shown: a run that
+# succeeds reads no profile (strace lists the files opened); the same run
+# with --verbose, which shows the note, reads them (control).
+profiles_read() {
+    fh strace -f -e trace=open,openat -o "$FH/strace.out" "$CORDON" run "$@" -- true 2>/dev/null
+    grep -c 'rust\.json' "$FH/strace.out" || true
+}
+check_out "a run that succeeds reads no profile for the note" 0 profiles_read
+check_out "... one that shows the note reads them (control)" 1 profiles_read --verbose
 run_q() { fh "$CORDON" run --quiet -- sh -c 'cargo 2>/dev/null' 2>&1; }
 check_out "--quiet: no note, not even on exit 127" "" run_q
 check_out "with --profile rust: cargo runs, RUSTUP_HOME the real one, CARGO_HOME in the instance" \
