@@ -4,6 +4,7 @@ ASAN ?= build-asan
 SEATBELT ?= build-seatbelt
 WINDOWS ?= build-windows
 DEB ?= build-deb
+MUSL_JANSSON ?= $(CURDIR)/build-jansson-musl
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 RUNS ?=
@@ -16,8 +17,11 @@ all: deps $(BUILD)/build.ninja
 deps:
 	@scripts/deps.sh build
 
+# The static CLI is linked with musl when jansson could be built for it
+# (from Debian's source package; meson.build says why), else with glibc.
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) --prefix=$(PREFIX)
+	scripts/jansson-source.sh musl $(MUSL_JANSSON) || echo "cordon: no jansson for musl: the CLI is linked with glibc" >&2
+	meson setup $(BUILD) --prefix=$(PREFIX) -Dmusl_jansson=$(MUSL_JANSSON)
 
 $(ASAN)/build.ninja:
 	meson setup $(ASAN) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
@@ -48,7 +52,7 @@ check-seatbelt: deps $(SEATBELT)/build.ninja
 # mingw-w64, jansson built for Windows from Debian's source package.
 windows:
 	@scripts/deps.sh windows
-	scripts/mingw-jansson.sh $(CURDIR)/$(WINDOWS)/jansson
+	scripts/jansson-source.sh mingw $(CURDIR)/$(WINDOWS)/jansson
 	printf "[properties]\npkg_config_libdir = '%s'\n" $(CURDIR)/$(WINDOWS)/jansson/lib/pkgconfig >$(WINDOWS)/jansson.ini
 	[ -f $(WINDOWS)/build.ninja ] || meson setup $(WINDOWS) --cross-file cross/mingw-w64.ini --cross-file $(WINDOWS)/jansson.ini
 	ninja -C $(WINDOWS)
@@ -118,4 +122,4 @@ fuzz: deps
 	fuzz/run $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(SEATBELT) $(WINDOWS) $(DEB) build-fuzz
+	rm -rf $(BUILD) $(ASAN) $(SEATBELT) $(WINDOWS) $(DEB) $(MUSL_JANSSON) build-fuzz

@@ -2,7 +2,7 @@
 # Make sure the packages a make target needs are installed (Debian).
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
-#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages)
+#   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages), musl and dpkg-dev (the static CLI: jansson from its source package)
 #   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time, python3, git, curl
 #   scripts/deps.sh deb     + debhelper, lintian (make deb)
@@ -11,8 +11,8 @@
 #   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime, apparmor_parser
 set -eu
 
-BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc"
-TEST="util-linux procps nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
+BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc musl-tools dpkg-dev"
+TEST="util-linux procps strace nodejs npm golang-go iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
 BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for

@@ -1,15 +1,22 @@
 #!/bin/sh
-# Build jansson for Windows (x86_64-w64-mingw32) from Debian's own source
-# package into PREFIX (static library, headers, pkg-config file): Debian
-# ships no mingw jansson. As root it adds a deb-src entry for the system's
-# Debian mirror when there is none (/etc/apt/sources.list.d/cordon-deb-src.sources).
-#   scripts/mingw-jansson.sh PREFIX
+# Build jansson from Debian's own source package into PREFIX (static
+# library, headers, pkg-config file) for a C library Debian ships no jansson
+# for: Windows (x86_64-w64-mingw32, make windows) or musl (the static CLI).
+# As root it adds a deb-src entry for the system's Debian mirror when there
+# is none (/etc/apt/sources.list.d/cordon-deb-src.sources).
+#   scripts/jansson-source.sh mingw|musl PREFIX
 set -eu
 
-prefix=${1:?usage: $0 PREFIX}
-host=x86_64-w64-mingw32
+usage="usage: $0 mingw|musl PREFIX"
+target=${1:?$usage}
+prefix=${2:?$usage}
+case $target in
+mingw) host=x86_64-w64-mingw32 cc=$host-gcc ar=$host-ar seed=USE_WINDOWS_CRYPTOAPI deps=windows ;;
+musl) host=musl cc=musl-gcc ar=ar seed=USE_URANDOM deps=build ;;
+*) echo "$usage" >&2; exit 125 ;;
+esac
 [ -f "$prefix/lib/libjansson.a" ] && [ -f "$prefix/lib/pkgconfig/jansson.pc" ] && exit 0
-command -v $host-gcc >/dev/null || { echo "cordon: $host-gcc missing: run scripts/deps.sh windows" >&2; exit 125; }
+command -v $cc >/dev/null || { echo "cordon: $cc missing: run scripts/deps.sh $deps" >&2; exit 125; }
 
 work=$(mktemp -d /tmp/cordon-jansson.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -37,7 +44,7 @@ src=$(find . -maxdepth 1 -type d -name 'jansson-*' | head -n 1)
 [ -n "$src" ] || { echo "cordon: apt-get source jansson made no source tree" >&2; exit 125; }
 cd "$src/src"
 # Debian builds it with autotools; the sources are plain C11, so compile
-# them directly with the answers configure would find for mingw-w64
+# them directly with the answers configure would find for the target
 # (nothing more to install: no autoconf, libtool or cmake).
 cat >jansson_config.h <<'H'
 #ifndef JANSSON_CONFIG_H
@@ -50,7 +57,7 @@ cat >jansson_config.h <<'H'
 #define JSON_PARSER_MAX_DEPTH 2048
 #endif
 H
-cat >jansson_private_config.h <<'H'
+cat >jansson_private_config.h <<H
 #define HAVE_FCNTL_H 1
 #define HAVE_UNISTD_H 1
 #define HAVE_SYS_STAT_H 1
@@ -71,17 +78,17 @@ cat >jansson_private_config.h <<'H'
 #define HAVE_UINT16_T 1
 #define HAVE_UINT8_T 1
 #define HAVE_SSIZE_T 1
-#define USE_WINDOWS_CRYPTOAPI 1
+#define $seed 1
 #define INITIAL_HASHTABLE_ORDER 3
 H
 objs=""
 for c in dump error hashtable hashtable_seed load memory pack_unpack strbuffer strconv utf value version; do
-    $host-gcc -O2 -std=gnu99 -DHAVE_CONFIG_H -I. -c $c.c -o $c.o || exit 125
+    $cc -O2 -std=gnu99 -DHAVE_CONFIG_H -I. -c $c.c -o $c.o || exit 125
     objs="$objs $c.o"
 done
 mkdir -p "$prefix/lib/pkgconfig" "$prefix/include"
 rm -f "$prefix/lib/libjansson.a"
-$host-ar rcs "$prefix/lib/libjansson.a" $objs
+$ar rcs "$prefix/lib/libjansson.a" $objs
 cp jansson.h jansson_config.h "$prefix/include/"
 version=$(sed -n 's/^AC_INIT(\[jansson\], \[\([^]]*\)\].*/\1/p' ../configure.ac)
 cat >"$prefix/lib/pkgconfig/jansson.pc" <<PC
