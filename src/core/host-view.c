@@ -148,12 +148,16 @@ int refuse_link(const host_info *h, const char *link)
 }
 
 /* Resolving a path one component at a time, each component looked at by
- * |step| (through the host root, or the sandbox's view). */
+ * |step| (through the host root, or the sandbox's view). What is resolved
+ * grows in one buffer: no allocation for a component but a symlink's. */
 int walk_path(const char *path, walk_step step, void *ctx, char **ret)
 {
-        _cleanup_free_ char *done = strdup(""), *todo = strdup(path);
+        char done[PATH_MAX];
+        size_t dlen = 0;
+        done[0] = '\0';
+        _cleanup_free_ char *todo = strdup(path);
         int links = 0;
-        if (!done || !todo)
+        if (!todo)
                 return -ENOMEM;
         const char *rest = todo;
         for (;;) {
@@ -164,35 +168,35 @@ int walk_path(const char *path, walk_step step, void *ctx, char **ret)
                 const char *end = rest + strcspn(rest, "/");
                 size_t len = (size_t)(end - rest);
                 if ((len == 1 && rest[0] == '.') || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
-                        char *slash = len == 2 ? strrchr(done, '/') : NULL;
-                        if (slash)
-                                *slash = '\0';
+                        while (len == 2 && dlen > 0 && done[--dlen] != '/')
+                                ;
+                        done[dlen] = '\0';
                         rest = end;
                         continue;
                 }
-                _cleanup_free_ char *cand =
-                        strnconcat(3, (const char *const[]){done, "/", rest}, (const size_t[]){(size_t)-1, 1, len});
+                size_t before = dlen;
+                if (before + 1 + strlen(rest) >= sizeof(done))
+                        return -ENAMETOOLONG;
+                done[before] = '/';
+                memcpy(done + before + 1, rest, len);
+                dlen = before + 1 + len;
+                done[dlen] = '\0';
                 char *link = NULL;
-                int r = cand ? step(ctx, cand, *end != '\0', &link) : -ENOMEM;
-                if (r == 1) {
-                        char *full = strjoin3(done, "/", rest);
-                        if (!full)
-                                return -ENOMEM;
-                        free(done);
-                        done = full;
+                int r = step(ctx, done, *end != '\0', &link);
+                if (r == 1) { /* the rest as it is */
+                        strcpy(done + before + 1, rest);
+                        dlen = before + 1 + strlen(rest);
                         break;
                 }
                 if (r < 0)
                         return r;
                 if (!link) {
-                        free(done);
-                        done = TAKE_PTR(cand);
                         rest = end;
                         continue;
                 }
+                dlen = link[0] == '/' ? 0 : before;
+                done[dlen] = '\0';
                 char *next = ++links > MAX_SYMLINKS ? NULL : strjoin3(link, "/", end);
-                if (next && link[0] == '/')
-                        done[0] = '\0';
                 free(link);
                 if (!next)
                         return links > MAX_SYMLINKS ? -ELOOP : -ENOMEM;
@@ -200,7 +204,7 @@ int walk_path(const char *path, walk_step step, void *ctx, char **ret)
                 todo = next;
                 rest = todo;
         }
-        *ret = done[0] ? TAKE_PTR(done) : strdup("/");
+        *ret = strdup(dlen ? done : "/");
         return *ret ? 0 : -ENOMEM;
 }
 
