@@ -98,6 +98,23 @@ static bool plan_fits(const cordon_plan *p)
         return n > 0;
 }
 
+/* |s| in hexadecimal, a chunk at a time. */
+static void put_hex(buf *b, const char *s)
+{
+        static const char HEX[] = "0123456789abcdef";
+        char chunk[128];
+        size_t n = 0;
+        for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+                chunk[n++] = HEX[*c >> 4];
+                chunk[n++] = HEX[*c & 15];
+                if (n == sizeof(chunk)) {
+                        buf_put(b, chunk, n);
+                        n = 0;
+                }
+        }
+        buf_put(b, chunk, n);
+}
+
 static void manifest_line(buf *b, const plan_mount *m, const char *name, entry_kind k)
 {
         const struct plan_identity *s = &m->seen;
@@ -108,8 +125,7 @@ static void manifest_line(buf *b, const plan_mount *m, const char *name, entry_k
                 break;
         case ENTRY_GENERATED:
                 buf_printf(b, "generated %s ", name);
-                for (const unsigned char *c = (const unsigned char *)m->content; *c; c++)
-                        buf_printf(b, "%02x", *c);
+                put_hex(b, m->content);
                 buf_put(b, "\n", 1);
                 break;
         case ENTRY_DIR: buf_printf(b, "dir %s\n", name); break;
