@@ -27,12 +27,19 @@ static void profile_exposes_clear(profile_exposes *pe)
         strv_free(pe->names);
 }
 
+/* An empty config that looks for profiles in |dirs|, or NULL. */
+static cordon_config *config_looking_in(char *const *dirs)
+{
+        cordon_config *c = cordon_config_new();
+        if (c && !(c->profile_dirs = strv_copy((const char *const *)dirs)))
+                c = cordon_config_free(c);
+        return c;
+}
+
 static char **profile_sources(char *const *dirs, const char *home, const char *name)
 {
-        cordon_config *pc = cordon_config_new();
+        cordon_config *pc = config_looking_in(dirs);
         char **v = calloc(1, sizeof(char *));
-        if (pc && dirs)
-                pc->profile_dirs = strv_copy((const char *const *)dirs);
         if (pc && v && cordon_config_add_profile(pc, name, NULL) == 0)
                 for (size_t k = 0; v && k < pc->n_expose; k++) {
                         char *src = config_path_expand(pc->expose[k].source, home, NULL);
@@ -48,10 +55,8 @@ static char **profile_sources(char *const *dirs, const char *home, const char *n
 /* The profiles in |dirs| and what each exposes. */
 static int profile_exposes_load(char *const *dirs, const char *home, profile_exposes *pe)
 {
-        cordon_config *c = cordon_config_new();
-        if (c && dirs)
-                c->profile_dirs = strv_copy((const char *const *)dirs);
-        pe->names = c && (!dirs || c->profile_dirs) ? config_profiles(c) : NULL;
+        cordon_config *c = config_looking_in(dirs);
+        pe->names = c ? config_profiles(c) : NULL;
         cordon_config_free(c);
         size_t n = strv_len(pe->names);
         pe->sources = pe->names ? calloc(n + 1, sizeof(char **)) : NULL;
