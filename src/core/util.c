@@ -146,22 +146,30 @@ char *strv_join(char *const *v, const char *sep)
         return buf_steal(&b);
 }
 
-void buf_put(buf *b, const char *s, size_t n)
+/* Room for |n| more bytes and the NUL; false (and oom) when there is none. */
+static bool buf_reserve(buf *b, size_t n)
 {
         if (b->oom)
-                return;
-        if (b->len + n + 1 > b->cap) {
-                size_t cap = b->cap ? b->cap : 256;
-                while (cap < b->len + n + 1)
-                        cap *= 2;
-                char *d = realloc(b->data, cap);
-                if (!d) {
-                        b->oom = true;
-                        return;
-                }
-                b->data = d;
-                b->cap = cap;
+                return false;
+        if (b->len + n + 1 <= b->cap)
+                return true;
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+                cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+                b->oom = true;
+                return false;
         }
+        b->data = d;
+        b->cap = cap;
+        return true;
+}
+
+void buf_put(buf *b, const char *s, size_t n)
+{
+        if (!buf_reserve(b, n))
+                return;
         memcpy(b->data + b->len, s, n);
         b->len += n;
         b->data[b->len] = '\0';
@@ -170,20 +178,8 @@ void buf_put(buf *b, const char *s, size_t n)
 /* Formats straight into the buffer's free space. */
 void buf_printf(buf *b, const char *fmt, ...)
 {
-        if (b->oom)
+        if (!buf_reserve(b, 127)) /* room for most, without a second pass */
                 return;
-        if (b->cap - b->len < 128) { /* room for most, without a second pass */
-                size_t cap = b->cap ? b->cap * 2 : 256;
-                while (cap - b->len < 128)
-                        cap *= 2;
-                char *d = realloc(b->data, cap);
-                if (!d) {
-                        b->oom = true;
-                        return;
-                }
-                b->data = d;
-                b->cap = cap;
-        }
         va_list ap;
         va_start(ap, fmt);
         char *big;

@@ -127,6 +127,35 @@ static void test_strv(void)
         strv_free(v);
 }
 
+/* Formatting takes one pass where the result fits and a second where it
+ * does not: both give the whole string, at every length around the limits
+ * (xasprintf's 256-byte stack buffer, buf_printf's 127 bytes of room). */
+static void test_formatting(void)
+{
+        char want[2000];
+        for (int len = 0; len < 1500; len += len < 300 ? 1 : 97) {
+                memset(want, 'x', (size_t)len);
+                want[len] = '\0';
+                char *s = xasprintf("%s", want);
+                CHECK_STREQ(s, want);
+                free(s);
+                buf b = {0};
+                buf_put(&b, "ab", 2);
+                for (int i = 0; i < 3; i++)
+                        buf_printf(&b, "%d%s", i, want);
+                char *got = buf_steal(&b);
+                char *expect = xasprintf("ab0%s1%s2%s", want, want, want);
+                CHECK_STREQ(got, expect);
+                free(got);
+                free(expect);
+        }
+        buf e = {0};
+        buf_printf(&e, "%s", "");
+        char *empty = buf_steal(&e);
+        CHECK_STREQ(empty, "");
+        free(empty);
+}
+
 /* UTF-8 stays as it is, every byte that is not part of it becomes \xNN. */
 static void test_json_text(void)
 {
@@ -216,6 +245,7 @@ int main(void)
         RUN(test_parse_seconds);
         RUN(test_format_size);
         RUN(test_strv);
+        RUN(test_formatting);
         RUN(test_json_text);
         RUN(test_str_escape);
         return TAP_DONE();
