@@ -50,6 +50,17 @@ check_fails_125() { # DESC WANT ARGS...
     fi
 }
 
+# -- how the CLI is linked: with musl where the build was set up for it
+# (make does: meson.build says why), which glibc's ABI note would betray
+musl_jansson=$(python3 -c 'import json, sys
+print(next((o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "musl_jansson"), ""))' \
+    "$CORDON_BUILD/meson-info/intro-buildoptions.json" 2>/dev/null)
+if [ -n "$musl_jansson" ]; then
+    check_fails "set up with -Dmusl_jansson: the CLI is linked with musl (no glibc ABI note)" \
+        sh -c "readelf -n '$CORDON' | grep -q NT_GNU_ABI_TAG"
+    check_contains "... and it runs a command" "musl-ok" "$CORDON" run -- echo musl-ok
+fi
+
 # -- --version, --help
 run_cli --version
 if [ "$st" -eq 0 ] && grep -qxE 'cordon [0-9]+\.[0-9]+\.[0-9]+' "$T/out" && [ ! -s "$T/err" ]; then
