@@ -17,11 +17,12 @@
 /* Format into |dst| (|cap| bytes, may be 0); when the result does not fit,
  * into a new allocation of its size, returned in |*ret_big|. Returns the
  * length, or -1. One formatting pass for what fits. */
-static int format_into(char *dst, size_t cap, char **ret_big, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int format_into(char *dst, size_t cap, char **ret_big, const char *fmt,
+                                                            va_list ap)
 {
         va_list again;
         va_copy(again, ap);
-        int n = vsnprintf(dst, cap, fmt, ap);
+        int n = vsnprintf(dst, cap, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): every caller starts it
         *ret_big = NULL;
         if (n >= 0 && (size_t)n >= cap) {
                 *ret_big = malloc((size_t)n + 1);
