@@ -174,8 +174,8 @@ int walk_path(const char *path, walk_step step, void *ctx, char **ret)
                         rest = end;
                         continue;
                 }
-                size_t before = dlen;
-                if (before + 1 + strlen(rest) >= sizeof(done))
+                size_t before = dlen, rest_len = strlen(rest);
+                if (before + 1 + rest_len >= sizeof(done))
                         return -ENAMETOOLONG;
                 done[before] = '/';
                 memcpy(done + before + 1, rest, len);
@@ -184,8 +184,8 @@ int walk_path(const char *path, walk_step step, void *ctx, char **ret)
                 char *link = NULL;
                 int r = step(ctx, done, *end != '\0', &link);
                 if (r == 1) { /* the rest as it is */
-                        strcpy(done + before + 1, rest);
-                        dlen = before + 1 + strlen(rest);
+                        memcpy(done + before + 1, rest, rest_len + 1);
+                        dlen = before + 1 + rest_len;
                         break;
                 }
                 if (r < 0)
