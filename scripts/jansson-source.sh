@@ -8,11 +8,14 @@
 set -eu
 
 usage="usage: $0 mingw|musl PREFIX"
+flags=""
 target=${1:?$usage}
 prefix=${2:?$usage}
 case $target in
 mingw) host=x86_64-w64-mingw32 cc=$host-gcc ar=$host-ar seed=USE_WINDOWS_CRYPTOAPI deps=windows ;;
-musl) host=musl cc=musl-gcc ar=ar seed=USE_URANDOM deps=build ;;
+musl) host=musl cc=musl-gcc ar=ar seed=USE_URANDOM deps=build
+    # copies inline, as the CLI's own sources (meson.build says why)
+    [ "$(uname -m)" = x86_64 ] && flags="-minline-all-stringops -mmemcpy-strategy=rep_byte:-1:noalign" ;;
 *) echo "$usage" >&2; exit 125 ;;
 esac
 [ -f "$prefix/lib/libjansson.a" ] && [ -f "$prefix/lib/pkgconfig/jansson.pc" ] && exit 0
@@ -83,7 +86,7 @@ cat >jansson_private_config.h <<H
 H
 objs=""
 for c in dump error hashtable hashtable_seed load memory pack_unpack strbuffer strconv utf value version; do
-    $cc -O2 -std=gnu99 -DHAVE_CONFIG_H -I. -c $c.c -o $c.o || exit 125
+    $cc -O2 $flags -std=gnu99 -DHAVE_CONFIG_H -I. -c $c.c -o $c.o || exit 125
     objs="$objs $c.o"
 done
 mkdir -p "$prefix/lib/pkgconfig" "$prefix/include"
