@@ -246,6 +246,24 @@ static int name_path_note(cordon_plan *p)
         return 0;
 }
 
+/* The profile directories the note may name profiles from: not one the
+ * command can write to (a profile it planted there must not be what
+ * cordon suggests to whoever reads the note). NULL: out of memory. */
+static char **note_profile_dirs(builder *b)
+{
+        _cleanup_strv_ char **all = config_profile_dirs(b->c);
+        char **kept = all ? calloc(1, sizeof(char *)) : NULL;
+        for (size_t i = 0; kept && all[i]; i++) {
+                _cleanup_free_ char *canon = NULL;
+                if (host_resolve(b->h, all[i], true, &canon) == 0 && !writable_root_of(b->h, canon) &&
+                    strv_push(&kept, all[i]) < 0) {
+                        strv_free(kept);
+                        kept = NULL;
+                }
+        }
+        return kept;
+}
+
 int plan_path_hint(builder *b)
 {
         _cleanup_strv_ char **hidden = NULL;
@@ -258,7 +276,7 @@ int plan_path_hint(builder *b)
                 return -ENOMEM;
         struct path_note *n = calloc(1, sizeof(*n));
         const char *home = caller_home(b->h);
-        if (!n || !(n->profile_dirs = config_profile_dirs(b->c)) || (home && !(n->home = strdup(home)))) {
+        if (!n || !(n->profile_dirs = note_profile_dirs(b)) || (home && !(n->home = strdup(home)))) {
                 if (n)
                         strv_free(n->profile_dirs);
                 free(n);

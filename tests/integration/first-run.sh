@@ -75,6 +75,17 @@ profiles_read() {
 }
 check_out "a run that succeeds reads no profile for the note" 0 profiles_read
 check_out "... one that shows the note reads them (control)" 1 profiles_read --verbose
+# A profile in a directory the command can write to is never what the note
+# suggests (the command may have planted it): the same profile elsewhere is
+# (control).
+mkdir -p "$W/ws/prof" "$T/prof"
+printf '{"isolation": {"expose_paths": [{"source": "~/.cargo/bin", "mode": "ro"}]}}\n' >"$T/prof/planted.json"
+cp "$T/prof/planted.json" "$W/ws/prof/planted.json"
+[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$W/ws"
+note_with() { fh env CORDON_PROFILE_PATH="$1:$TOP/profiles" "$CORDON" run --workspace "$W/ws" -- sh -c cargo 2>&1; }
+check_contains "a profile outside the writable paths is suggested (control)" \
+    "$FH/.cargo/bin (--profile planted)" note_with "$T/prof"
+check_contains "one in the workspace is not" "$FH/.cargo/bin (--profile rust)" note_with "$W/ws/prof"
 run_q() { fh "$CORDON" run --quiet -- sh -c 'cargo 2>/dev/null' 2>&1; }
 check_out "--quiet: no note, not even on exit 127" "" run_q
 check_out "with --profile rust: cargo runs, RUSTUP_HOME the real one, CARGO_HOME in the instance" \
