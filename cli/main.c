@@ -321,6 +321,8 @@ static void write_record(const cli_args *a, const char *json)
 
 static void write_stats(const cli_args *a, const cordon_process *p, const cordon_result *res)
 {
+        if (stats_file < 0 && a->stats_fd < 0) /* no --stats: no record to make */
+                return;
         char *json = cordon_process_stats_json(p, res);
         if (json)
                 write_record(a, json);
