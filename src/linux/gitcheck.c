@@ -605,19 +605,20 @@ static bool is_subdir_type(int dfd, const char *name, unsigned char type)
         return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* getdents64(2)'s record. The walk reads each directory with it straight
- * from the descriptor it opened: four system calls a directory (open, two
- * reads, close) where opendir took nine (a copy of the descriptor, fstat,
- * two fcntl). */
-struct dirent64_record {
-        uint64_t ino;
-        int64_t off;
-        unsigned short reclen;
-        unsigned char type;
-        char name[];
-};
-
 #define DIRBUF_SIZE ((size_t)32 * 1024)
+
+typedef struct entries_call {
+        git_check *gc;
+        int dfd;
+        bool (*fn)(git_check *, int, const char *, unsigned char, void *);
+        void *userdata;
+} entries_call;
+
+static bool entry_call(void *ctx, const char *name, unsigned char type)
+{
+        const entries_call *c = ctx;
+        return c->fn(c->gc, c->dfd, name, type, c->userdata);
+}
 
 /* The entries of the directory |dfd| (read from its current offset), |fn|
  * called for each but "." and ".." until it returns false. */
@@ -626,19 +627,8 @@ static void read_entries(git_check *gc, int dfd, bool (*fn)(git_check *, int, co
 {
         if (!gc->dirbuf && !(gc->dirbuf = malloc(DIRBUF_SIZE)))
                 return;
-        for (;;) {
-                long n = syscall(SYS_getdents64, dfd, gc->dirbuf, DIRBUF_SIZE);
-                if (n <= 0)
-                        return;
-                for (long at = 0; at < n;) {
-                        const struct dirent64_record *e = (const void *)(gc->dirbuf + at);
-                        at += e->reclen;
-                        if (streq(e->name, ".") || streq(e->name, ".."))
-                                continue;
-                        if (!fn(gc, dfd, e->name, e->type, userdata))
-                                return;
-                }
-        }
+        entries_call c = {gc, dfd, fn, userdata};
+        (void)sys_dir_each(dfd, gc->dirbuf, DIRBUF_SIZE, entry_call, &c);
 }
 
 /* What the walk learns of one directory's entries. */

@@ -2,11 +2,36 @@
 /* Finding the journals of other runs in logs/ (journal.h). */
 #include "journal.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
+
+#include "sys.h"
+
+typedef struct journal_walk {
+        int logs, oflags, lock;
+        const char *prefix, *skip;
+        bool when_free;
+        journal_fn fn;
+        void *userdata;
+} journal_walk;
+
+static bool journal_entry(void *ctx, const char *name, unsigned char type)
+{
+        const journal_walk *w = ctx;
+        (void)type;
+        if (strncmp(name, w->prefix, strlen(w->prefix)) != 0 || (w->skip && streq(name, w->skip)))
+                return true;
+        int j = openat(w->logs, name, w->oflags | O_NOFOLLOW | O_CLOEXEC);
+        if (j < 0)
+                return true;
+        bool got = flock(j, w->lock | LOCK_NB) == 0;
+        if (got == w->when_free)
+                w->fn(j, name, w->userdata);
+        close(j);
+        return true;
+}
 
 void journal_each(int logs, const char *prefix, const char *skip, int oflags, int lock, bool when_free,
                   journal_fn fn, void *userdata)
@@ -14,22 +39,10 @@ void journal_each(int logs, const char *prefix, const char *skip, int oflags, in
         /* its own open file: a copy's offset is the original's, which an
          * earlier listing left at the end */
         int fd = openat(logs, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
+        if (fd < 0)
                 return;
-        }
-        for (struct dirent *e; (e = readdir(d));) {
-                if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || (skip && streq(e->d_name, skip)))
-                        continue;
-                int j = openat(logs, e->d_name, oflags | O_NOFOLLOW | O_CLOEXEC);
-                if (j < 0)
-                        continue;
-                bool got = flock(j, lock | LOCK_NB) == 0;
-                if (got == when_free)
-                        fn(j, e->d_name, userdata);
-                close(j);
-        }
-        closedir(d);
+        uint64_t entries[512]; /* 4 KiB */
+        journal_walk w = {logs, oflags, lock, prefix, skip, when_free, fn, userdata};
+        (void)sys_dir_each(fd, entries, sizeof(entries), journal_entry, &w);
+        close(fd);
 }

@@ -253,3 +253,30 @@ bool sys_write_all(int fd, const void *data, size_t len)
         }
         return true;
 }
+
+/* getdents64(2)'s record */
+struct dirent64_record {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+};
+
+int sys_dir_each(int dfd, void *records, size_t size, bool (*fn)(void *ctx, const char *name, unsigned char type),
+                 void *ctx)
+{
+        for (;;) {
+                long n = syscall(SYS_getdents64, dfd, records, size);
+                if (n <= 0)
+                        return n < 0 ? -errno : 0;
+                for (long at = 0; at < n;) {
+                        const struct dirent64_record *e = (const void *)((const char *)records + at);
+                        at += e->reclen;
+                        if (streq(e->name, ".") || streq(e->name, ".."))
+                                continue;
+                        if (!fn(ctx, e->name, e->type))
+                                return 0;
+                }
+        }
+}

@@ -81,6 +81,14 @@ bool sys_task_gone(int task_dirfd) HIDDEN;
 /* Writes all |len| bytes of |data| to |fd| (EINTR retried): true, or
  * false with errno (EIO for a write of nothing). */
 bool sys_write_all(int fd, const void *data, size_t len) HIDDEN;
+/* Calls |fn| for each entry but "." and ".." of the directory |dfd|, from
+ * its current offset, with the type getdents64 gives (DT_UNKNOWN where the
+ * filesystem does not say), until |fn| returns false. Read straight from
+ * the descriptor into |records| (|size| bytes, 8-aligned, at least 512): four
+ * system calls a directory where opendir takes up to nine. Returns 0, or
+ * -errno of a read. */
+int sys_dir_each(int dfd, void *records, size_t size, bool (*fn)(void *ctx, const char *name, unsigned char type),
+                 void *ctx) HIDDEN;
 
 /* Async-signal-safe string helpers for the child. */
 size_t sys_strlcpy(char *dst, const char *src, size_t size) HIDDEN;
