@@ -59,14 +59,19 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         strv_free(p->warnings);
         strv_free(p->hints);
         free(p->hint_exit);
-        if (p->path_note) {
-                strv_free(p->path_note->hidden);
-                strv_free(p->path_note->profile_dirs);
-                free(p->path_note->home);
-                free(p->path_note);
-        }
+        path_note_free(p->path_note);
         free(p);
         return NULL;
+}
+
+void path_note_free(struct path_note *n)
+{
+        if (!n)
+                return;
+        strv_free(n->hidden);
+        strv_free(n->profile_dirs);
+        free(n->home);
+        free(n);
 }
 
 const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }

@@ -238,10 +238,7 @@ static int name_path_note(cordon_plan *p)
                 return -ENOMEM; /* the note without profiles stays */
         free(p->hints[n->hint]);
         p->hints[n->hint] = text;
-        strv_free(n->hidden);
-        strv_free(n->profile_dirs);
-        free(n->home);
-        free(n);
+        path_note_free(n);
         p->path_note = NULL;
         return 0;
 }
@@ -277,9 +274,7 @@ int plan_path_hint(builder *b)
         struct path_note *n = calloc(1, sizeof(*n));
         const char *home = caller_home(b->h);
         if (!n || !(n->profile_dirs = note_profile_dirs(b)) || (home && !(n->home = strdup(home)))) {
-                if (n)
-                        strv_free(n->profile_dirs);
-                free(n);
+                path_note_free(n);
                 return -ENOMEM;
         }
         n->hidden = TAKE_PTR(hidden);

@@ -159,6 +159,8 @@ struct cordon_plan {
         bool nested_seatbelt;
 };
 
+void path_note_free(struct path_note *n) HIDDEN;
+
 /* Everything the plan reads about the host, in one place so that tests can
  * inject a fixture tree (|root| is prefixed to every path read). */
 typedef struct host_info {
