@@ -92,13 +92,18 @@ struct git_check {
         void *log_userdata;
         bool unprotected; /* landlock: nothing was read-only, the known ones are checked too */
         bool recording;   /* the search before the run: note the git directories, set nothing aside */
+        struct timespec newest; /* then: the newest status change of their control files */
         char *dirbuf;     /* DIRBUF_SIZE bytes for getdents64, or NULL */
 };
 
+static bool not_before(const struct timespec *a, const struct timespec *b)
+{
+        return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
 static bool changed(const git_check *gc, const struct stat *st)
 {
-        return st->st_ctim.tv_sec > gc->t0.tv_sec ||
-               (st->st_ctim.tv_sec == gc->t0.tv_sec && st->st_ctim.tv_nsec >= gc->t0.tv_nsec);
+        return not_before(&st->st_ctim, &gc->t0);
 }
 
 static bool in_set(const identity *v, size_t n, const struct stat *st)
@@ -375,28 +380,55 @@ static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
 
 /* ---- git directories -------------------------------------------------------------------- */
 
-/* A directory that has an entry made or changed during the run. */
-static bool dir_changed(const git_check *gc, int dfd, const char *name)
+/* What git executes, or reads to decide what to, from a git directory. */
+static const char *const CONTROL[] = {"config", "config.worktree", "commondir", "hooks"};
+
+/* The newest status change among the entries of the directory |name| in
+ * |dfd| into |newest|; false when it is there but cannot be read whole. */
+static bool newest_entry(int dfd, const char *name, struct timespec *newest)
 {
         int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         DIR *d = fd < 0 ? NULL : fdopendir(fd);
         if (!d) {
                 if (fd >= 0)
                         close(fd);
-                return fd < 0 && errno != ENOENT; /* there, but unreadable to us: git may read it */
+                return fd < 0 && errno == ENOENT; /* there, but unreadable to us: git may read it */
         }
-        bool any = false;
+        bool whole = true;
         size_t n = 0;
-        for (struct dirent *e; !any && (e = readdir(d));) {
+        for (struct dirent *e; whole && (e = readdir(d));) {
                 struct stat st;
                 if (++n > HOOKS_MAX)
-                        any = true; /* too many to look at: treat as planted */
+                        whole = false; /* too many to look at */
                 else if (!streq(e->d_name, ".") && !streq(e->d_name, "..") &&
-                         fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                        any = changed(gc, &st);
+                         fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                         !not_before(newest, &st.st_ctim))
+                        *newest = st.st_ctim;
         }
         closedir(d);
-        return any;
+        return whole;
+}
+
+/* A directory that has an entry made or changed during the run. */
+static bool dir_changed(const git_check *gc, int dfd, const char *name)
+{
+        struct timespec newest = {0, 0};
+        return !newest_entry(dfd, name, &newest) || not_before(&newest, &gc->t0);
+}
+
+/* Before the run: note the newest status change among the control files
+ * of the git directory |gfd| (and the entries of hooks/). */
+static void note_newest(git_check *gc, int gfd)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
+                struct stat st;
+                if (fstatat(gfd, CONTROL[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (!not_before(&gc->newest, &st.st_ctim))
+                        gc->newest = st.st_ctim;
+                if (S_ISDIR(st.st_mode))
+                        newest_entry(gfd, CONTROL[i], &gc->newest);
+        }
 }
 
 /* The first line of the small file |name| in |dfd| without its prefix
@@ -454,9 +486,6 @@ static bool commondir_known(const git_check *gc, int gfd, const char *path)
         return known;
 }
 
-/* What git executes, or reads to decide what to, from a git directory. */
-static const char *const CONTROL[] = {"config", "config.worktree", "commondir", "hooks"};
-
 static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth);
 
 /* Set aside what git would run from the git directory |gfd| (|path| on
@@ -473,8 +502,10 @@ static void check_gitdir_at(git_check *gc, int gfd, const char *path, bool touch
         if (fstat(gfd, &st) < 0)
                 return;
         bool known = is_known(gc, &st);
-        if (gc->recording && !known)
+        if (gc->recording && !known) {
                 note_gitdir(gc, &st, path);
+                note_newest(gc, gfd);
+        }
         /* after a killed run: what it planted looked like the user's to
          * this run's plan; the protected ones' control files are checked */
         else if (!gc->recording && (!known || gc->dead || gc->unprotected)) {
@@ -802,6 +833,19 @@ static void search(git_check *gc)
         }
 }
 
+/* A start after |t|, the newest change seen before the run: a user's
+ * edit in the same tick of the file clock as the start would otherwise
+ * pass for the command's. The wait is a tick at most, and only after
+ * such an edit; a time further ahead (a clock set back) is not waited for
+ * and what has it is set aside. */
+static void start_after(git_check *gc, const struct timespec *t)
+{
+        for (int i = 0; i < 20 && not_before(t, &gc->t0); i++) {
+                nanosleep(&(struct timespec){0, 1000000}, NULL);
+                clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0);
+        }
+}
+
 /* Before the run, where nothing is read-only (landlock): the git
  * directories there are, found as the check after the run finds them. */
 static void record_known(git_check *gc)
@@ -811,6 +855,7 @@ static void record_known(git_check *gc)
         gc->recording = false;
         gc->budget = WALK_BUDGET;
         gc->partial = false;
+        start_after(gc, &gc->newest);
 }
 
 void git_check_finish(git_check *gc)

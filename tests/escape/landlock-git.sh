@@ -18,6 +18,7 @@
 #       outer index (issue 22, item 4: git status recurses)
 #   L9  a detached process that plants after the command exits
 #   L10 the launcher killed: the next run checks for it (its journal)
+#   (and the user's own edit right before a run is not set aside)
 # and what stays: git add, commit, branch, checkout, log, worktree add
 # inside set nothing aside; `git config` inside is set aside, and the
 # warning says how to take it back.
@@ -145,6 +146,14 @@ check_contains "... --stats: set_aside is empty" '"set_aside": []' cat "$U/ok.js
 check "... the config, hooks and the user's hook are there" test -f "$WS/.git/config" -a -x "$WS/.git/hooks/pre-commit"
 check_out "... and the host sees the work" "w" host_git -C "$WS" log -1 --format=%s wtb
 check "... and the worktree made inside works on the host" host_git -C "$WS/wt" status
+# The user's own edit just before a run (the same tick of the file clock
+# as the run's start) is not the command's: nothing set aside, 20 times
+EDITS=0
+for i in $(seq 20); do
+    (cd "$WS" && as_user sh -c 'touch .git/hooks/pre-commit .git/config && exec "$0" run --backend landlock --workspace "$PWD" -- true' \
+        "$CORDON") >"$T/edit.out" 2>&1 && ! grep -q "git: set aside" "$T/edit.out" && EDITS=$((EDITS + 1))
+done
+check_out "landlock: the user's edit of a hook and the config right before each of 20 runs: nothing set aside" 20 echo "$EDITS"
 # git config inside: set aside after the run, the warning says how to take it back
 box "$WS" -- git config user.name inside >"$T/cfg.out" 2>&1
 check_contains "landlock: git config inside: set aside after the run" "set aside $WS/.git/config as config.cordon-quarantine" cat "$T/cfg.out"
