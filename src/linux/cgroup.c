@@ -132,7 +132,7 @@ static char *at_root(const cgroup_env *env, const char *path)
 /* The whole of a small file, NUL-terminated; NULL with errno set. */
 static char *read_text(const char *path)
 {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return NULL;
         buf b = {0};
@@ -162,7 +162,7 @@ static char *read_file2(const char *dir, const char *name)
  * -errno. */
 static int write_text(bool fixture, const char *path, const char *text)
 {
-        int fd = open(path, O_WRONLY | O_CLOEXEC | (fixture ? O_CREAT | O_TRUNC : 0), 0644);
+        int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC | (fixture ? O_CREAT | O_TRUNC : 0), 0644);
         if (fd < 0)
                 return -errno;
         size_t len = strlen(text);

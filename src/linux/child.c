@@ -382,7 +382,7 @@ static void add_rule_path(const launch *l, const char *path, uint64_t access)
 {
         if (l->landlock_fd < 0 || !access)
                 return;
-        int fd = open(path, O_PATH | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
         if (fd < 0)
                 fail(l, STEP_LANDLOCK, errno, path);
         add_rule(l, fd, access, is_dir_fd(fd), path);
@@ -535,7 +535,7 @@ static void harden_proc_classic(const launch *l, const char *proc)
         for (size_t i = 0; PROC_READ_ONLY[i]; i++) {
                 if (!concat(path, proc, "/") || !concat(path, path, PROC_READ_ONLY[i]))
                         fail(l, STEP_PROC_HARDEN, ENAMETOOLONG, proc);
-                int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0 && errno == ENOENT)
                         continue;
                 if (fd < 0 || bind_fd(l, fd, fd, path,
@@ -544,11 +544,11 @@ static void harden_proc_classic(const launch *l, const char *proc)
                         fail(l, STEP_PROC_HARDEN, errno, path);
                 close(fd);
         }
-        int null = open("/dev/null", O_PATH | O_CLOEXEC);
+        int null = openat(AT_FDCWD, "/dev/null", O_PATH | O_CLOEXEC);
         for (size_t i = 0; PROC_MASKED[i]; i++) {
                 if (!concat(path, proc, "/") || !concat(path, path, PROC_MASKED[i]))
                         fail(l, STEP_PROC_HARDEN, ENAMETOOLONG, proc);
-                int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0 && errno == ENOENT)
                         continue;
                 if (fd < 0 || null < 0 ||
@@ -567,7 +567,7 @@ static void harden_proc(const launch *l, const char *proc)
                 harden_proc_classic(l, proc);
                 return;
         }
-        int pfd = open(proc, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int pfd = openat(AT_FDCWD, proc, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (pfd < 0)
                 fail(l, STEP_PROC_HARDEN, errno, proc);
         for (size_t i = 0; PROC_READ_ONLY[i]; i++) {
@@ -576,7 +576,7 @@ static void harden_proc(const launch *l, const char *proc)
                 if ((tree < 0 || attach_tree(tree, pfd, PROC_READ_ONLY[i]) < 0) && errno != ENOENT)
                         fail(l, STEP_PROC_HARDEN, errno, PROC_READ_ONLY[i]);
         }
-        int null = open("/dev/null", O_PATH | O_CLOEXEC);
+        int null = openat(AT_FDCWD, "/dev/null", O_PATH | O_CLOEXEC);
         if (null < 0)
                 fail(l, STEP_PROC_HARDEN, errno, "/dev/null");
         for (size_t i = 0; PROC_MASKED[i]; i++) {
@@ -612,7 +612,7 @@ static void bind_device(const launch *l, int dfd, const char *dev, const char *n
         if (!concat(src, OLDROOT "/dev/", name))
                 fail(l, STEP_DEV, ENAMETOOLONG, name);
         const uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC;
-        int s = l->classic_mounts ? open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+        int s = l->classic_mounts ? openat(AT_FDCWD, src, O_PATH | O_NOFOLLOW | O_CLOEXEC)
                                   : clone_tree(l, AT_FDCWD, src, AT_SYMLINK_NOFOLLOW, attrs);
         if (s < 0 && errno == ENOENT)
                 return;
@@ -645,7 +645,7 @@ static void op_dev(const launch *l, walk_cache *wc, const mount_op *op, bool cre
                 {"stderr", "/proc/self/fd/2"},    {"ptmx", "pts/ptmx"},         {"core", "/proc/kcore"},
         };
         mount_at(l, wc, STEP_DEV, op->target, create, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
-        int dfd = open(op->target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int dfd = openat(AT_FDCWD, op->target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
                 fail(l, STEP_DEV, errno, op->target);
         for (size_t i = 0; i < ARRAY_SIZE(DEVICES); i++)
@@ -715,11 +715,11 @@ static void op_file(const launch *l, walk_cache *wc, const mount_op *op, bool in
 
 static void apply_ops(const launch *l)
 {
-        walk_cache wc = {.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
+        walk_cache wc = {.root = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
         if (wc.root < 0)
                 fail(l, STEP_ROOT, errno, "/");
         /* the system sources' parents, under the old root */
-        walk_cache swc = {.root = open(OLDROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), .fd = -1};
+        walk_cache swc = {.root = openat(AT_FDCWD, OLDROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), .fd = -1};
         if (swc.root < 0)
                 fail(l, STEP_OPEN_SOURCE, errno, OLDROOT);
         double t = l->marks ? clock_s() : 0;
@@ -824,7 +824,7 @@ static void install_stdio(const launch *l)
         int tmp[3];
         /* Move the sources out of the way first: they may be 0..2 in any order. */
         for (int i = 0; i < 3; i++) {
-                tmp[i] = l->stdio[i] < 0 ? -1 : fcntl(l->stdio[i], F_DUPFD_CLOEXEC, 10);
+                tmp[i] = l->stdio[i] < 0 ? -1 : sys_dup_cloexec(l->stdio[i], 10);
                 if (l->stdio[i] >= 0 && tmp[i] < 0)
                         fail(l, STEP_STDIO, errno, NULL);
         }
@@ -844,7 +844,7 @@ static void install_stdio(const launch *l)
  * TIOCSTI on it reaches only this terminal. */
 static void open_terminal(const launch *l, const struct winsize *ws)
 {
-        int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        int master = openat(AT_FDCWD, "/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
         if (master < 0)
                 fail(l, STEP_PTY, errno, "/dev/ptmx");
         int unlock = 0;
@@ -916,7 +916,7 @@ static void drop_capabilities(const launch *l)
 static void exec_planned_inode(const launch *l)
 {
         struct stat st;
-        int fd = open(l->exe, O_PATH | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, l->exe, O_PATH | O_CLOEXEC);
         if (fd < 0) {
                 int e = errno;
                 report(l, STEP_EXEC, e, l->exe);
@@ -1038,7 +1038,7 @@ static void reset_signals(void)
 {
         char status[4096];
         uint64_t mask = ~0ULL;
-        int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
         ssize_t n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
         if (fd >= 0)
                 close(fd);

@@ -196,7 +196,7 @@ static bool shares_a_mount(const git_check *gc, char **roots)
 /* The start and the mounts of the journal |fd|. */
 static int journal_read(int fd, struct timespec *t, char ***roots)
 {
-        int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        int copy = sys_dup_cloexec(fd, 3);
         FILE *f = copy < 0 ? NULL : fdopen(copy, "r");
         char line[PATH_MAX + 2];
         long long sec = 0;
@@ -550,7 +550,7 @@ static bool is_subdir(int dfd, const struct dirent *e) { return is_subdir_type(d
  * with a HEAD, and below the others when |names| (a submodule "a/b"). */
 static void check_gitdirs_in(git_check *gc, int dfd, const char *path, bool names, int depth)
 {
-        int fd = depth <= GIT_NESTING ? fcntl(dfd, F_DUPFD_CLOEXEC, 3) : -1;
+        int fd = depth <= GIT_NESTING ? sys_dup_cloexec(dfd, 3) : -1;
         DIR *d = fd < 0 ? NULL : fdopendir(fd);
         if (!d) {
                 if (fd >= 0)

@@ -142,7 +142,7 @@ int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landl
                 const plan_mount *m = &p->mounts[i];
                 if (m->type != MOUNT_BIND)
                         continue; /* symlinks need no rights: their targets have rules */
-                int fd = open(m->source, O_PATH | O_CLOEXEC);
+                int fd = openat(AT_FDCWD, m->source, O_PATH | O_CLOEXEC);
                 if (fd < 0)
                         return error_set(ret_error, errno, "Landlock rule for %s: %s", m->source, strerror(errno));
                 struct stat st;
@@ -198,7 +198,7 @@ int landlock_allow_terminal(int ruleset, const int stdio[3], bool own_pty, const
          * is one it acquired itself, from the descriptors it was given, or
          * its own terminal (the caller's stays the ctty of the caller's
          * session: TIOCSCTTY refuses it without CAP_SYS_ADMIN) */
-        int fd = open("/dev/tty", O_PATH | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/dev/tty", O_PATH | O_CLOEXEC);
         if (fd < 0)
                 return 0;
         int r = landlock_allow_fd(ruleset, fd, access, false);

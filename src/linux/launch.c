@@ -300,7 +300,7 @@ static bool child_shares_memory(const cordon_plan *p)
 static void read_arg_env_area(launch *l)
 {
         char stat[2048];
-        int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
         ssize_t n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
         if (fd >= 0)
                 close(fd);
@@ -327,7 +327,7 @@ static void read_arg_env_area(launch *l)
 static bool host_has_ptys(void)
 {
         unsigned n;
-        int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
         bool ok = fd >= 0 && ioctl(fd, TIOCGPTN, &n) == 0;
         if (fd >= 0)
                 close(fd);
@@ -386,7 +386,7 @@ static int setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **r
                         continue;
                 }
                 if (want == CORDON_STDIO_NULL) {
-                        s->stdio_child[i] = open("/dev/null", (i == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+                        s->stdio_child[i] = openat(AT_FDCWD, "/dev/null", (i == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
                         if (s->stdio_child[i] < 0)
                                 return error_set(ret_error, errno, "cannot open /dev/null: %s", strerror(errno));
                 } else {
@@ -636,7 +636,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
         /* The child dies with this thread; this names it, for the child's
          * check that it did not die first (wait_for_launcher). Without
          * /proc the go pipe still tells it when the process dies. */
-        s->launcher_fd = l->launcher_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        s->launcher_fd = l->launcher_fd = openat(AT_FDCWD, "/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
         r = setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
@@ -699,7 +699,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
 
 static int write_file(const char *path, const char *text)
 {
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         ssize_t n = write(fd, text, strlen(text));

@@ -133,7 +133,7 @@ static int still_ours(const placeholder *ph, char name[NAME_MAX + 1])
 {
         int dfd = ph->parent < 0 ? open_parent(ph->path, name)
                   : parent_name(ph->path, name) < 0 ? -1
-                                                    : fcntl(ph->parent, F_DUPFD_CLOEXEC, 3);
+                                                    : sys_dup_cloexec(ph->parent, 3);
         struct stat st;
         if (dfd < 0)
                 return -1;
@@ -254,7 +254,7 @@ static bool journal_parse(const char *line, placeholder *ret)
 /* The entries of the journal |fd|: its whole lines that parse. */
 static int journal_read(int fd, placeholder **ret, size_t *ret_n)
 {
-        int copy_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        int copy_fd = sys_dup_cloexec(fd, 3);
         FILE *f = copy_fd < 0 ? NULL : fdopen(copy_fd, "r");
         *ret = NULL;
         *ret_n = 0;
@@ -411,7 +411,7 @@ static int create_one(const plan_mount *m, int parent, placeholder *ret)
         if (r == 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 r = -errno;
         /* kept to remove it from there, wherever that directory is then */
-        int kept = r < 0 ? -1 : dfd != parent ? dfd : fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        int kept = r < 0 ? -1 : dfd != parent ? dfd : sys_dup_cloexec(dfd, 3);
         if (dfd != parent && kept != dfd)
                 close(dfd);
         if (r == 0)

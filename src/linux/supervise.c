@@ -394,7 +394,7 @@ static int command_fd(const call *c, int fd)
                 snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->tid, fd);
         else
                 return -EBADF;
-        int r = open(path, O_PATH | O_CLOEXEC);
+        int r = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
         return r < 0 ? (errno == ENOENT ? -EBADF : -errno) : r;
 }
 
@@ -569,7 +569,7 @@ static int path_base(const call *c, const char *path, int dirfd)
 {
         if (path[0] != '/')
                 return command_fd(c, dirfd);
-        int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
 }
 

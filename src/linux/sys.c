@@ -67,6 +67,11 @@ int sys_close_range(unsigned first, unsigned last, unsigned flags)
         return (int)syscall(SYS_close_range, first, last, flags);
 }
 
+int sys_dup_cloexec(int fd, int min)
+{
+        return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, min);
+}
+
 int sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags)
 {
         return (int)syscall(SYS_landlock_create_ruleset, attr, size, flags);
@@ -174,7 +179,7 @@ int sys_walk_parent(int start, const char *path, bool create, const char **last)
                         next++;
                 if (*next == '\0') {
                         *last = p;
-                        return dfd == start ? fcntl(start, F_DUPFD_CLOEXEC, 3) : dfd;
+                        return dfd == start ? sys_dup_cloexec(start, 3) : dfd;
                 }
                 char comp[NAME_MAX + 1];
                 size_t len = (size_t)(end - p);
@@ -209,7 +214,7 @@ int sys_open_nofollow(const char *path, int flags)
                 errno = EINVAL;
                 return -1;
         }
-        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int root = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         const char *last = NULL;
         int dfd = root < 0 ? -1 : sys_walk_parent(root, path, false, &last);
         if (root >= 0)

@@ -30,6 +30,9 @@ int sys_open_nofollow(const char *path, int flags) HIDDEN;
 int sys_walk_parent(int start, const char *path, bool create, const char **last) HIDDEN;
 int sys_pivot_root(const char *new_root, const char *put_old) HIDDEN;
 int sys_close_range(unsigned first, unsigned last, unsigned flags) HIDDEN;
+/* fcntl(F_DUPFD_CLOEXEC) in one system call (musl's adds an F_SETFD, for
+ * kernels before 2.6.24). Async-signal-safe. */
+int sys_dup_cloexec(int fd, int min) HIDDEN;
 int sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags) HIDDEN;
 int sys_landlock_add_rule(int ruleset, int type, const void *attr, uint32_t flags) HIDDEN;
 int sys_landlock_restrict_self(int ruleset, uint32_t flags) HIDDEN;

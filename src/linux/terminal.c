@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 void terminals_save(const int stdio[3], saved_terminal saved[3])
 {
         for (int i = 0; i < 3; i++) {
@@ -17,7 +19,7 @@ void terminals_save(const int stdio[3], saved_terminal saved[3])
                 if (stdio[i] < 0 || !isatty(stdio[i]) || tcgetattr(stdio[i], &t->attr) < 0)
                         continue;
                 t->have_size = ioctl(stdio[i], TIOCGWINSZ, &t->size) == 0;
-                t->fd = fcntl(stdio[i], F_DUPFD_CLOEXEC, 3);
+                t->fd = sys_dup_cloexec(stdio[i], 3);
         }
 }
 

@@ -467,7 +467,7 @@ int undo_start(size_t n, int lock, bool share_memory, undo_log **ret, cordon_err
         /* names this thread: the helper's check that it did not die before
          * the parent death signal was armed */
         helper_args args = {.a = u->a, .lifeline = life[0],
-                            .launcher = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC)};
+                            .launcher = openat(AT_FDCWD, "/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC)};
         /* No signal handler of the caller may run in the helper, and none
          * may stop it before it blocks them itself. */
         sigset_t all, old;

@@ -212,7 +212,7 @@ static bool has_xattrs(int fd)
 /* Copy the host file |m| (still the one planned) into |dfd|/|name|. */
 static bool copy_file(int dfd, const char *name, const plan_mount *m)
 {
-        _cleanup_close_ int src = open(m->source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        _cleanup_close_ int src = openat(AT_FDCWD, m->source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         struct stat st;
         if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, &m->seen) ||
             has_xattrs(src))
@@ -390,7 +390,7 @@ static bool build(int view, const cordon_plan *p, const char *gen, const char *m
  * following a symlink. */
 static int open_view(const cordon_plan *p)
 {
-        _cleanup_close_ int root = open(p->instance_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int root = openat(AT_FDCWD, p->instance_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         _cleanup_close_ int logs = root >= 0 ? openat(root, "logs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
         if (logs < 0)
                 return -1;
