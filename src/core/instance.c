@@ -239,8 +239,10 @@ int instance_open_logs(const char *root, cordon_error **ret_error)
         return r < 0 ? r : logs;
 }
 
-int instance_create(const char *root, const char *workspace, cordon_error **ret_error)
+int instance_create(const char *root, const char *workspace, int *ret_logs, cordon_error **ret_error)
 {
+        if (ret_logs)
+                *ret_logs = -1;
         int r = mkdir_parents(root);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot create the instance root %s: %s", root, strerror(-r));
@@ -252,7 +254,8 @@ int instance_create(const char *root, const char *workspace, cordon_error **ret_
                 if (r < 0)
                         return r;
         }
-        r = own_dirs_check(fd, root, NULL, ret_error);
+        _cleanup_close_ int logs = -1;
+        r = own_dirs_check(fd, root, ret_logs ? &logs : NULL, ret_error);
         if (r < 0)
                 return r;
         if (workspace && !path_startswith(workspace, root)) {
@@ -260,5 +263,7 @@ int instance_create(const char *root, const char *workspace, cordon_error **ret_
                 if (r < 0)
                         return error_set(ret_error, -r, "cannot create the workspace %s: %s", workspace, strerror(-r));
         }
+        if (ret_logs)
+                *ret_logs = TAKE_FD(logs);
         return 0;
 }

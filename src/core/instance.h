@@ -16,8 +16,9 @@ char *instance_workspace(const char *root, const char *configured) HIDDEN;
  * existing directories are kept. A subdirectory that is a symlink or not a
  * directory is an error, and so are a logs/ or skills/ that are not the
  * caller's own (not the inodes recorded in <root>/instance-id the first
- * time they were seen, writable by others, another owner's). */
-int instance_create(const char *root, const char *workspace, cordon_error **ret_error) HIDDEN;
+ * time they were seen, writable by others, another owner's). With
+ * |ret_logs|, logs/ as checked (instance_open_logs) is left open there. */
+int instance_create(const char *root, const char *workspace, int *ret_logs, cordon_error **ret_error) HIDDEN;
 
 /* Open <root>/logs, checked as instance_create checks it (its record);
  * the descriptor, or -errno with an error. */

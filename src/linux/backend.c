@@ -119,8 +119,9 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
 {
         double lm[LMARK__MAX] = {now_s()};
         int r = 0;
+        _cleanup_close_ int logs = -1; /* checked once, for the journals */
         if (p->backend != BACKEND_NONE)
-                r = instance_create(p->instance_root, p->workspace, ret_error);
+                r = instance_create(p->instance_root, p->workspace, &logs, ret_error);
         lm[LMARK_INSTANCE] = now_s();
         if (r < 0)
                 return r;
@@ -130,7 +131,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         /* Before anything is made on the host: the helper that undoes it
          * should we die first. */
         protect_lock lock;
-        protect_lock_take(p, &lock);
+        protect_lock_take(p, logs, &lock);
         size_t notes = undo_notes_needed(p);
         if (notes)
                 r = undo_start(notes, lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
@@ -138,7 +139,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 r = make_placeholders(p, proc, &lock, ret_error);
         protect_lock_release(&lock); /* what was not taken over (a failure on the way) */
         bool nproc = false;
-        if (r == 0 && git_check_begin(p, &proc->git) < 0)
+        if (r == 0 && git_check_begin(p, logs, &proc->git) < 0)
                 r = error_set(ret_error, ENOMEM, "out of memory");
         lm[LMARK_GIT] = now_s();
         if (r == 0)

@@ -237,7 +237,7 @@ static void take_over_one(int fd, const char *name, void *userdata)
         _cleanup_strv_ char **roots = NULL;
         if (journal_read(fd, &t, &roots) < 0 || !shares_a_mount(gc, roots))
                 return; /* not ours */
-        if (t.tv_sec < gc->t0.tv_sec || (t.tv_sec == gc->t0.tv_sec && t.tv_nsec < gc->t0.tv_nsec))
+        if (!not_before(&t, &gc->t0))
                 gc->t0 = t;
         strv_push(&gc->dead, name);
 }
@@ -245,8 +245,9 @@ static void take_over_one(int fd, const char *name, void *userdata)
 /* The journals of killed runs: a live one is locked (it checks for itself). */
 static void take_over_dead(git_check *gc)
 {
-        journal_each(gc->logs, "tmp-" JOURNAL_PREFIX, NULL, O_RDONLY | O_NONBLOCK, LOCK_EX, true, remove_unborn, gc);
-        journal_each(gc->logs, JOURNAL_PREFIX, gc->name, O_RDONLY | O_NONBLOCK, LOCK_SH, true, take_over_one, gc);
+        static const journal_kind kinds[] = {{"tmp-" JOURNAL_PREFIX, LOCK_EX, remove_unborn},
+                                             {JOURNAL_PREFIX, LOCK_SH, take_over_one}};
+        journal_each(gc->logs, kinds, ARRAY_SIZE(kinds), gc->name, O_RDONLY | O_NONBLOCK, true, gc);
 }
 
 /* This run's journal: written under a temporary name, locked, then renamed
@@ -287,7 +288,7 @@ static void journals_close(git_check *gc)
 
 static void record_known(git_check *gc);
 
-int git_check_begin(const cordon_plan *p, git_check **ret)
+int git_check_begin(const cordon_plan *p, int logs, git_check **ret)
 {
         *ret = NULL;
         if (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK)
@@ -312,8 +313,7 @@ int git_check_begin(const cordon_plan *p, git_check **ret)
         clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0); /* the clock of file timestamps */
         if (gc->unprotected)
                 record_known(gc);
-        _cleanup_free_ char *logs = path_join(p->instance_root, "logs");
-        gc->logs = logs && gc->walk ? sys_open_nofollow(logs, O_RDONLY | O_DIRECTORY) : -1;
+        gc->logs = logs >= 0 && gc->walk ? sys_dup_cloexec(logs, 3) : -1;
         if (gc->logs >= 0) {
                 journal_open(gc);
                 take_over_dead(gc);

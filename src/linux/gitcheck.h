@@ -10,8 +10,9 @@ typedef struct git_check git_check;
 
 /* Before the sandbox starts: note the time and the known git directories
  * of the plan (linux and landlock backends; *ret NULL otherwise; on landlock
- * it searches the writable mounts for them). Returns 0 or -ENOMEM. */
-int git_check_begin(const cordon_plan *p, git_check **ret) HIDDEN;
+ * it searches the writable mounts for them); its journal goes in |logs|,
+ * the instance's checked logs/ (or -1: none). Returns 0 or -ENOMEM. */
+int git_check_begin(const cordon_plan *p, int logs, git_check **ret) HIDDEN;
 /* After the sandbox is gone: set aside what the run planted for the host's
  * git, and warn through the plan's log callback. Once; NULL is a no-op. */
 void git_check_finish(git_check *gc) HIDDEN;

@@ -10,10 +10,11 @@
 #include "sys.h"
 
 typedef struct journal_walk {
-        int logs, oflags, lock;
-        const char *prefix, *skip;
+        int logs, oflags;
+        const journal_kind *kinds;
+        size_t n;
+        const char *skip;
         bool when_free;
-        journal_fn fn;
         void *userdata;
 } journal_walk;
 
@@ -21,20 +22,24 @@ static bool journal_entry(void *ctx, const char *name, unsigned char type)
 {
         const journal_walk *w = ctx;
         (void)type;
-        if (strncmp(name, w->prefix, strlen(w->prefix)) != 0 || (w->skip && streq(name, w->skip)))
+        const journal_kind *k = NULL;
+        for (size_t i = 0; !k && i < w->n; i++)
+                if (strncmp(name, w->kinds[i].prefix, strlen(w->kinds[i].prefix)) == 0)
+                        k = &w->kinds[i];
+        if (!k || (w->skip && streq(name, w->skip)))
                 return true;
         int j = openat(w->logs, name, w->oflags | O_NOFOLLOW | O_CLOEXEC);
         if (j < 0)
                 return true;
-        bool got = flock(j, w->lock | LOCK_NB) == 0;
+        bool got = flock(j, k->lock | LOCK_NB) == 0;
         if (got == w->when_free)
-                w->fn(j, name, w->userdata);
+                k->fn(j, name, w->userdata);
         close(j);
         return true;
 }
 
-void journal_each(int logs, const char *prefix, const char *skip, int oflags, int lock, bool when_free,
-                  journal_fn fn, void *userdata)
+void journal_each(int logs, const journal_kind *kinds, size_t n, const char *skip, int oflags, bool when_free,
+                  void *userdata)
 {
         /* its own open file: a copy's offset is the original's, which an
          * earlier listing left at the end */
@@ -42,7 +47,7 @@ void journal_each(int logs, const char *prefix, const char *skip, int oflags, in
         if (fd < 0)
                 return;
         uint64_t entries[512]; /* 4 KiB */
-        journal_walk w = {logs, oflags, lock, prefix, skip, when_free, fn, userdata};
+        journal_walk w = {logs, oflags, kinds, n, skip, when_free, userdata};
         (void)sys_dir_each(fd, entries, sizeof(entries), journal_entry, &w);
         close(fd);
 }

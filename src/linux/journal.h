@@ -10,11 +10,19 @@
 
 typedef void (*journal_fn)(int fd, const char *name, void *userdata);
 
-/* Calls |fn| for each file of the directory |logs| whose name starts with
- * |prefix|, but for |skip| (NULL: none): opened with |oflags| (O_NOFOLLOW
- * and O_CLOEXEC added), then flock(|lock| | LOCK_NB) tried on it; |fn| is
- * called when that succeeded and |when_free|, or failed and not
- * |when_free|. The lock taken is held for the call. Unreadable |logs|:
- * nothing is called. */
-void journal_each(int logs, const char *prefix, const char *skip, int oflags, int lock, bool when_free,
-                  journal_fn fn, void *userdata) HIDDEN;
+/* Journals whose names start with |prefix|: flock(|lock| | LOCK_NB) is
+ * tried on each, and |fn| called as journal_each says. */
+typedef struct journal_kind {
+        const char *prefix;
+        int lock;
+        journal_fn fn;
+} journal_kind;
+
+/* In one listing of the directory |logs|, for each file whose name starts
+ * with the prefix of one of the |n| |kinds| (the first that matches), but
+ * for |skip| (NULL: none): opened with |oflags| (O_NOFOLLOW and O_CLOEXEC
+ * added), then the kind's lock tried on it; its |fn| is called when that
+ * succeeded and |when_free|, or failed and not |when_free|. The lock taken
+ * is held for the call. Unreadable |logs|: nothing is called. */
+void journal_each(int logs, const journal_kind *kinds, size_t n, const char *skip, int oflags, bool when_free,
+                  void *userdata) HIDDEN;

@@ -379,7 +379,8 @@ static void journal_open(placeholders *list, undo_log *undo)
 static void repair_dead(placeholders *list, const cordon_plan *p)
 {
         struct repair r = {list, p};
-        journal_each(list->logs, JOURNAL_PREFIX, list->name, O_RDWR, LOCK_EX, true, repair_journal, &r);
+        static const journal_kind kind = {JOURNAL_PREFIX, LOCK_EX, repair_journal};
+        journal_each(list->logs, &kind, 1, list->name, O_RDWR, true, &r);
 }
 
 /* ---- creating and removing ------------------------------------------------------------- */
@@ -420,12 +421,12 @@ static int create_one(const plan_mount *m, int parent, placeholder *ret)
         return r;
 }
 
-int protect_lock_take(const cordon_plan *p, protect_lock *ret)
+int protect_lock_take(const cordon_plan *p, int instance_logs, protect_lock *ret)
 {
         *ret = (protect_lock){.fd = -1, .logs = -1};
         if (p->backend != BACKEND_LINUX || !plan_protects(p))
                 return 0;
-        int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
+        int logs = instance_logs < 0 ? -1 : sys_dup_cloexec(instance_logs, 3);
         int fd = logs < 0 ? -1 : openat(logs, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {
                 ret->exclusive = flock(fd, LOCK_EX | LOCK_NB) == 0;

@@ -16,9 +16,9 @@ typedef struct protect_lock {
 } protect_lock;
 
 /* Take the lock for a plan that protects paths (fd -1 otherwise, or when
- * the instance has no logs/ yet). Before undo_start, so that the undo
- * helper shares it. Returns 0. */
-int protect_lock_take(const cordon_plan *p, protect_lock *ret) HIDDEN;
+ * |logs|, the instance's checked logs/ or -1, is not there). Before
+ * undo_start, so that the undo helper shares it. Returns 0. */
+int protect_lock_take(const cordon_plan *p, int logs, protect_lock *ret) HIDDEN;
 /* Close what protect_placeholders_create did not take over. */
 void protect_lock_release(protect_lock *lock) HIDDEN;
 

@@ -77,7 +77,7 @@ static int start_proxy(const cordon_plan *p, cordon_process *proc, seatbelt_opti
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
-        int r = instance_create(p->instance_root, p->workspace, ret_error);
+        int r = instance_create(p->instance_root, p->workspace, NULL, ret_error);
         if (r < 0)
                 return r;
         cordon_process *proc = calloc(1, sizeof(*proc));
