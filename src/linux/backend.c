@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -113,6 +114,75 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect
         return r;
 }
 
+/* The placeholders and the git check's start, made while the sandbox's
+ * init mounts the view (it waits for them, launch.h placeholders_fd): by
+ * a thread of ours, as the init shares this thread's errno. */
+typedef struct git_prep {
+        const cordon_plan *p;
+        cordon_process *proc;
+        protect_lock lock;
+        int logs, done_fd; /* borrowed; ours: "p" or "x" goes there */
+        int r;
+        cordon_error *error;
+        bool threaded;
+        pthread_t thread;
+} git_prep;
+
+static int git_prep_run(git_prep *g)
+{
+        g->r = make_placeholders(g->p, g->proc, &g->lock, &g->error);
+        protect_lock_release(&g->lock); /* what was not taken over (a failure on the way) */
+        if (g->r == 0 && git_check_begin(g->p, g->logs, &g->proc->git) < 0)
+                g->r = error_set(&g->error, ENOMEM, "out of memory");
+        if (g->done_fd >= 0) {
+                (void)!write(g->done_fd, g->r == 0 ? "p" : "x", 1);
+                close(g->done_fd);
+                g->done_fd = -1;
+        }
+        return g->r;
+}
+
+static void *git_prep_main(void *g)
+{
+        git_prep_run(g);
+        return NULL;
+}
+
+/* On a thread when the init waits for it (|done_fd|), else at once; the
+ * thread has every signal blocked. */
+static void git_prep_start(git_prep *g, int done_fd)
+{
+        g->done_fd = done_fd;
+        if (done_fd >= 0) {
+                sigset_t all, old;
+                sigfillset(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
+                g->threaded = pthread_create(&g->thread, NULL, git_prep_main, g) == 0;
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+        }
+        if (!g->threaded)
+                git_prep_run(g);
+}
+
+/* Its result: its error (the more precise) before the launch's |r|. */
+static int git_prep_finish(git_prep *g, int r, cordon_error **ret_error)
+{
+        if (g->threaded)
+                pthread_join(g->thread, NULL);
+        g->threaded = false;
+        if (g->r == 0) {
+                cordon_error_free(g->error);
+                return r;
+        }
+        if (ret_error) {
+                cordon_error_free(*ret_error);
+                *ret_error = g->error;
+        } else {
+                cordon_error_free(g->error);
+        }
+        return g->r;
+}
+
 static void free_sandbox(cordon_process *p);
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
@@ -130,17 +200,12 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 return error_set(ret_error, ENOMEM, "out of memory");
         /* Before anything is made on the host: the helper that undoes it
          * should we die first. */
-        protect_lock lock;
-        protect_lock_take(p, logs, &lock);
+        git_prep prep = {.p = p, .proc = proc, .logs = logs, .done_fd = -1};
+        protect_lock_take(p, logs, &prep.lock);
         size_t notes = undo_notes_needed(p);
         if (notes)
-                r = undo_start(notes, lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
-        if (r == 0)
-                r = make_placeholders(p, proc, &lock, ret_error);
-        protect_lock_release(&lock); /* what was not taken over (a failure on the way) */
+                r = undo_start(notes, prep.lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
         bool nproc = false;
-        if (r == 0 && git_check_begin(p, logs, &proc->git) < 0)
-                r = error_set(ret_error, ENOMEM, "out of memory");
         lm[LMARK_GIT] = now_s();
         if (r == 0)
                 r = cgroup_prepare(p, proc->undo, &proc->cg, &nproc, ret_error);
@@ -149,6 +214,14 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         launch_storage_init(&s);
         if (r == 0)
                 r = prepare_launch(p, nproc, &s, ret_error);
+        bool prepping = r == 0;
+        if (prepping) {
+                git_prep_start(&prep, TAKE_FD(s.placeholders_pipe[1]));
+                if (!prep.threaded)
+                        r = prep.r; /* done at once */
+        } else {
+                protect_lock_release(&prep.lock);
+        }
         if (r == 0 && p->log_plan)
                 log_plan(p, &s);
         if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
@@ -162,6 +235,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         lm[LMARK_CLONE] = now_s();
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
+        if (prepping)
+                r = git_prep_finish(&prep, r, ret_error);
         if (r == 0 && p->debug_timing)
                 report_timing(p, &s, lm, now_s());
         launch_storage_free(&s);

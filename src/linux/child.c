@@ -104,6 +104,7 @@ const char *child_step_name(child_step s)
                 [STEP_CGROUP] = "joining the cgroup",
                 [STEP_SUBREAPER] = "becoming the supervisor of the process tree (a session of its own)",
                 [STEP_SUPERVISE] = "handing the command's metadata and connect calls to the launcher",
+                [STEP_PLACEHOLDERS] = "waiting for the placeholders of protected paths",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
 }
@@ -713,8 +714,24 @@ static void op_file(const launch *l, walk_cache *wc, const mount_op *op, bool in
         close(src);
 }
 
+/* The launcher makes the placeholders of protected paths while we mount
+ * (a thread of its own): "p" once they and the git check's journal are
+ * there, anything else a failure it reports itself. */
+static void await_placeholders(const launch *l)
+{
+        char c = 0;
+        long n;
+        do
+                n = INIT_CALL(SYS_read, l->placeholders_fd, &c, 1, 0);
+        while (n == -EINTR);
+        if (n != 1 || c != 'p')
+                fail(l, STEP_PLACEHOLDERS, ECANCELED, NULL);
+        INIT_CALL(SYS_close, l->placeholders_fd, 0, 0, 0);
+}
+
 static void apply_ops(const launch *l)
 {
+        bool awaited = l->placeholders_fd < 0;
         walk_cache wc = {.root = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC), .fd = -1};
         if (wc.root < 0)
                 fail(l, STEP_ROOT, errno, "/");
@@ -730,6 +747,10 @@ static void apply_ops(const launch *l)
                  * bind where the plan allowed it (instance root, workspace). */
                 bool in_tmpfs = !parent || parent->kind != OP_BIND;
                 bool create = in_tmpfs || parent->host_mkdir_ok;
+                if (op->placeholder && !awaited) {
+                        await_placeholders(l);
+                        awaited = true;
+                }
                 switch (op->kind) {
                 case OP_BIND:
                         if (op->group == GROUP_SYSTEM && !op->untrusted && in_tmpfs && !l->classic_mounts)
@@ -750,6 +771,8 @@ static void apply_ops(const launch *l)
                         t = now;
                 }
         }
+        if (!awaited) /* before the command, whatever the plan's order */
+                await_placeholders(l);
         if (wc.fd >= 0)
                 close(wc.fd);
         if (swc.fd >= 0)

@@ -89,6 +89,9 @@ void launch_storage_free(launch_storage *s)
                 for (int k = 0; k < 2; k++)
                         if (s->pipes[i][k] >= 0)
                                 close(s->pipes[i][k]);
+        for (int k = 0; k < 2; k++)
+                if (s->placeholders_pipe[k] >= 0)
+                        close(s->placeholders_pipe[k]);
         for (int i = 0; i < 2; i++) {
                 if (s->proxy_pair[i] >= 0)
                         close(s->proxy_pair[i]);
@@ -204,6 +207,7 @@ static mount_op op_of(const cordon_plan *p, const launch_storage *s, const plan_
                 .ino = m->ino,
                 .access = access_for(m, ll),
                 .group = group_for(m),
+                .placeholder = m->missing,
         };
         if (m->type == MOUNT_SYMLINK)
                 op.data = m->source;
@@ -401,13 +405,30 @@ static int setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **r
         return setup_pty(p, s, ret_error);
 }
 
+/* Where the plan has placeholders (linux backend), the launcher makes
+ * them while the init mounts the view, which waits for them on this pipe
+ * before it mounts the first. */
+static int placeholders_pipe(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        bool any = false;
+        for (size_t i = 0; p->backend == BACKEND_LINUX && i < p->n_mounts; i++)
+                any = any || p->mounts[i].missing;
+        if (!any)
+                return 0;
+        if (pipe2(s->placeholders_pipe, O_CLOEXEC) < 0)
+                return error_set(ret_error, errno, "cannot create a pipe: %s", strerror(errno));
+        s->l.placeholders_fd = s->placeholders_pipe[0];
+        return 0;
+}
+
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 static void set_keep_fds(launch *l)
 {
         int n = 0;
-        int cand[] = {l->stdio[0], l->stdio[1], l->stdio[2], l->report_fd,  l->go_fd,
-                      l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd, l->pty_fd, l->pty_size_fd, l->supervise_fd};
+        int cand[] = {l->stdio[0],    l->stdio[1],   l->stdio[2],     l->report_fd,   l->go_fd,
+                      l->placeholders_fd, l->status_fd, l->landlock_fd, l->launcher_fd, l->proxy_fd,
+                      l->pty_fd,        l->pty_size_fd, l->supervise_fd};
         for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
                 if (cand[i] > 2)
                         l->keep_fds[n++] = cand[i];
@@ -548,6 +569,7 @@ void launch_storage_init(launch_storage *s)
 {
         memset(s, 0, sizeof(*s));
         memset(s->pipes, -1, sizeof(s->pipes));
+        s->placeholders_pipe[0] = s->placeholders_pipe[1] = s->l.placeholders_fd = -1;
         s->proxy_pair[0] = s->proxy_pair[1] = s->l.proxy_fd = -1;
         s->proxy_listener = -1;
         s->proxy_port = PROXY_PORT;
@@ -633,6 +655,9 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
         l->report_fd = s->pipes[0][1];
         l->go_fd = s->pipes[1][0];
         l->status_fd = s->pipes[2][1];
+        r = placeholders_pipe(p, s, ret_error);
+        if (r < 0)
+                return r;
         /* The child dies with this thread; this names it, for the child's
          * check that it did not die first (wait_for_launcher). Without
          * /proc the go pipe still tells it when the process dies. */
@@ -809,6 +834,10 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         close(s->pipes[1][0]);
         close(s->pipes[2][1]);
         s->pipes[0][1] = s->pipes[1][0] = s->pipes[2][1] = -1;
+        if (s->placeholders_pipe[0] >= 0) {
+                close(s->placeholders_pipe[0]);
+                s->placeholders_pipe[0] = -1;
+        }
         if (s->pty_pair[1] >= 0) {
                 close(s->pty_pair[1]);
                 s->pty_pair[1] = -1;

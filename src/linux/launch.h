@@ -51,6 +51,7 @@ typedef struct mount_op {
         int parent;           /* index of the nearest op whose target contains ours, or -1 */
         uint64_t access;      /* Landlock rights beneath it (0: none) */
         view_group group;
+        bool placeholder;     /* bind: of a placeholder the launcher makes meanwhile */
 } mount_op;
 
 /* Steps the child reports failures for; the parent turns them into text. */
@@ -93,6 +94,7 @@ typedef enum child_step {
         STEP_CGROUP,
         STEP_SUBREAPER,
         STEP_SUPERVISE,
+        STEP_PLACEHOLDERS,
 } child_step;
 
 /* One failure report, written in one write() (< PIPE_BUF). */
@@ -147,6 +149,7 @@ typedef struct launch {
         int stdio[3];           /* fds to install as 0, 1, 2 */
         int report_fd;          /* child -> parent failures (close-on-exec) */
         int go_fd;              /* parent -> child: "go" once the parent's setup is done */
+        int placeholders_fd;    /* parent -> child: "p" once the placeholders are made, or -1 */
         int status_fd;          /* init -> parent: init_status */
         int landlock_fd;        /* ruleset, or -1 */
         int launcher_fd;        /* the launcher thread's /proc/thread-self (O_PATH), or -1 */

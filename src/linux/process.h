@@ -56,6 +56,7 @@ typedef struct launch_storage {
         int view_lock;          /* ... its lock, or -1 */
         char *tmpfs_opts, *tmp_opts, *logs_opts;
         int pipes[3][2];        /* report, go, status */
+        int placeholders_pipe[2]; /* "p": the placeholders are made (launch.placeholders_fd), or -1 */
         int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
         int proxy_listener;     /* ... or, on the landlock backend, is made here on the host's loopback */
         unsigned proxy_port;    /* the port the command reaches the proxy on */
@@ -78,7 +79,7 @@ typedef struct launch_storage {
 typedef enum launcher_mark {
         LMARK_START,
         LMARK_INSTANCE, /* the instance root checked */
-        LMARK_GIT,      /* undo helper, placeholders, git check's first look */
+        LMARK_GIT,      /* the placeholders' lock, the undo helper */
         LMARK_CGROUP,
         LMARK_CLONE,    /* descriptors, Landlock ruleset, seccomp filter, proxy: cloning */
         LMARK__MAX,

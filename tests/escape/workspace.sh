@@ -680,4 +680,21 @@ touch "$WS/stop"; wait "$A" 2>/dev/null
 check "... and the last run alive removes it when it ends" test ! -e "$WS/l2-extra"
 check "... with every journal" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.'"
 rm -f "$WS/stop"
+# L3. a placeholder that cannot be made (a read-only .git, bound so by the
+# host): the launcher makes them on a thread of its own while the sandbox
+# is set up, and the sandbox waits for them; its failure is the run's
+# error, the command does not run, nothing is left behind
+fresh_repo l3
+check "control: a writable .git: the run goes on" box "$WS" -- true
+mount --bind "$WS/.git" "$WS/.git" && mount -o remount,bind,ro "$WS/.git"
+capture box "$WS" -- touch "$WS/l3-ran"
+if [ "$RC" -eq 125 ] && grep -q "cannot create a placeholder for the protected path $WS/.git/" "$T/.out"; then
+    ok "a read-only .git: the run fails (125) naming the placeholder"
+else not_ok "a read-only .git: the run fails (125) naming the placeholder (status $RC)"; diag <"$T/.out"; fi
+umount "$WS/.git"
+check "... and the command did not run" test ! -e "$WS/l3-ran"
+check "... no placeholder is left" test ! -e "$WS/.git/commondir" -a ! -e "$WS/.git/config.worktree"
+check "... nor a journal (killed runs of other workspaces leave theirs)" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.' &&
+    ! grep -qsx '$WS' '$H/.cordon/logs/'*gitcheck.*"
+check "... and the next run works" box "$WS" -- true
 done_testing
