@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -17,6 +18,7 @@
 
 #include "backend.h"
 #include "cgroup.h"
+#include "config.h"
 #include "error.h"
 #include "gitcheck.h"
 #include "host.h"
@@ -33,6 +35,18 @@ static double now_s(void)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The phases after the command (CORDON_DEBUG=timing). */
+enum { AFTER_END, AFTER_STOP, AFTER_PLACEHOLDERS, AFTER_GIT, AFTER_CGROUP, AFTER__MAX };
+
+static void log_line(const cordon_process *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_line(const cordon_process *p, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        log_message_v(p->log_fn, p->log_userdata, CORDON_LOG_INFO, fmt, ap);
+        va_end(ap);
 }
 
 static double ts_s(const struct timespec *ts) { return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9; }
@@ -67,6 +81,9 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->cpu_limit = p->limits[CORDON_LIMIT_CPU_TIME_S];
         for (int i = 0; i < 3; i++)
                 proc->terminals[i].fd = -1;
+        proc->debug_timing = p->debug_timing;
+        proc->log_fn = p->log_fn;
+        proc->log_userdata = p->log_userdata;
         return proc;
 }
 
@@ -382,6 +399,21 @@ static double next_deadline(const cordon_process *p, double user_deadline)
         return d;
 }
 
+/* CORDON_DEBUG=timing, after the command: the clean-up the caller waits
+ * for, each figure the milliseconds since the one before it. */
+static void report_after(const cordon_process *p, const double *t)
+{
+        static const char *const NAMES[AFTER__MAX] = {NULL, "stop", "placeholders", "gitcheck", "cleanup"};
+        buf b = {0};
+        buf_printf(&b, "timing after the command (ms):");
+        for (int i = 1; i < AFTER__MAX; i++)
+                buf_printf(&b, "%s %s %.3f", i > 1 ? "," : "", NAMES[i], (t[i] - t[i - 1]) * 1e3);
+        buf_printf(&b, "; total %.3f\n", (t[AFTER__MAX - 1] - t[0]) * 1e3);
+        _cleanup_free_ char *text = buf_steal(&b);
+        if (text)
+                log_line(p, "cordon: %s", text);
+}
+
 static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)
 {
         double user_deadline = timeout_ms < 0 ? INFINITY : now_s() + timeout_ms / 1000.0;
@@ -417,14 +449,21 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
                 if (now_s() >= user_deadline && !p->finished)
                         return -ETIMEDOUT;
         }
+        double t[AFTER__MAX] = {now_s()};
         proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
         supervise_stop(p->calls);
         terminals_restore(p->terminals);
+        t[AFTER_STOP] = now_s();
         p->placeholders = protect_placeholders_remove(p->placeholders);
+        t[AFTER_PLACEHOLDERS] = now_s();
         git_check_finish(p->git); /* the sandbox is gone: nothing races it but other runs */
+        t[AFTER_GIT] = now_s();
         if (p->cg)
                 p->cg = cgroup_free(p->cg);
         undo_done(p->undo); /* the helper exits; reaped by free_sandbox */
+        t[AFTER_CGROUP] = now_s();
+        if (p->debug_timing)
+                report_after(p, t);
         if (ret_result)
                 *ret_result = p->result;
         return 0;

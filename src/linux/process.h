@@ -38,6 +38,9 @@ struct cordon_process {
         proxy *proxy;            /* network "proxy": lives as long as the sandbox */
         call_supervisor *calls;  /* landlock backend: performs the command's metadata and connect calls */
         saved_terminal terminals[3]; /* the caller's, given to the command as they are */
+        bool debug_timing;       /* CORDON_DEBUG=timing: the line after the command too */
+        cordon_log_fn log_fn;
+        void *log_userdata;
 };
 
 /* The command's stack between clone and execve (a few frames, no big

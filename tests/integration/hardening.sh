@@ -37,6 +37,11 @@ for w in "plan " ", instance " ", git " ", namespaces " ", mounts " "(system " "
     has "timing: the line names \"$w\"" "$T/timing.err" "$w"
 done
 check_out "timing: it is one line" "1" sh -c "grep -c 'timing (ms)' '$T/timing.err'"
+# and one after the command: the clean-up the caller waits for
+for w in "timing after the command (ms): stop " ", placeholders " ", gitcheck " ", cleanup " "; total "; do
+    has "timing after the command: the line names \"$w\"" "$T/timing.err" "$w"
+done
+check_out "... it is one line too" "1" sh -c "grep -c 'timing after the command (ms)' '$T/timing.err'"
 cordon_debug timing run --backend landlock -- true 2>"$T/timing-ll.err"
 for w in "plan " ", git " ", namespaces " ", landlock " ", seccomp " ", exec "; do
     has "timing, landlock backend: the line names \"$w\"" "$T/timing-ll.err" "$w"
@@ -44,6 +49,7 @@ done
 has ! "timing, landlock backend: no mounts" "$T/timing-ll.err" ", mounts "
 cordon run -- true 2>"$T/notiming.err"
 has ! "control: without CORDON_DEBUG=timing there is no timing line" "$T/notiming.err" "timing (ms)"
+has ! "... nor the one after the command" "$T/notiming.err" "timing after"
 
 # -- rw-binds never touches protected paths nor cordon's hidden logs/
 repo=$T/repo; mkdir -p "$repo/.git/hooks"; echo "[core]" >"$repo/.git/config"
