@@ -133,7 +133,9 @@ static int make_placeholders(const cordon_plan *p, cordon_process *proc, protect
 
 /* The placeholders and the git check's start, made while the sandbox's
  * init mounts the view (it waits for them, launch.h placeholders_fd): by
- * a thread of ours, as the init shares this thread's errno. */
+ * a thread of ours, as the init shares this thread's errno. Neither logs
+ * (the caller's log callback is called on its own thread only), and the
+ * thread is joined before cordon_start returns. */
 typedef struct git_prep {
         const cordon_plan *p;
         cordon_process *proc;
