@@ -697,4 +697,11 @@ check "... no placeholder is left" test ! -e "$WS/.git/commondir" -a ! -e "$WS/.
 check "... nor a journal (killed runs of other workspaces leave theirs)" sh -c "! ls '$H/.cordon/logs/' | grep -q 'placeholders\.' &&
     ! grep -qsx '$WS' '$H/.cordon/logs/'*gitcheck.*"
 check "... and the next run works" box "$WS" -- true
+# ... and with the placeholders' pipe and the launcher's journals open
+# meanwhile, the command gets none of the launcher's descriptors
+exec 7</dev/null
+check_contains "control: the probe sees an inherited descriptor" "7" as_user "$PROBE" fds
+check_out "in a repository (placeholders made meanwhile) the command has no descriptor of the launcher's" "end" \
+    box "$WS" --expose "$T/bin" -- sh -c '"$1" fds; echo end' sh "$PROBE"
+exec 7<&-
 done_testing
