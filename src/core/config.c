@@ -170,6 +170,14 @@ void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, con
                 fn(level, m, userdata);
 }
 
+void log_message(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        log_message_v(fn, userdata, level, fmt, ap);
+        va_end(ap);
+}
+
 void config_log(const cordon_config *c, cordon_log_level level, const char *fmt, ...)
 {
         va_list ap;

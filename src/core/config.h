@@ -98,6 +98,8 @@ char *config_path_expand(const char *path, const char *home, char *const *env) H
 /* Format a message for a log callback (nothing when |fn| is NULL). */
 void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, va_list ap)
         __attribute__((format(printf, 4, 0))) HIDDEN;
+void log_message(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5))) HIDDEN;
 /* Send a warning to the config's log callback, if any. */
 void config_log(const cordon_config *c, cordon_log_level level, const char *fmt, ...)
         __attribute__((format(printf, 3, 4))) HIDDEN;

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,22 +42,14 @@ double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
 
 /* ---- start ------------------------------------------------------------------------- */
 
-static void warn(const cordon_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(const cordon_plan *p, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        log_message_v(p->log_fn, p->log_userdata, CORDON_LOG_WARNING, fmt, ap);
-        va_end(ap);
-}
-
 static void say_warnings(const cordon_plan *p)
 {
         if (p->backend == BACKEND_NONE)
-                warn(p, "isolation is disabled%s%s: the command runs unisolated", p->disabled_by ? " by " : "",
-                     p->disabled_by ? p->disabled_by : "");
+                log_message(p->log_fn, p->log_userdata, CORDON_LOG_WARNING,
+                            "isolation is disabled%s%s: the command runs unisolated", p->disabled_by ? " by " : "",
+                            p->disabled_by ? p->disabled_by : "");
         for (size_t i = 0; p->warnings && p->warnings[i]; i++)
-                warn(p, "%s", p->warnings[i]);
+                log_message(p->log_fn, p->log_userdata, CORDON_LOG_WARNING, "%s", p->warnings[i]);
 }
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)

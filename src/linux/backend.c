@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -39,15 +38,6 @@ static double now_s(void)
 
 /* The phases after the command (CORDON_DEBUG=timing). */
 enum { AFTER_END, AFTER_STOP, AFTER_PLACEHOLDERS, AFTER_GIT, AFTER_CGROUP, AFTER__MAX };
-
-static void log_line(const cordon_process *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void log_line(const cordon_process *p, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        log_message_v(p->log_fn, p->log_userdata, CORDON_LOG_INFO, fmt, ap);
-        va_end(ap);
-}
 
 static double ts_s(const struct timespec *ts) { return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9; }
 
@@ -413,7 +403,7 @@ static void report_after(const cordon_process *p, const double *t)
         buf_printf(&b, "; total %.3f\n", (t[AFTER__MAX - 1] - t[0]) * 1e3);
         _cleanup_free_ char *text = buf_steal(&b);
         if (text)
-                log_line(p, "cordon: %s", text);
+                log_message(p->log_fn, p->log_userdata, CORDON_LOG_INFO, "cordon: %s", text);
 }
 
 static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_result, cordon_error **ret_error)

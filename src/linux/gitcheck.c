@@ -324,15 +324,6 @@ int git_check_begin(const cordon_plan *p, int logs, git_check **ret)
 
 /* ---- setting aside ---------------------------------------------------------------------- */
 
-static void warn(const git_check *gc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(const git_check *gc, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        log_message_v(gc->log_fn, gc->log_userdata, CORDON_LOG_WARNING, fmt, ap);
-        va_end(ap);
-}
-
 /* Rename |name| in |dfd| (the directory |dir| on the host) to
  * NAME.cordon-quarantine[.N], never over anything. */
 static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
@@ -360,20 +351,20 @@ static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
         _cleanup_free_ char *path = path_join(dir, name);
         _cleanup_free_ char *shown = path ? str_escape(path, false) : NULL;
         if (e) {
-                warn(gc,
-                     "git: cannot set aside %s, which the command made and git on the host would run: %s; do not "
-                     "run git there before you check it",
-                     shown ? shown : name, strerror(e));
+                log_message(gc->log_fn, gc->log_userdata, CORDON_LOG_WARNING,
+                            "git: cannot set aside %s, which the command made and git on the host would run: %s; do not "
+                            "run git there before you check it",
+                            shown ? shown : name, strerror(e));
                 return;
         }
         _cleanup_free_ char *aside_path = path_join(dir, aside);
         _cleanup_free_ char *shown_aside = str_escape(aside, false);
         _cleanup_free_ char *shown_back = aside_path ? str_escape(aside_path, false) : NULL;
-        warn(gc,
-             "git: set aside %s as %s: the command made or changed it, and git on the host would run what it "
-             "says; check it before you take it back (mv %s %s)",
-             shown ? shown : name, shown_aside ? shown_aside : aside, shown_back ? shown_back : aside,
-             shown ? shown : name);
+        log_message(gc->log_fn, gc->log_userdata, CORDON_LOG_WARNING,
+                    "git: set aside %s as %s: the command made or changed it, and git on the host would run what "
+                    "it says; check it before you take it back (mv %s %s)",
+                    shown ? shown : name, shown_aside ? shown_aside : aside, shown_back ? shown_back : aside,
+                    shown ? shown : name);
         if (path)
                 strv_push(&gc->set_aside, path);
 }

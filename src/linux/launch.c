@@ -20,7 +20,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -887,16 +886,6 @@ static int clone_error(int err, cordon_error **ret_error)
                          hint ? hint : strerror(err));
 }
 
-static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-static void say(const cordon_plan *p, cordon_log_level level, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        log_message_v(p->log_fn, p->log_userdata, level, fmt, ap);
-        va_end(ap);
-}
-
 /* What Landlock and seccomp enforce for this run, for the plan log. */
 static char *security_summary(const cordon_plan *p, const launch_storage *s)
 {
@@ -940,7 +929,7 @@ void log_plan(const cordon_plan *p, const launch_storage *s)
         _cleanup_free_ char *text = plan && sec ? xasprintf("%s%s", plan, sec) : NULL;
         if (!text)
                 return;
-        say(p, CORDON_LOG_INFO, "%s", text);
+        log_message(p->log_fn, p->log_userdata, CORDON_LOG_INFO, "%s", text);
         /* in cordon's own logs/ (checked), never through a link */
         _cleanup_close_ int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
         int fd = logs < 0 ? -1
@@ -1003,7 +992,7 @@ void report_timing(const cordon_plan *p, const launch_storage *s, const double *
                    (t_done - lm[LMARK_START] + p->prepare_s) * 1e3);
         _cleanup_free_ char *text = buf_steal(&b);
         if (text)
-                say(p, CORDON_LOG_INFO, "cordon: %s", text);
+                log_message(p->log_fn, p->log_userdata, CORDON_LOG_INFO, "cordon: %s", text);
 }
 
 static int init_main(void *l) { child_linux_main(l); }
