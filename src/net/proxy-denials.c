@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* The proxy's denials: each refused (host, port) recorded once, told to
+ * the log with the --allow-net entry that would allow it when it is one,
+ * and listed for the run's record (proxy_denials, proxy_denials_json, for
+ * backend-proxy.c). Noted by the connections (proxy-conn.c) on the
+ * proxy's thread; read by the launcher's, under the lock. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/proxy-internal.h"
+
+void denial_host_port(const char *host, unsigned port, char *out, size_t n)
+{
+        snprintf(out, n, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+}
+
+/* May a denial of |host| (|hp|: with its port) suggest "--allow-net
+ * |hp|"? Only when it is a valid name or IP literal, as the policy
+ * checked it, and an entry as it is written. */
+bool denial_suggestable(const char *host, const char *hp)
+{
+        char name[NET_HOST_MAX + 3];
+        snprintf(name, sizeof(name), "%s", host);
+        net_entry e;
+        const char *why = NULL;
+        return net_host_normalize(name) && streq(name, host) && net_entry_parse(hp, &e, &why) == 0;
+}
+
+/* Record (host, port) once and tell the log. */
+void denial_note(proxy *p, const char *host, unsigned port, const char *reason)
+{
+        bool fresh = true;
+        pthread_mutex_lock(&p->lock);
+        for (size_t i = 0; i < p->n_denials && fresh; i++)
+                fresh = !(p->denials[i].port == port && streq(p->denials[i].host, host));
+        if (fresh && p->n_denials < DENIALS_MAX) {
+                proxy_denial *d = &p->denials[p->n_denials];
+                d->host = strdup(host);
+                d->reason = strdup(reason);
+                d->port = port;
+                if (d->host && d->reason)
+                        p->n_denials++;
+                else {
+                        free(d->host);
+                        free(d->reason);
+                }
+        }
+        pthread_mutex_unlock(&p->lock);
+        if (!fresh || !p->log_fn)
+                return;
+        char hp[NET_HOST_MAX + 16];
+        denial_host_port(host, port, hp, sizeof(hp));
+        /* the name is the command's choice: escaped for the terminal, and
+         * offered as an entry only when it is one */
+        bool entry = denial_suggestable(host, hp);
+        _cleanup_free_ char *shown = str_escape(hp, false);
+        _cleanup_free_ char *m = !shown ? NULL
+                                 : entry ? xasprintf("network: denied %s: %s (allow it with --allow-net %s)", shown,
+                                                     reason, shown)
+                                         : xasprintf("network: denied %s: %s", shown, reason);
+        if (m)
+                p->log_fn(CORDON_LOG_DENIED, m, p->log_userdata);
+}
+
+const proxy_denial *proxy_denials(const proxy *p, size_t *ret_n)
+{
+        *ret_n = p ? p->n_denials : 0;
+        return p ? p->denials : NULL;
+}
+
+/* Host names and reasons are the command's text: json_text keeps UTF-8
+ * as it is and escapes the rest. */
+static json_t *denial_json(const proxy_denial *d)
+{
+        json_t *o = json_object();
+        bool ok = json_put(o, "host", json_text(d->host)) && json_put(o, "port", json_integer(d->port)) &&
+                  json_put(o, "reason", json_text(d->reason));
+        if (!ok)
+                json_decref(o);
+        return ok ? o : NULL;
+}
+
+json_t *proxy_denials_json(const proxy *p)
+{
+        json_t *a = json_array();
+        bool ok = a != NULL;
+        if (p)
+                pthread_mutex_lock((pthread_mutex_t *)&p->lock);
+        for (size_t i = 0; ok && p && i < p->n_denials; i++)
+                ok = json_put(a, NULL, denial_json(&p->denials[i]));
+        if (p)
+                pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
+        if (!ok)
+                json_decref(a);
+        return ok ? a : NULL;
+}

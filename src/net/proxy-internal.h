@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* What the proxy's files share (net/proxy*.c): a connection and its two
+ * flows, the proxy object, and each file's functions the others call.
+ * Everything here runs on the proxy's thread, but proxy_start, proxy_stop
+ * and the denials' readers. */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "net/allowlist.h"
+#include "net/loop.h"
+#include "net/proxy.h"
+#include "net/request.h"
+
+#define CONN_MAX 512
+#define BUF_CAP ((size_t)64 * 1024)
+#define DENIALS_MAX 256
+#define ADDRS_MAX 8
+
+typedef enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_TUNNEL, ST_FLUSH } conn_state;
+typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS } conn_proto;
+
+/* One direction: client -> upstream (up) or back (down). Its buffer holds
+ * the head and the replies; a tunnel's bytes are spliced through its pipe,
+ * or copied through the buffer when no pipe could be had. */
+typedef struct flow {
+        uint8_t *b;
+        size_t off, len; /* bytes b[off..len) wait to be sent */
+        int pipe[2];     /* or -1 */
+        size_t piped;    /* bytes in the pipe */
+        size_t pipe_cap; /* its size */
+        bool filled;     /* one splice (half) filled it: a bulk transfer */
+        bool grow_tried, grown; /* to PIPE_BIG (grown: counted in pipes_grown) */
+        bool eof;        /* the source sent EOF */
+        bool shut;       /* the destination was shut down for writing */
+        http_body *frame; /* a forwarded request's: where its body ends (copied, never spliced), or NULL */
+        bool after;       /* the client sent more after that body */
+} flow;
+
+typedef struct conn {
+        struct conn *prev, *next;
+        watch cw, uw, rw; /* client, upstream, resolver */
+        conn_state st;
+        conn_proto proto;
+        flow up, down; /* client -> upstream, upstream -> client */
+        http_body body; /* P_HTTP: the request's body */
+        double deadline;
+        char host[NET_HOST_MAX + 3];
+        uint16_t port;
+        net_addr addrs[ADDRS_MAX];
+        size_t n_addrs, next_addr;
+        int last_err;
+        pthread_t resolver; /* while resolving: joined once it answered */
+        bool resolving;
+        struct proxy *owner;
+} conn;
+
+/* A resolver whose connection is gone: joined once it answers. */
+typedef struct orphan {
+        watch w; /* first: the event's pointer is the orphan's */
+        pthread_t thread;
+        struct orphan *next;
+} orphan;
+
+struct proxy {
+        pthread_t thread;
+        bool started, stopped;
+        loop loop;
+        watch listen_w, channel_w;
+        bool accept_paused;
+        conn *conns;
+        conn *dead;   /* closed during this round of events, freed after it */
+        orphan *orphans;
+        size_t n_conns;
+        size_t pipe_fds; /* descriptors the tunnels' pipes use */
+        size_t pipes_grown; /* pipes of PIPE_BIG bytes, at most PIPES_GROWN_MAX */
+        size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
+        proxy_timeouts t;
+        bool stopping; /* resolvers are joined, no longer orphaned */
+        net_policy policy;
+        cordon_log_fn log_fn;
+        void *log_userdata;
+        pthread_mutex_t lock; /* the denials */
+        proxy_denial denials[DENIALS_MAX];
+        size_t n_denials;
+};
+
+static inline double now_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Drop the first |n| bytes the client sent (a head or greeting read). */
+static inline void consume_up(conn *c, size_t n)
+{
+        memmove(c->up.b, c->up.b + n, c->up.len - n);
+        c->up.len -= n;
+}
+
+/* proxy-conn.c: a connection's life. */
+/* An event on one of |w|'s connection's watches: read, decide, forward;
+ * the connection is closed when it is done or failed. */
+void conn_event(proxy *p, watch *w, uint32_t ev) HIDDEN;
+/* Set the events each side of |c| waits for; false when |c| is done. */
+bool conn_update(proxy *p, conn *c) HIDDEN;
+/* Close |c|; freed by conn_reap_dead after this round of events. */
+void conn_free(proxy *p, conn *c) HIDDEN;
+void conn_reap_dead(proxy *p) HIDDEN;
+/* Join the orphaned resolver |dead| (it answered). */
+void conn_orphan_reap(proxy *p, orphan *dead) HIDDEN;
+/* Queue |n| bytes for the client (cut to what fits: replies are small). */
+void conn_to_client(conn *c, const void *data, size_t n) HIDDEN;
+/* The same, then only flush them and close. */
+void conn_finish_with(conn *c, const void *data, size_t n) HIDDEN;
+/* A failure that is not a denial: |status| for HTTP, |rep| for SOCKS. */
+void conn_fail(conn *c, int status, uint8_t rep, const char *why) HIDDEN;
+/* Refuse |c|'s request for |reason|, recorded as a denial. */
+void conn_deny(proxy *p, conn *c, const char *reason) HIDDEN;
+
+/* proxy-denials.c */
+/* Record (host, port) once and tell the log. */
+void denial_note(proxy *p, const char *host, unsigned port, const char *reason) HIDDEN;
+/* "HOST:PORT", an IPv6 address in brackets. */
+void denial_host_port(const char *host, unsigned port, char *out, size_t n) HIDDEN;
+/* May a denial of |host| suggest "--allow-net |hp|"? */
+bool denial_suggestable(const char *host, const char *hp) HIDDEN;
+
+/* proxy-upstream.c: RESOLVE and CONNECT. */
+/* The request is known (c->host, c->port): check it, then resolve or
+ * connect, or answer the client. */
+void upstream_request(proxy *p, conn *c) HIDDEN;
+/* Connect to the next checked address; false when none is left. */
+bool upstream_connect_next(proxy *p, conn *c) HIDDEN;
+/* The resolver answered. */
+void upstream_resolved(proxy *p, conn *c) HIDDEN;
+/* The upstream socket is writable: connected (then tunnel) or failed. */
+void upstream_connected(proxy *p, conn *c) HIDDEN;
+
+/* proxy-http.c */
+/* The client's bytes so far as an HTTP head (CONNECT or a request to
+ * forward): nothing until it is whole, then the request or an error. */
+void http_head(proxy *p, conn *c) HIDDEN;
+/* Answer |status| with a one-line |body|, then close; |denied|: the
+ * X-Cordon-Denied header, or NULL. */
+void http_error(conn *c, int status, const char *denied, const char *body) HIDDEN;
+/* Keep of the bytes just read into |f| only the forwarded request's body. */
+bool http_frame_new(flow *f, size_t had) HIDDEN;
+
+/* proxy-socks.c */
+/* The client's bytes so far as a SOCKS5 greeting, then its request. */
+void socks_head(proxy *p, conn *c) HIDDEN;
+/* A SOCKS5 reply |rep|; |last|: then close. */
+void socks_reply(conn *c, uint8_t rep, bool last) HIDDEN;
+
+/* proxy-tunnel.c: moving bytes. */
+bool flow_fill(int fd, flow *f, size_t cap, bool *moved) HIDDEN;
+bool flow_drain(int fd, flow *f, bool *moved) HIDDEN;
+void flow_close_pipe(proxy *p, flow *f) HIDDEN;
+size_t flow_pending(const flow *f) HIDDEN;
+uint32_t flow_source_events(const flow *f) HIDDEN;
+/* Both sides are up: their pipes, then bytes both ways. */
+void tunnel_start(proxy *p, conn *c) HIDDEN;
+/* Move bytes both ways; false when the tunnel failed. */
+bool tunnel_pump(conn *c, uint32_t ev) HIDDEN;
+
+/* proxy-timeouts.c */
+/* Time out every connection past its deadline. */
+void conn_sweep(proxy *p) HIDDEN;
+/* PROXY_TIMEOUTS_ENV when it is valid, else the defaults. */
+proxy_timeouts proxy_read_timeouts(void) HIDDEN;

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* A request's way upstream: its host checked against the policy, a name
+ * resolved by a short-lived thread on the host (RESOLVE) and every address
+ * it gives checked, then a connection to one of the checked addresses,
+ * never a new lookup (CONNECT), and the client told the tunnel is up.
+ * Called by the protocols' files once a request is known (proxy-http.c,
+ * proxy-socks.c) and by the connections' events (proxy-conn.c). */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/proxy-internal.h"
+
+#define REASON_MAX 256
+
+/* What a resolver thread sends back, in one datagram. */
+typedef struct resolve_result {
+        int err; /* getaddrinfo's */
+        size_t n;
+        net_addr a[ADDRS_MAX];
+} resolve_result;
+
+typedef struct resolve_job {
+        int fd;
+        char host[NET_HOST_MAX + 3];
+} resolve_job;
+
+static void *resolver_main(void *arg)
+{
+        resolve_job *j = arg;
+        resolve_result res = {0};
+        /* no AI_ADDRCONFIG: on a host with only loopback it hides every
+         * IPv4 address; an address without a route fails to connect, and
+         * the next one is tried */
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+        struct addrinfo *ai = NULL;
+        res.err = getaddrinfo(j->host, NULL, &hints, &ai);
+        for (struct addrinfo *a = res.err ? NULL : ai; a && res.n < ADDRS_MAX; a = a->ai_next)
+                if (a->ai_family == AF_INET || a->ai_family == AF_INET6)
+                        net_addr_from_sockaddr(a->ai_addr, &res.a[res.n++]);
+        if (ai)
+                freeaddrinfo(ai);
+        (void)!send(j->fd, &res, sizeof(res), MSG_NOSIGNAL);
+        close(j->fd);
+        free(j);
+        return NULL;
+}
+
+/* getaddrinfo blocks: a thread does it, and its answer arrives on a
+ * socket the loop watches (then the thread is joined). 0 or -errno. */
+static int resolve_start(proxy *p, conn *c)
+{
+        int sv[2];
+        if (resolver_pair(sv) < 0)
+                return -errno;
+        resolve_job *j = malloc(sizeof(*j));
+        if (!j) {
+                close(sv[0]);
+                close(sv[1]);
+                return -ENOMEM;
+        }
+        j->fd = sv[1];
+        snprintf(j->host, sizeof(j->host), "%s", c->host);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
+        int e = pthread_create(&c->resolver, &attr, resolver_main, j);
+        pthread_attr_destroy(&attr);
+        if (e) {
+                free(j);
+                close(sv[0]);
+                close(sv[1]);
+                return -e;
+        }
+        c->resolving = true;
+        c->rw = watch_new(W_RESOLVER, sv[0], c);
+        watch_set(&p->loop, &c->rw, EV_IN);
+        c->st = ST_RESOLVE;
+        c->deadline = now_s() + c->owner->t.setup_s;
+        return 0;
+}
+
+static socklen_t to_sockaddr(const net_addr *a, uint16_t port, struct sockaddr_storage *ss)
+{
+        static const uint8_t MAPPED[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        memset(ss, 0, sizeof(*ss));
+        if (memcmp(a->b, MAPPED, 12) == 0) {
+                struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+                s4->sin_family = AF_INET;
+                s4->sin_port = htons(port);
+                memcpy(&s4->sin_addr, a->b + 12, 4);
+                return sizeof(*s4);
+        }
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(port);
+        memcpy(&s6->sin6_addr, a->b, 16);
+        return sizeof(*s6);
+}
+
+/* Connect to the next checked address; false when none is left. */
+bool upstream_connect_next(proxy *p, conn *c)
+{
+        watch_close(&c->uw);
+        while (c->next_addr < c->n_addrs) {
+                struct sockaddr_storage ss;
+                socklen_t len = to_sockaddr(&c->addrs[c->next_addr++], c->port, &ss);
+                int fd = socket_nonblock(ss.ss_family);
+                if (fd < 0) {
+                        c->last_err = errno;
+                        continue;
+                }
+                if (connect(fd, (struct sockaddr *)&ss, len) == 0 || errno == EINPROGRESS) {
+                        c->uw = watch_new(W_UPSTREAM, fd, c);
+                        watch_set(&p->loop, &c->uw, EV_OUT);
+                        c->st = ST_CONNECT;
+                        c->deadline = now_s() + c->owner->t.setup_s;
+                        return true;
+                }
+                c->last_err = errno;
+                close(fd);
+        }
+        return false;
+}
+
+static void connect_failed(proxy *p, conn *c)
+{
+        (void)p;
+        char why[128];
+        snprintf(why, sizeof(why), "cannot connect: %s", strerror(c->last_err ? c->last_err : ECONNREFUSED));
+        uint8_t rep = c->last_err == ENETUNREACH ? SOCKS_REP_NET_UNREACHABLE
+                      : c->last_err == ETIMEDOUT ? SOCKS_REP_TTL
+                      : c->last_err == EHOSTUNREACH ? SOCKS_REP_HOST_UNREACHABLE
+                                                    : SOCKS_REP_REFUSED;
+        conn_fail(c, 502, rep, why);
+}
+
+static void start_connect(proxy *p, conn *c)
+{
+        if (!upstream_connect_next(p, c))
+                connect_failed(p, c);
+}
+
+/* The answer of the resolver: every address must pass the policy. */
+void upstream_resolved(proxy *p, conn *c)
+{
+        resolve_result res;
+        ssize_t n = recv(c->rw.fd, &res, sizeof(res), 0);
+        watch_close(&c->rw);
+        pthread_join(c->resolver, NULL); /* it answered (or failed to): it is ending */
+        c->resolving = false;
+        if (n != (ssize_t)sizeof(res) || res.err || res.n == 0) {
+                char why[160];
+                snprintf(why, sizeof(why), "cannot resolve the name: %s",
+                         n == (ssize_t)sizeof(res) && res.err ? gai_strerror(res.err) : "no address");
+                conn_fail(c, 502, SOCKS_REP_HOST_UNREACHABLE, why);
+                return;
+        }
+        for (size_t i = 0; i < res.n; i++) {
+                char why[REASON_MAX];
+                const char *r = net_policy_check_addr(&p->policy, &res.a[i], c->port, why, sizeof(why));
+                if (r) {
+                        conn_deny(p, c, r);
+                        return;
+                }
+        }
+        memcpy(c->addrs, res.a, res.n * sizeof(net_addr));
+        c->n_addrs = res.n;
+        c->next_addr = 0;
+        start_connect(p, c);
+}
+
+/* The request is known (host, port): check it, then resolve or connect. */
+void upstream_request(proxy *p, conn *c)
+{
+        char why[REASON_MAX];
+        bool is_ip = false;
+        char name[sizeof(c->host)];
+        snprintf(name, sizeof(name), "%s", c->host);
+        if (!net_host_normalize(name)) { /* named as the client wrote it */
+                conn_deny(p, c, "not a valid host name or IP address");
+                return;
+        }
+        snprintf(c->host, sizeof(c->host), "%s", name);
+        const char *r = net_policy_check_host(&p->policy, c->host, c->port, &is_ip, why, sizeof(why));
+        if (r) {
+                conn_deny(p, c, r);
+                return;
+        }
+        if (is_ip) {
+                net_addr_parse(c->host, &c->addrs[0]);
+                c->n_addrs = 1;
+                c->next_addr = 0;
+                start_connect(p, c);
+                return;
+        }
+        int e = resolve_start(p, c);
+        if (e < 0)
+                conn_fail(c, 502, SOCKS_REP_FAILURE, strerror(-e));
+}
+
+/* The upstream connection is up: answer the client, then tunnel. */
+void upstream_connected(proxy *p, conn *c)
+{
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (getsockopt(c->uw.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                err = errno;
+        if (err) {
+                c->last_err = err;
+                start_connect(p, c);
+                return;
+        }
+        static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        if (c->proto == P_CONNECT)
+                conn_to_client(c, ESTABLISHED, sizeof(ESTABLISHED) - 1);
+        else if (c->proto == P_SOCKS)
+                socks_reply(c, SOCKS_REP_OK, false);
+        tunnel_start(p, c);
+}
