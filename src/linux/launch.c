@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The launcher's half of the linux backends (backend.c starts the process
- * through it): the launch prepared before clone(), the clone, the id maps,
- * the cgroup, "go".
+ * through it): the launch prepared before clone(), in its order
+ * (prepare_launch; its steps: the mount ops in launch-ops.c, stdio and the
+ * terminal in launch-stdio.c, rlimits, Landlock and the supervisor's
+ * filter in launch-confine.c), the clone, the id maps, the cgroup, "go";
+ * the log of it in launch-log.c.
  *
  * Process model. Everything the child needs is prepared here, before
  * clone(); the child only makes system calls on it (child.c), so
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "launch-internal.h"
 #include "launch.h"
 #include "libc-compat.h"
 #include "process.h"
@@ -42,14 +46,12 @@
 #include "gitcheck.h"
 #include "error.h"
 #include "host.h"
-#include "instance.h"
 #include "landlock.h"
 #include "net/proxy.h"
 #include "supervise.h"
 #include "sys.h"
 #include "terminal.h"
 #include "undo.h"
-#include "view.h"
 
 /* ---- building the launch ----------------------------------------------------------- */
 
@@ -122,141 +124,6 @@ void launch_storage_free(launch_storage *s)
                 munmap(s->stacks, STACKS_SIZE);
 }
 
-static uint64_t access_for(const plan_mount *m, const landlock_rights *ll)
-{
-        switch (m->type) {
-        case MOUNT_BIND:
-        case MOUNT_TMPFS: return m->writable ? landlock_fs_write(ll->fs) : landlock_fs_read(ll->fs);
-        case MOUNT_FILE: return ll->fs & LL_FS_READ_FILE;
-        case MOUNT_DEV: return ll->fs;
-        case MOUNT_PROC: return ll->fs & (LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_WRITE_FILE | LL_FS_TRUNCATE);
-        default: return 0;
-        }
-}
-
-static view_group group_for(const plan_mount *m)
-{
-        if (m->type == MOUNT_DEV)
-                return GROUP_DEV;
-        if (m->type == MOUNT_PROC)
-                return GROUP_PROC;
-        if (m->type == MOUNT_TMPFS && m->writable && m->origin == ORIGIN_SYSTEM)
-                return GROUP_TMP;
-        switch (m->origin) {
-        case ORIGIN_SYSTEM:
-        case ORIGIN_GENERATED: return GROUP_SYSTEM;
-        case ORIGIN_INSTANCE: return GROUP_INSTANCE;
-        case ORIGIN_PROTECT: return GROUP_GIT;
-        default: return GROUP_WORKSPACE;
-        }
-}
-
-static op_kind op_for(mount_type t)
-{
-        switch (t) {
-        case MOUNT_TMPFS: return OP_TMPFS;
-        case MOUNT_PROC: return OP_PROC;
-        case MOUNT_DEV: return OP_DEV;
-        case MOUNT_SYMLINK: return OP_SYMLINK;
-        case MOUNT_FILE: return OP_FILE;
-        default: return OP_BIND;
-        }
-}
-
-/* Each op's nearest enclosing op, in one pass: the ops are sorted parents
- * first, so the enclosing ones are on a stack of open prefixes. */
-static int link_parents(mount_op *ops, size_t n)
-{
-        _cleanup_free_ size_t *stack = calloc(n ? n : 1, sizeof(size_t));
-        if (!stack)
-                return -ENOMEM;
-        size_t depth = 0;
-        for (size_t i = 0; i < n; i++) {
-                while (depth > 0 && !(path_startswith(ops[i].target, ops[stack[depth - 1]].target) &&
-                                      !streq(ops[i].target, ops[stack[depth - 1]].target)))
-                        depth--;
-                ops[i].parent = depth > 0 ? (int)stack[depth - 1] : -1;
-                stack[depth++] = i;
-        }
-        return 0;
-}
-
-/* CORDON_DEBUG=rw-binds mounts a read-only bind writable so that tests can
- * see Landlock deny writes on its own. Never a protected path (.git/hooks
- * and the like: what the host runs later stays read-only whatever the knob
- * says), nor a read-only part of cordon's own instance: a debug knob does
- * not weaken those boundaries. */
-static bool debug_rw_bind(const cordon_plan *p, const plan_mount *m)
-{
-        return p->debug_rw_binds && m->type == MOUNT_BIND && m->origin != ORIGIN_PROTECT &&
-               m->origin != ORIGIN_INSTANCE && m->origin != ORIGIN_WORKSPACE;
-}
-
-static mount_op op_of(const cordon_plan *p, const launch_storage *s, const plan_mount *m, const landlock_rights *ll)
-{
-        mount_op op = {
-                .kind = op_for(m->type),
-                .source = m->source,
-                .target = m->target,
-                .writable = m->writable || debug_rw_bind(p, m),
-                .is_dir = m->is_dir,
-                .host_mkdir_ok = m->type == MOUNT_BIND && (m->origin == ORIGIN_INSTANCE || m->origin == ORIGIN_WORKSPACE),
-                .untrusted = m->untrusted,
-                .dev = m->dev,
-                .ino = m->ino,
-                .access = access_for(m, ll),
-                .group = group_for(m),
-                .placeholder = m->missing,
-        };
-        if (m->type == MOUNT_SYMLINK)
-                op.data = m->source;
-        else if (m->type == MOUNT_FILE) {
-                op.data = m->content;
-                op.data_len = strlen(m->content);
-        } else if (m->type == MOUNT_TMPFS)
-                op.data = m->writable ? s->tmp_opts : s->logs_opts;
-        return op;
-}
-
-/* The prepared /etc (view.h), bound by its path (checked against the
- * inode seen here) before the first mount below /etc; |covered| marks the
- * mounts it holds. */
-static void prepare_etc(const cordon_plan *p, launch_storage *s, bool *covered)
-{
-        if (p->debug_etc_binds || !covered)
-                return;
-        s->view_path = view_etc_open(p, covered, &s->view_lock, &s->view_st);
-}
-
-static int build_ops(const cordon_plan *p, launch_storage *s, const landlock_rights *ll)
-{
-        s->ops = calloc(p->n_mounts + 1, sizeof(mount_op));
-        _cleanup_free_ bool *covered = calloc(p->n_mounts + 1, sizeof(bool));
-        if (!s->ops || !covered)
-                return -ENOMEM;
-        prepare_etc(p, s, covered);
-        size_t n = 0;
-        bool etc_pending = s->view_path != NULL;
-        for (size_t i = 0; i < p->n_mounts; i++) {
-                const plan_mount *m = &p->mounts[i];
-                if (etc_pending && path_startswith(m->target, "/etc")) {
-                        /* checked as a source in a writable mount is: the inode seen here */
-                        s->ops[n++] = (mount_op){.kind = OP_BIND, .source = s->view_path, .target = "/etc",
-                                                 .is_dir = true, .untrusted = true, .dev = s->view_st.st_dev,
-                                                 .ino = s->view_st.st_ino, .access = landlock_fs_read(ll->fs),
-                                                 .group = GROUP_SYSTEM};
-                        etc_pending = false;
-                }
-                if (!covered[i])
-                        s->ops[n++] = op_of(p, s, m, ll);
-        }
-        if (link_parents(s->ops, n) < 0)
-                return -ENOMEM;
-        s->l.ops = s->ops;
-        s->l.n_ops = n;
-        return 0;
-}
-
 /* Does the kernel have the new mount API (open_tree 5.2, mount_setattr
  * 5.12)? Both probes fail with EBADF when the call exists. */
 static bool have_new_mount_api(void)
@@ -326,84 +193,6 @@ static void read_arg_env_area(launch *l)
         l->env_end = (uintptr_t)v[3];
 }
 
-/* Whether the host's /dev/ptmx makes terminals (a master answers TIOCGPTN). */
-static bool host_has_ptys(void)
-{
-        unsigned n;
-        int fd = openat(AT_FDCWD, "/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-        bool ok = fd >= 0 && ioctl(fd, TIOCGPTN, &n) == 0;
-        if (fd >= 0)
-                close(fd);
-        return ok;
-}
-
-/* Which of 0..2 get the command's own terminal: those that are a
- * terminal, or (CORDON_PTY_ON) all that are not a pipe or /dev/null when
- * none is. Without stdin on a terminal, CORDON_PTY_AUTO gives none. */
-static void pick_pty_fds(const cordon_plan *p, bool pty[3])
-{
-        bool any = false, usable[3];
-        for (int i = 0; i < 3; i++) {
-                int fd = p->stdio[i] == CORDON_STDIO_INHERIT ? i : p->stdio[i];
-                usable[i] = fd >= 0;
-                pty[i] = usable[i] && isatty(fd);
-                any |= pty[i];
-        }
-        if (p->pty == CORDON_PTY_AUTO && !pty[0])
-                pty[1] = pty[2] = false;
-        else if (p->pty == CORDON_PTY_ON && !any)
-                for (int i = 0; i < 3; i++)
-                        pty[i] = usable[i];
-}
-
-static int setup_pty(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
-{
-        if (p->pty == CORDON_PTY_OFF || (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK))
-                return 0;
-        /* the landlock backend's comes from the host's /dev/ptmx: a host
-         * without a usable one runs with the caller's terminal (put back at
-         * the end: terminal.h) unless a terminal was asked for */
-        if (p->backend == BACKEND_LANDLOCK && p->pty == CORDON_PTY_AUTO && !host_has_ptys())
-                return 0;
-        pick_pty_fds(p, s->l.pty);
-        if (!s->l.pty[0] && !s->l.pty[1] && !s->l.pty[2])
-                return 0;
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->pty_pair) < 0)
-                return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
-        s->l.pty_fd = s->pty_pair[1];
-        for (int i = 0; i < 3; i++) {
-                if (s->l.pty[i] && s->l.pty_size_fd < 0 && isatty(s->l.stdio[i]))
-                        s->l.pty_size_fd = s->l.stdio[i];
-                if (s->l.pty[i])
-                        s->l.stdio[i] = -1;
-        }
-        return 0;
-}
-
-static int setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
-{
-        for (int i = 0; i < 3; i++) {
-                int want = p->stdio[i];
-                if (want >= 0 || want == CORDON_STDIO_INHERIT) {
-                        s->l.stdio[i] = want >= 0 ? want : i;
-                        continue;
-                }
-                if (want == CORDON_STDIO_NULL) {
-                        s->stdio_child[i] = openat(AT_FDCWD, "/dev/null", (i == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
-                        if (s->stdio_child[i] < 0)
-                                return error_set(ret_error, errno, "cannot open /dev/null: %s", strerror(errno));
-                } else {
-                        int fds[2];
-                        if (pipe2(fds, O_CLOEXEC) < 0)
-                                return error_set(ret_error, errno, "cannot create a pipe: %s", strerror(errno));
-                        s->stdio_child[i] = i == 0 ? fds[0] : fds[1];
-                        s->stdio_parent[i] = i == 0 ? fds[1] : fds[0];
-                }
-                s->l.stdio[i] = s->stdio_child[i];
-        }
-        return setup_pty(p, s, ret_error);
-}
-
 /* Where the plan has placeholders (linux backend), the launcher makes
  * them while the init mounts the view, which waits for them on this pipe
  * before it mounts the first. */
@@ -434,134 +223,6 @@ static void set_keep_fds(launch *l)
         qsort(l->keep_fds, (size_t)n, sizeof(int), cmp_int);
         for (size_t i = (size_t)n; i < ARRAY_SIZE(l->keep_fds); i++)
                 l->keep_fds[i] = -1;
-}
-
-/* The command's rlimits. A sandbox cannot raise a hard limit above the
- * launcher's: CAP_SYS_RESOURCE counts only in the initial user namespace,
- * so even a root launcher's sandbox gets EPERM. Say so here, naming the
- * limit, rather than fail in the child. */
-static int set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error **ret_error)
-{
-        static const struct {
-                cordon_limit limit;
-                int resource;
-                const char *name, *flag;
-                rlim_t grace; /* hard = soft + grace */
-                rlim_t extra; /* added to both */
-        } R[] = {
-                /* SIGXCPU at the soft limit, SIGKILL one second later */
-                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1, 0},
-                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0, 0},
-                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0, 0},
-                /* where no pids cgroup could be had (cgroup_prepare): counted
-                 * in the sandbox's user namespace, where the init counts too */
-                {CORDON_LIMIT_PIDS, RLIMIT_NPROC, "process", "--pids", 0, 1},
-        };
-        for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
-                double v = p->limits[R[i].limit];
-                if (v <= 0 || (R[i].resource == RLIMIT_NPROC && !nproc))
-                        continue;
-                v += (double)R[i].extra;
-                struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
-                if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
-                        if (want.rlim_cur > cur.rlim_max)
-                                return error_set(ret_error, EPERM,
-                                                 "the %s limit %.0f (%s) is above this process's hard limit %llu, "
-                                                 "which a sandbox cannot raise (not even as root): raise the hard "
-                                                 "limit first (ulimit -H) or ask for at most that",
-                                                 R[i].name, p->limits[R[i].limit], R[i].flag,
-                                                 (unsigned long long)(cur.rlim_max - R[i].extra));
-                        if (want.rlim_max > cur.rlim_max)
-                                want.rlim_max = cur.rlim_max;
-                }
-                l->rlimits[l->n_rlimits++] = (child_rlimit){R[i].resource, want};
-        }
-        /* No core dumps: they would land in the writable workspace, and on
-         * hosts that pipe core_pattern to a handler, the crash would start a
-         * host program as root on the sandbox's behalf. */
-        if (p->backend != BACKEND_NONE)
-                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_CORE, {0, 0}};
-        return 0;
-}
-
-static int setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_rights *ll, int *ret_abi, launch *l,
-                          cordon_error **ret_error)
-{
-        *ll = (landlock_rights){0};
-        l->landlock_fd = -1;
-        *ret_abi = 0;
-        /* the landlock backend's "proxy" is only as tight as Landlock's TCP rules */
-        bool proxy_needs_net = p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY;
-        if (p->landlock == LANDLOCK_OFF)
-                return proxy_needs_net ? error_set(ret_error, EINVAL,
-                                                   "the network \"proxy\" on the landlock backend needs Landlock to "
-                                                   "keep the command's TCP to the proxy, and it is off by config")
-                                       : 0;
-        int abi = landlock_abi();
-        *ret_abi = abi;
-        if (abi < 1) {
-                if (p->landlock == LANDLOCK_REQUIRED || p->backend == BACKEND_LANDLOCK)
-                        return error_set(ret_error, -abi, "Landlock is required but unavailable: %s", landlock_hint(abi));
-                return 0;
-        }
-        *ll = landlock_rights_for_abi(abi);
-        /* ABI 9 handles connect() to pathname unix sockets: on the landlock
-         * backend (every network: "full" is the internet, not the host's
-         * IPC) a wall of Landlock's own behind the call supervisor; the
-         * linux backend's mount namespace shows only exposed sockets anyway */
-        if (p->backend != BACKEND_LANDLOCK)
-                ll->fs &= ~LL_FS_RESOLVE_UNIX;
-        if (proxy_needs_net && !ll->net)
-                return error_set(ret_error, EOPNOTSUPP,
-                                 "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
-                                 "6.7) to keep the command's TCP to the proxy's port, this kernel has ABI %d: use "
-                                 "the linux backend, or the network \"none\"",
-                                 abi);
-        /* TCP: the landlock backend has no network namespace; on the linux
-         * backend "none" adds it as a second wall. "loopback" keeps local TCP. */
-        bool deny_tcp = p->network == CORDON_NETWORK_NONE || p->network == CORDON_NETWORK_PROXY ||
-                        (p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL);
-        if (!deny_tcp)
-                ll->net = 0;
-        int fd = landlock_ruleset_new(ll);
-        if (fd < 0)
-                return error_set(ret_error, -fd, "cannot create a Landlock ruleset: %s", strerror(-fd));
-        /* "proxy": TCP connect to the proxy's port only (a second wall
-         * behind the namespace, which has nothing else) */
-        int e = p->network == CORDON_NETWORK_PROXY && ll->net ? landlock_allow_port(fd, proxy_port, LL_NET_CONNECT_TCP)
-                                                              : 0;
-        if (e < 0) {
-                close(fd);
-                return error_set(ret_error, -e, "cannot add a Landlock rule for the network proxy's port: %s",
-                                 strerror(-e));
-        }
-        l->landlock_fd = fd;
-        l->access_root = ll->fs & LL_FS_READ_DIR;
-        return 0;
-}
-
-/* The landlock backend: the filter that hands the command's metadata,
- * connect and listen calls to the launcher. */
-static int prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
-{
-        int r = supervise_available();
-        if (r < 0)
-                return error_set(ret_error, -r,
-                                 "the landlock backend needs seccomp user notification and pidfd_getfd (Linux >= "
-                                 "5.9) to keep the command from changing files outside its writable paths: %s",
-                                 strerror(-r));
-        supervise_options *o = &s->supervise_opt;
-        *o = (supervise_options){.full_network = p->network == CORDON_NETWORK_FULL,
-                                 .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0,
-                                 .log_fn = p->log_fn,
-                                 .log_userdata = p->log_userdata};
-        r = supervise_filter(o, &s->l.supervise);
-        if (r < 0)
-                return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->supervise_pair) < 0)
-                return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
-        s->l.supervise_fd = s->supervise_pair[1];
-        return 0;
 }
 
 void launch_storage_init(launch_storage *s)
@@ -641,7 +302,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
         static const int FWD[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(FWD); i++)
                 sigaddset(&l->forward, FWD[i]);
-        int r = set_rlimits(p, nproc, l, ret_error);
+        int r = launch_set_rlimits(p, nproc, l, ret_error);
         if (r < 0)
                 return r;
         if (p->debug_timing) {
@@ -661,7 +322,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
          * check that it did not die first (wait_for_launcher). Without
          * /proc the go pipe still tells it when the process dies. */
         s->launcher_fd = l->launcher_fd = openat(AT_FDCWD, "/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        r = setup_stdio(p, s, ret_error);
+        r = launch_setup_stdio(p, s, ret_error);
         if (r < 0)
                 return r;
         s->stacks = stacks_map();
@@ -674,7 +335,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
                 return 0;
         }
         landlock_rights ll;
-        r = setup_landlock(p, s->proxy_port, &ll, &s->abi, l, ret_error);
+        r = launch_setup_landlock(p, s->proxy_port, &ll, &s->abi, l, ret_error);
         s->ll = ll;
         if (r < 0)
                 return r;
@@ -701,7 +362,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
                 l->have_open_tree_attr = !l->classic_mounts && have_open_tree_attr();
                 if (!l->shared_memory)
                         read_arg_env_area(l); /* to scrub in the init's copy */
-                r = build_ops(p, s, &ll);
+                r = launch_build_ops(p, s, &ll);
         } else {
                 s->roots = calloc(p->n_mounts + 1, sizeof(*s->roots));
                 r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, ret_error)
@@ -711,7 +372,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
                 if (r == 0)
                         r = landlock_allow_terminal(l->landlock_fd, l->stdio, own_pty, &ll, ret_error);
                 if (r == 0)
-                        r = prepare_supervisor(p, s, ret_error);
+                        r = launch_prepare_supervisor(p, s, ret_error);
         }
         if (r < 0)
                 return r == -ENOMEM ? error_set(ret_error, ENOMEM, "out of memory") : r;
@@ -884,115 +545,6 @@ static int clone_error(int err, cordon_error **ret_error)
         _cleanup_free_ char *hint = host_userns_hint(err);
         return error_set(ret_error, err, "cannot create the sandbox's namespaces: %s",
                          hint ? hint : strerror(err));
-}
-
-/* What Landlock and seccomp enforce for this run, for the plan log. */
-static char *security_summary(const cordon_plan *p, const launch_storage *s)
-{
-        buf b = {0};
-        if (s->abi < 1)
-                buf_printf(&b, "landlock: not enforced (%s)\n",
-                           p->landlock == LANDLOCK_OFF ? "off by config" : landlock_hint(s->abi));
-        else {
-                _cleanup_free_ char *fs = landlock_fs_names(s->ll.fs);
-                buf_printf(&b, "landlock: ABI %d, handled rights: %s\n", s->abi, fs ? fs : "?");
-                char to_proxy[64];
-                snprintf(to_proxy, sizeof(to_proxy), "denied but connect to the proxy port %u", s->proxy_port);
-                buf_printf(&b, "landlock: TCP bind/connect %s; abstract unix sockets and signals %s\n",
-                           !s->ll.net                           ? "not restricted (network namespace or full network)"
-                           : p->network == CORDON_NETWORK_PROXY ? to_proxy
-                                                                : "denied",
-                           s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
-        }
-        if (s->view_path)
-                buf_printf(&b, "/etc: the files above are copies in %s, bound in one mount (CORDON_DEBUG=etc-binds: "
-                               "each file bound)\n",
-                           s->view_path);
-        buf_printf(&b, "seccomp: %u BPF instructions, default allow; denied:", (unsigned)s->l.seccomp.len);
-        for (size_t i = 0; SECCOMP_DENIED[i].name; i++)
-                buf_printf(&b, " %s", SECCOMP_DENIED[i].name);
-        if (p->backend == BACKEND_LANDLOCK)
-                for (size_t i = 0; SECCOMP_HOST_IPC[i].name; i++)
-                        buf_printf(&b, " %s", SECCOMP_HOST_IPC[i].name);
-        buf_printf(&b, " clone(namespace flags) personality(!=0) ioctl(TIOCSTI,TIOCLINUX) chmod/open/creat/"
-                       "mknod(setuid/setgid)%s\n",
-                   p->backend != BACKEND_LANDLOCK || p->network == CORDON_NETWORK_FULL ? ""
-                   : p->network == CORDON_NETWORK_PROXY ? " socket(!=AF_UNIX,TCP)"
-                                                        : " socket(!=AF_UNIX)");
-        return buf_steal(&b);
-}
-
-void log_plan(const cordon_plan *p, const launch_storage *s)
-{
-        _cleanup_free_ char *plan = cordon_plan_to_text(p);
-        _cleanup_free_ char *sec = p->backend == BACKEND_NONE ? strdup("") : security_summary(p, s);
-        _cleanup_free_ char *text = plan && sec ? xasprintf("%s%s", plan, sec) : NULL;
-        if (!text)
-                return;
-        log_message(p->log_fn, p->log_userdata, CORDON_LOG_INFO, "%s", text);
-        /* in cordon's own logs/ (checked), never through a link */
-        _cleanup_close_ int logs = p->instance_root ? instance_open_logs(p->instance_root, NULL) : -1;
-        int fd = logs < 0 ? -1
-                          : openat(logs, "cordon.log", O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return;
-        char stamp[64];
-        time_t t = time(NULL);
-        struct tm tm;
-        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", localtime_r(&t, &tm));
-        buf b = {0};
-        buf_printf(&b, "--- %s cordon run --", stamp);
-        for (size_t i = 0; p->argv && p->argv[i]; i++) { /* read later with cat, less */
-                buf_put(&b, " ", 1);
-                buf_put_escaped(&b, p->argv[i], false);
-        }
-        buf_printf(&b, "\n%s", text);
-        _cleanup_free_ char *all = buf_steal(&b);
-        if (all)
-                (void)!write(fd, all, strlen(all));
-        close(fd);
-}
-
-static void report_groups(buf *b, const timing_page *t)
-{
-        static const char *const NAMES[GROUP__MAX] = {"system", "dev", "proc", "workspace", "instance", "git", "tmp"};
-        const char *sep = " (";
-        for (int i = 0; i < GROUP__MAX; i++) {
-                if (t->group[i] <= 0)
-                        continue;
-                buf_printf(b, "%s%s %.3f", sep, NAMES[i], t->group[i] * 1e3);
-                sep = ", ";
-        }
-        if (*sep == ',')
-                buf_put(b, ")", 1);
-}
-
-/* CORDON_DEBUG=timing: where the start-up time went, in one line, each
- * phase as the time since the one before it. */
-void report_timing(const cordon_plan *p, const launch_storage *s, const double *lm, double t_done)
-{
-        static const char *const LNAMES[LMARK__MAX] = {NULL, "instance", "git", "cgroup", "launch"};
-        static const char *const NAMES[MARK__MAX] = {"namespaces", "ids+go", "unshare", "new root", "mounts", "seal",
-                                                      "fork", "caps", "landlock", "seccomp"};
-        buf b = {0};
-        buf_printf(&b, "timing (ms): plan %.3f", p->prepare_s * 1e3);
-        for (int i = 1; i < LMARK__MAX; i++)
-                buf_printf(&b, ", %s %.3f", LNAMES[i], (lm[i] - lm[i - 1]) * 1e3);
-        double prev = lm[LMARK_CLONE];
-        for (int i = 0; s->l.marks && i < MARK_EXEC; i++) {
-                double m = s->l.marks->mark[i];
-                if (m <= 0)
-                        continue;
-                buf_printf(&b, ", %s %.3f", NAMES[i], (m - prev) * 1e3);
-                if (i == MARK_MOUNTS)
-                        report_groups(&b, s->l.marks);
-                prev = m;
-        }
-        buf_printf(&b, ", exec %.3f; total %.3f\n", (t_done - prev) * 1e3,
-                   (t_done - lm[LMARK_START] + p->prepare_s) * 1e3);
-        _cleanup_free_ char *text = buf_steal(&b);
-        if (text)
-                log_message(p->log_fn, p->log_userdata, CORDON_LOG_INFO, "cordon: %s", text);
 }
 
 static int init_main(void *l) { child_linux_main(l); }

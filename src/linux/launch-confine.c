@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* The confinement the launcher prepares before the clone: the command's
+ * rlimits (checked against the launcher's hard limits, no core dumps),
+ * the Landlock ruleset for this kernel's ABI, backend and network, and the
+ * landlock backend's supervisor filter. Called by prepare_launch
+ * (launch.c); the child applies them (child-exec.c). */
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "launch-internal.h"
+
+/* The command's rlimits. A sandbox cannot raise a hard limit above the
+ * launcher's: CAP_SYS_RESOURCE counts only in the initial user namespace,
+ * so even a root launcher's sandbox gets EPERM. Say so here, naming the
+ * limit, rather than fail in the child. */
+int launch_set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error **ret_error)
+{
+        static const struct {
+                cordon_limit limit;
+                int resource;
+                const char *name, *flag;
+                rlim_t grace; /* hard = soft + grace */
+                rlim_t extra; /* added to both */
+        } R[] = {
+                /* SIGXCPU at the soft limit, SIGKILL one second later */
+                {CORDON_LIMIT_CPU_TIME_S, RLIMIT_CPU, "CPU time", "--cpu-time", 1, 0},
+                {CORDON_LIMIT_OPEN_FILES, RLIMIT_NOFILE, "open files", "--nofile", 0, 0},
+                {CORDON_LIMIT_FILE_SIZE_BYTES, RLIMIT_FSIZE, "file size", "--fsize", 0, 0},
+                /* where no pids cgroup could be had (cgroup_prepare): counted
+                 * in the sandbox's user namespace, where the init counts too */
+                {CORDON_LIMIT_PIDS, RLIMIT_NPROC, "process", "--pids", 0, 1},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(R); i++) {
+                double v = p->limits[R[i].limit];
+                if (v <= 0 || (R[i].resource == RLIMIT_NPROC && !nproc))
+                        continue;
+                v += (double)R[i].extra;
+                struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
+                if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
+                        if (want.rlim_cur > cur.rlim_max)
+                                return error_set(ret_error, EPERM,
+                                                 "the %s limit %.0f (%s) is above this process's hard limit %llu, "
+                                                 "which a sandbox cannot raise (not even as root): raise the hard "
+                                                 "limit first (ulimit -H) or ask for at most that",
+                                                 R[i].name, p->limits[R[i].limit], R[i].flag,
+                                                 (unsigned long long)(cur.rlim_max - R[i].extra));
+                        if (want.rlim_max > cur.rlim_max)
+                                want.rlim_max = cur.rlim_max;
+                }
+                l->rlimits[l->n_rlimits++] = (child_rlimit){R[i].resource, want};
+        }
+        /* No core dumps: they would land in the writable workspace, and on
+         * hosts that pipe core_pattern to a handler, the crash would start a
+         * host program as root on the sandbox's behalf. */
+        if (p->backend != BACKEND_NONE)
+                l->rlimits[l->n_rlimits++] = (child_rlimit){RLIMIT_CORE, {0, 0}};
+        return 0;
+}
+
+int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_rights *ll, int *ret_abi, launch *l,
+                          cordon_error **ret_error)
+{
+        *ll = (landlock_rights){0};
+        l->landlock_fd = -1;
+        *ret_abi = 0;
+        /* the landlock backend's "proxy" is only as tight as Landlock's TCP rules */
+        bool proxy_needs_net = p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY;
+        if (p->landlock == LANDLOCK_OFF)
+                return proxy_needs_net ? error_set(ret_error, EINVAL,
+                                                   "the network \"proxy\" on the landlock backend needs Landlock to "
+                                                   "keep the command's TCP to the proxy, and it is off by config")
+                                       : 0;
+        int abi = landlock_abi();
+        *ret_abi = abi;
+        if (abi < 1) {
+                if (p->landlock == LANDLOCK_REQUIRED || p->backend == BACKEND_LANDLOCK)
+                        return error_set(ret_error, -abi, "Landlock is required but unavailable: %s", landlock_hint(abi));
+                return 0;
+        }
+        *ll = landlock_rights_for_abi(abi);
+        /* ABI 9 handles connect() to pathname unix sockets: on the landlock
+         * backend (every network: "full" is the internet, not the host's
+         * IPC) a wall of Landlock's own behind the call supervisor; the
+         * linux backend's mount namespace shows only exposed sockets anyway */
+        if (p->backend != BACKEND_LANDLOCK)
+                ll->fs &= ~LL_FS_RESOLVE_UNIX;
+        if (proxy_needs_net && !ll->net)
+                return error_set(ret_error, EOPNOTSUPP,
+                                 "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
+                                 "6.7) to keep the command's TCP to the proxy's port, this kernel has ABI %d: use "
+                                 "the linux backend, or the network \"none\"",
+                                 abi);
+        /* TCP: the landlock backend has no network namespace; on the linux
+         * backend "none" adds it as a second wall. "loopback" keeps local TCP. */
+        bool deny_tcp = p->network == CORDON_NETWORK_NONE || p->network == CORDON_NETWORK_PROXY ||
+                        (p->backend == BACKEND_LANDLOCK && p->network != CORDON_NETWORK_FULL);
+        if (!deny_tcp)
+                ll->net = 0;
+        int fd = landlock_ruleset_new(ll);
+        if (fd < 0)
+                return error_set(ret_error, -fd, "cannot create a Landlock ruleset: %s", strerror(-fd));
+        /* "proxy": TCP connect to the proxy's port only (a second wall
+         * behind the namespace, which has nothing else) */
+        int e = p->network == CORDON_NETWORK_PROXY && ll->net ? landlock_allow_port(fd, proxy_port, LL_NET_CONNECT_TCP)
+                                                              : 0;
+        if (e < 0) {
+                close(fd);
+                return error_set(ret_error, -e, "cannot add a Landlock rule for the network proxy's port: %s",
+                                 strerror(-e));
+        }
+        l->landlock_fd = fd;
+        l->access_root = ll->fs & LL_FS_READ_DIR;
+        return 0;
+}
+
+/* The landlock backend: the filter that hands the command's metadata,
+ * connect and listen calls to the launcher. */
+int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        int r = supervise_available();
+        if (r < 0)
+                return error_set(ret_error, -r,
+                                 "the landlock backend needs seccomp user notification and pidfd_getfd (Linux >= "
+                                 "5.9) to keep the command from changing files outside its writable paths: %s",
+                                 strerror(-r));
+        supervise_options *o = &s->supervise_opt;
+        *o = (supervise_options){.full_network = p->network == CORDON_NETWORK_FULL,
+                                 .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0,
+                                 .log_fn = p->log_fn,
+                                 .log_userdata = p->log_userdata};
+        r = supervise_filter(o, &s->l.supervise);
+        if (r < 0)
+                return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->supervise_pair) < 0)
+                return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
+        s->l.supervise_fd = s->supervise_pair[1];
+        return 0;
+}
