@@ -53,17 +53,16 @@ static char *layer_key(const layer *L)
         return buf_steal(&b);
 }
 
-static int layer_fail_v(layer *L, int errnum, bool at_key, const char *fmt, va_list ap)
-        __attribute__((format(printf, 4, 0)));
-static int layer_fail_v(layer *L, int errnum, bool at_key, const char *fmt, va_list ap)
+/* The error |m| (NULL: out of memory) at the current value, or with
+ * |at_key| at its key; -EINVAL. */
+static int layer_error(layer *L, bool at_key, const char *m)
 {
         int line = 0, col = 0;
         size_t n = L->depth < MAX_PATH_DEPTH ? L->depth : MAX_PATH_DEPTH;
         if (!json_locate(L->text, (const char *const *)L->path, n, at_key, &line, &col))
                 line = col = 0;
         _cleanup_free_ char *key = layer_key(L);
-        _cleanup_free_ char *m = xvasprintf(fmt, ap);
-        return error_set_at(L->err, errnum, L->file, line, col, key, "%s", m ? m : "out of memory");
+        return error_set_at(L->err, EINVAL, L->file, line, col, key, "%s", m ? m : "out of memory");
 }
 
 /* "FILE:LINE:COL: KEY" of the current value (caller frees), or NULL. */
@@ -95,19 +94,15 @@ static int layer_fail(layer *L, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
-        int r = layer_fail_v(L, EINVAL, false, fmt, ap);
+        _cleanup_free_ char *m = xvasprintf(fmt, ap);
         va_end(ap);
-        return r;
+        return layer_error(L, false, m);
 }
 
-static int layer_fail_key(layer *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int layer_fail_key(layer *L, const char *fmt, ...)
+/* |why| is about the current key itself (unknown, not a valid name). */
+static int layer_fail_key(layer *L, const char *why)
 {
-        va_list ap;
-        va_start(ap, fmt);
-        int r = layer_fail_v(L, EINVAL, true, fmt, ap);
-        va_end(ap);
-        return r;
+        return layer_error(L, true, why);
 }
 
 static const char *json_type_name(const json_t *v)
@@ -219,14 +214,11 @@ static int get_string_list(layer *L, const json_t *v, bool paths, char ***ret)
         return 0;
 }
 
-typedef int (*member_fn)(layer *L, json_t *v);
-typedef struct member {
-        const char *name;
-        member_fn fn;
-} member;
+typedef int (*key_fn)(layer *L, const char *key, json_t *val, const void *ctx);
 
-/* Dispatch each key of object |v| to its handler; unknown keys are errors. */
-static int apply_members(layer *L, json_t *v, const member *table)
+/* Calls |fn| on each key of object |v| and its value, with the key
+ * pushed, until one fails. 0 or the first error. */
+static int each_key(layer *L, json_t *v, key_fn fn, const void *ctx)
 {
         int r = want_type(L, v, JSON_OBJECT, "an object");
         if (r < 0)
@@ -235,15 +227,32 @@ static int apply_members(layer *L, json_t *v, const member *table)
         json_t *val;
         json_object_foreach(v, key, val) {
                 layer_push(L, strdup(key));
-                const member *m = table;
-                while (m->name && !streq(m->name, key))
-                        m++;
-                r = m->name ? m->fn(L, val) : layer_fail_key(L, "unknown key");
+                r = fn(L, key, val, ctx);
                 layer_pop(L);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+typedef int (*member_fn)(layer *L, json_t *v);
+typedef struct member {
+        const char *name;
+        member_fn fn;
+} member;
+
+static int member_put(layer *L, const char *key, json_t *val, const void *table)
+{
+        const member *m = table;
+        while (m->name && !streq(m->name, key))
+                m++;
+        return m->name ? m->fn(L, val) : layer_fail_key(L, "unknown key");
+}
+
+/* Dispatch each key of object |v| to its handler; unknown keys are errors. */
+static int apply_members(layer *L, json_t *v, const member *table)
+{
+        return each_key(L, v, member_put, table);
 }
 
 static int m_enabled(layer *L, json_t *v)
@@ -339,23 +348,23 @@ static int m_auto_expose(layer *L, json_t *v)
         return apply_members(L, v, t);
 }
 
+/* The keys of an expose_paths entry. */
+static int expose_field(layer *L, const char *key, json_t *val, const void *unused)
+{
+        (void)val;
+        (void)unused;
+        if (streq(key, "source") || streq(key, "target") || streq(key, "mode") || streq(key, "optional"))
+                return 0;
+        return layer_fail_key(L, "unknown key (expected \"source\", \"target\", \"mode\" or \"optional\")");
+}
+
 /* One expose_paths entry; fields are checked in a fixed order so the first
  * error is stable. */
 static int expose_entry(layer *L, json_t *e)
 {
-        int r = want_type(L, e, JSON_OBJECT, "an object");
+        int r = each_key(L, e, expose_field, NULL);
         if (r < 0)
                 return r;
-        const char *key;
-        json_t *val;
-        json_object_foreach(e, key, val) {
-                if (streq(key, "source") || streq(key, "target") || streq(key, "mode") || streq(key, "optional"))
-                        continue;
-                layer_push(L, strdup(key));
-                r = layer_fail_key(L, "unknown key (expected \"source\", \"target\", \"mode\" or \"optional\")");
-                layer_pop(L);
-                return r;
-        }
         json_t *src = json_object_get(e, "source"), *tgt = json_object_get(e, "target");
         json_t *mode = json_object_get(e, "mode"), *opt = json_object_get(e, "optional");
         if (!src)
@@ -587,25 +596,16 @@ static int m_pass(layer *L, json_t *v)
         return 0;
 }
 
-static int m_set(layer *L, json_t *v)
+static int set_put(layer *L, const char *key, json_t *val, const void *unused)
 {
-        int r = want_type(L, v, JSON_OBJECT, "an object");
-        if (r < 0)
-                return r;
-        const char *key;
-        json_t *val;
-        json_object_foreach(v, key, val) {
-                layer_push(L, strdup(key));
-                if (!env_name_valid(key))
-                        r = layer_fail_key(L, "not a valid variable name");
-                else if ((r = want_type(L, val, JSON_STRING, "a string")) == 0)
-                        r = env_set_put(L->c, key, json_string_value(val));
-                layer_pop(L);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        (void)unused;
+        if (!env_name_valid(key))
+                return layer_fail_key(L, "not a valid variable name");
+        int r = want_type(L, val, JSON_STRING, "a string");
+        return r < 0 ? r : env_set_put(L->c, key, json_string_value(val));
 }
+
+static int m_set(layer *L, json_t *v) { return each_key(L, v, set_put, NULL); }
 
 static int m_env_policy(layer *L, json_t *v)
 {

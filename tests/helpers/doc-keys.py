@@ -49,7 +49,7 @@ def parser_keys(src):
     tables = {}
     for m in re.finditer(r"static int (\w+)\([^)]*\)\s*\{\s*static const member t\[\] = \{(.*?)\};", src, re.S):
         tables[m.group(1)] = re.findall(r'\{"(\w+)", (\w+)\}', m.group(2))
-    entry = re.search(r"static int expose_entry\(.*?json_object_foreach\(e, key, val\) \{\s*if \((.*?)\)\s*continue;", src, re.S)
+    entry = re.search(r"static int expose_field\(.*?\{.*?if \((.*?)\)\s*return 0;", src, re.S)
     fields = re.findall(r'streq\(key, "(\w+)"\)', entry.group(1))
     out = set()
 
