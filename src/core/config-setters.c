@@ -43,10 +43,15 @@ static int setter_fail(const cordon_config *c, cordon_error **ret, int errnum, c
         return error_set(ret, errnum, "%s: %s", from ? from : key, m ? m : "out of memory");
 }
 
-static int setter_fail_enum(const cordon_config *c, cordon_error **ret, const char *key, const char *value,
-                            const char *const *names)
+/* The index of |value| in |names|, or the setter's error listing |shown|
+ * (the names a caller may choose). */
+static int setter_enum(const cordon_config *c, cordon_error **ret, const char *key, const char *value,
+                       const char *const *names, const char *const *shown)
 {
-        _cleanup_free_ char *list = enum_list(names);
+        int i = name_index(names, value);
+        if (i >= 0)
+                return i;
+        _cleanup_free_ char *list = enum_list(shown);
         return setter_fail(c, ret, EINVAL, key, value, "must be %s", list ? list : "?");
 }
 
@@ -63,9 +68,9 @@ int cordon_config_set_enabled(cordon_config *c, bool enabled)
 
 int cordon_config_set_backend(cordon_config *c, const char *name, cordon_error **ret_error)
 {
-        int i = name_index(BACKENDS, name);
+        int i = setter_enum(c, ret_error, "isolation.backend", name, BACKENDS, USABLE_BACKENDS);
         if (i < 0)
-                return setter_fail_enum(c, ret_error, "isolation.backend", name, USABLE_BACKENDS);
+                return i;
         char *s = strdup(name);
         if (!s)
                 return error_set(ret_error, ENOMEM, "out of memory");
@@ -97,9 +102,9 @@ int cordon_config_set_network(cordon_config *c, cordon_network network)
 
 int cordon_config_set_network_name(cordon_config *c, const char *name, cordon_error **ret_error)
 {
-        int i = name_index(NETWORKS, name);
+        int i = setter_enum(c, ret_error, "isolation.network", name, NETWORKS, NETWORKS);
         if (i < 0)
-                return setter_fail_enum(c, ret_error, "isolation.network", name, NETWORKS);
+                return i;
         return cordon_config_set_network(c, (cordon_network)i) < 0 ? error_set(ret_error, ENOMEM, "out of memory")
                                                                      : 0;
 }
@@ -347,11 +352,10 @@ int cordon_config_set_log_plan(cordon_config *c, bool log_plan)
 
 int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error)
 {
-        int i = name_index(LANDLOCK_MODES, mode);
-        if (i < 0)
-                return setter_fail_enum(c, ret_error, "isolation.landlock", mode, LANDLOCK_MODES);
-        c->landlock = (landlock_mode)i;
-        return 0;
+        int i = setter_enum(c, ret_error, "isolation.landlock", mode, LANDLOCK_MODES, LANDLOCK_MODES);
+        if (i >= 0)
+                c->landlock = (landlock_mode)i;
+        return i < 0 ? i : 0;
 }
 
 int cordon_config_set_inherit(cordon_config *c, cordon_inherit inherit)
@@ -364,9 +368,9 @@ int cordon_config_set_inherit(cordon_config *c, cordon_inherit inherit)
 
 int cordon_config_set_inherit_name(cordon_config *c, const char *name, cordon_error **ret_error)
 {
-        int i = name_index(INHERITS, name);
+        int i = setter_enum(c, ret_error, "shell_environment_policy.inherit", name, INHERITS, INHERITS);
         if (i < 0)
-                return setter_fail_enum(c, ret_error, "shell_environment_policy.inherit", name, INHERITS);
+                return i;
         return cordon_config_set_inherit(c, (cordon_inherit)i);
 }
 
