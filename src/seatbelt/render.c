@@ -243,6 +243,18 @@ static void add_no_move(render *r, const char *canon)
                 r->oom = true;
 }
 
+/* Name |m|'s rule in |name| and define its parameter. Returns the
+ * canonical path of its target (caller frees), NULL when out of memory. */
+static char *rule_param(render *r, const plan_mount *m, char name[48])
+{
+        rule_name(r, m, name);
+        param(r, name, m->target);
+        char *canon = seatbelt_canonical(m->target);
+        if (!canon)
+                r->oom = true;
+        return canon;
+}
+
 /* One rule of the plan, as the mount it stands for would act. */
 static void plan_rule(render *r, const plan_mount *m)
 {
@@ -251,13 +263,9 @@ static void plan_rule(render *r, const plan_mount *m)
         if (m->type != MOUNT_BIND && m->type != MOUNT_TMPFS)
                 return;
         char name[48];
-        rule_name(r, m, name);
-        param(r, name, m->target);
-        _cleanup_free_ char *canon = seatbelt_canonical(m->target);
-        if (!canon) {
-                r->oom = true;
+        _cleanup_free_ char *canon = rule_param(r, m, name);
+        if (!canon)
                 return;
-        }
         const char *filter = m->type == MOUNT_TMPFS || m->is_dir || m->missing ? "subpath" : "literal";
         const char *origin = mount_origin_name(m->origin);
         if (m->type == MOUNT_TMPFS) { /* hidden (the instance's logs/) */
@@ -289,13 +297,9 @@ static void section_protect(render *r)
                 if (m->origin != ORIGIN_PROTECT || m->type != MOUNT_BIND || m->writable)
                         continue;
                 char name[48];
-                rule_name(r, m, name);
-                param(r, name, m->target);
-                _cleanup_free_ char *canon = seatbelt_canonical(m->target);
-                if (!canon) {
-                        r->oom = true;
+                _cleanup_free_ char *canon = rule_param(r, m, name);
+                if (!canon)
                         return;
-                }
                 if (!any)
                         put(r, "\n; protected: never writable, whatever allowed it above (the last match wins)\n");
                 any = true;
