@@ -2,6 +2,7 @@
 #include "args.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +53,9 @@ static const flag_spec FLAGS[] = {
         {{"fsize", required_argument, NULL, OPT_FSIZE}, F_RUN | F_PLAN},
         {{"tmp-size", required_argument, NULL, OPT_TMP_SIZE}, F_RUN | F_PLAN},
         {{"limits-best-effort", no_argument, NULL, OPT_LIMITS_BEST_EFFORT}, F_RUN | F_PLAN},
-        {{"stats", required_argument, NULL, OPT_STATS}, F_RUN},
-        {{"stats-fd", required_argument, NULL, OPT_STATS_FD}, F_RUN},
+        {{"die-with-parent", optional_argument, NULL, OPT_DIE_WITH_PARENT}, F_RUN | F_PLAN},
+        {{"stats", required_argument, NULL, OPT_STATS}, F_RUN | F_PLAN},
+        {{"stats-fd", required_argument, NULL, OPT_STATS_FD}, F_RUN | F_PLAN},
         {{"quiet", no_argument, NULL, OPT_QUIET}, F_RUN},
         {{"verbose", no_argument, NULL, OPT_VERBOSE}, F_RUN},
         {{"pty", no_argument, NULL, OPT_PTY}, F_RUN},
@@ -144,6 +146,17 @@ static int take_option(cli_args *a, int c, const char *arg)
                 }
                 a->stats_fd = (int)v;
                 return 0;
+        }
+        case OPT_DIE_WITH_PARENT: {
+                char *end = NULL;
+                long v = arg ? strtol(arg, &end, 10) : 0;
+                if (arg && (!*arg || *end || v < 1 || v > INT32_MAX)) {
+                        error_flag(a, "--die-with-parent");
+                        return fail(a, "--die-with-parent=%s: not a process id (the caller's own, as --die-with-parent=$$)", arg);
+                }
+                a->parent_pid = (int)v;
+                cli_flag f = {c, flag_name(c), NULL};
+                return push((void **)&a->flags, &a->n_flags, sizeof(f), &f) ? 0 : fail(a, "out of memory");
         }
         case OPT_CONFIG:
                 return push((void **)&a->configs, &a->n_configs, sizeof(char *), &arg) ? 0 : fail(a, "out of memory");
@@ -284,6 +297,8 @@ const char *cli_usage(cli_command command)
                        "  --log-plan                 print the mount plan to stderr and <home>/logs/cordon.log\n"
                        "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
                        "                             through a symlink)\n"
+                       "  --die-with-parent[=PID]    when the process that started cordon (PID: checked at\n"
+                       "                             the start) dies, end the sandbox as on SIGTERM\n"
                        "  --quiet                    no notes, no denials, no message when a limit killed\n"
                        "                             the command (errors and warnings stay)\n"
                        "  --verbose                  notes (PATH entries not visible inside) also when stderr\n"
@@ -298,7 +313,8 @@ const char *cli_usage(cli_command command)
                 return "usage: cordon plan [flags] [--json] [--] CMD [ARGS...]\n"
                        "Print the isolation plan for CMD without running anything.\n\n" CONFIG_FLAGS LIMIT_FLAGS
                        "  -C, --cwd DIR              working directory (default: the current one)\n"
-                       "  --json                     one JSON object (its keys: cordon(1), THE PLAN)\n";
+                       "  --json                     one JSON object (its keys: cordon(1), THE PLAN)\n"
+                       "  --stats FILE, --stats-fd N on a refusal, its JSON record (as cordon run's)\n";
         case CLI_ENV:
                 return "usage: cordon env [flags]\n"
                        "Print the environment a sandboxed command gets, NAME=VALUE sorted by name.\n\n" CONFIG_FLAGS;

@@ -35,6 +35,7 @@ typedef struct cli_args {
         const char *cwd_flag; /* "-C" or "--cwd", as typed */
         const char *stats_file;
         int stats_fd;
+        int parent_pid;    /* --die-with-parent=PID, or 0 */
         int pty;           /* -1: when stdin is a terminal (default), 0: --no-pty, 1: --pty */
         char **argv;       /* the command, NULL-terminated (points into the input argv) */
         char *error;       /* set when parsing failed (caller frees) */
@@ -81,6 +82,7 @@ enum {
         OPT_NO_PTY,
         OPT_VERBOSE,
         OPT_PASS_ENV,
+        OPT_DIE_WITH_PARENT,
 };
 
 /* Parse argv. Returns 0 (args filled) or -1 (args->error says why, and

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#ifndef _WIN32
+#include <sys/time.h>
+#endif
 #ifdef __linux__
 #include <sys/syscall.h>
 #endif
@@ -28,6 +31,11 @@ static bool quiet;              /* --quiet: no denial reports */
 static int stats_file = -1;     /* --stats FILE, once opened */
 /* A forwarded signal that came before the command ran (0: none). */
 static volatile sig_atomic_t pending_signal;
+/* After a SIGTERM, what still runs this long later is killed. */
+static double kill_after_s = 2;
+/* --die-with-parent: the process that started cordon (its pid noted at the
+ * start, or the one --die-with-parent=PID gives). */
+static pid_t started_by;
 
 static void on_log(cordon_log_level level, const char *message, void *userdata)
 {
@@ -121,6 +129,7 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         case OPT_INHERIT: return cordon_config_set_inherit_name(c, v, err);
         case OPT_SET: return flag_set(c, v, err);
         case OPT_PASS_ENV: return cordon_config_env_pass(c, v, err);
+        case OPT_DIE_WITH_PARENT: return cordon_config_set_die_with_parent(c, true);
         case OPT_EXCLUDE: return cordon_config_env_exclude(c, v, err);
         case OPT_INCLUDE_ONLY: return cordon_config_env_include_only(c, v, err);
         case OPT_KEEP_DEFAULT_EXCLUDES: return cordon_config_set_ignore_default_excludes(c, false);
@@ -227,16 +236,102 @@ static int print_and_free(char *s)
         return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
 }
 
+#ifndef _WIN32
+/* A SIGTERM ends the sandbox in bounded time, as a container runtime's
+ * stop does: the command gets it, and kill_after_s later whatever still
+ * runs is killed (SIGALRM: on_kill_timer). cordon_wait then returns, and
+ * the post-run checks run before cordon exits. */
+static void on_kill_timer(int sig)
+{
+        (void)sig;
+        int saved = errno;
+        if (running)
+                cordon_kill(running, SIGKILL);
+        errno = saved;
+}
+
+static void arm_kill_timer(void)
+{
+        double s = kill_after_s > 0.001 ? kill_after_s : 0.001;
+        struct itimerval t = {.it_value = {(time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6)}};
+        setitimer(ITIMER_REAL, &t, NULL);
+}
+#else
+static void arm_kill_timer(void) {}
+#endif
+
+/* Async-signal-safe: |sig| to the running command, or kept for it. */
+static void forward(int sig)
+{
+        if (running) {
+                cordon_signal_command(running, sig);
+                if (sig == SIGTERM)
+                        arm_kill_timer();
+        } else if (sig != SIGWINCH)
+                pending_signal = sig;
+}
+
 static void forward_signal(int sig)
 {
         int saved = errno;
         if (sig == SIGWINCH && relay_resize())
                 ; /* the kernel tells the command's terminal's foreground */
-        else if (running)
-                cordon_signal_command(running, sig);
-        else if (sig != SIGWINCH)
-                pending_signal = sig;
+        else
+                forward(sig);
         errno = saved;
+}
+
+#ifdef __linux__
+/* The parent death signal (cordon_parent_watch): not one cordon forwards. */
+#define PARENT_SIGNAL (SIGRTMAX)
+
+/* The parent died (not only one of its threads): the sandbox ends as on
+ * SIGTERM. Nobody reads cordon's output any more: a write to a closed
+ * pipe must not kill cordon before its checks (the sandbox's processes
+ * were started with their own dispositions). */
+static void on_parent_signal(int sig)
+{
+        (void)sig;
+        int saved = errno;
+        if (cordon_parent_gone(started_by)) {
+                struct sigaction ign = {.sa_handler = SIG_IGN};
+                sigemptyset(&ign.sa_mask);
+                sigaction(SIGPIPE, &ign, NULL);
+                forward(SIGTERM);
+        }
+        errno = saved;
+}
+#endif
+
+/* --die-with-parent: watch the process that started cordon from here on.
+ * Returns 0, or the refusal's status when it is gone already or cannot be
+ * watched. */
+static int watch_parent(const cli_args *a)
+{
+#ifdef __linux__
+        if (a->parent_pid > 0)
+                started_by = a->parent_pid;
+        struct sigaction sa = {.sa_handler = on_parent_signal, .sa_flags = SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(PARENT_SIGNAL, &sa, NULL);
+        int r = cordon_parent_watch(started_by, PARENT_SIGNAL);
+        char m[160];
+        if (r == -ESRCH)
+                snprintf(m, sizeof(m), "--die-with-parent: the process that started cordon (pid %d) is gone: nothing runs",
+                         (int)started_by);
+        else if (r < 0)
+                snprintf(m, sizeof(m), "--die-with-parent: %s", strerror(-r));
+        if (r == -ESRCH) {
+                struct sigaction ign = {.sa_handler = SIG_IGN};
+                sigemptyset(&ign.sa_mask);
+                sigaction(SIGPIPE, &ign, NULL);
+        }
+        return r < 0 ? refuse(a, cordon_error_new(m), "--die-with-parent") : 0;
+#else
+        (void)a;
+        return refuse(a, cordon_error_new("--die-with-parent: this system has no parent death signal"),
+                      "--die-with-parent");
+#endif
 }
 
 /* From the start of `cordon run`: a signal that would otherwise kill the
@@ -252,6 +347,10 @@ static void install_forwarding(void)
         sigemptyset(&sa.sa_mask);
         for (size_t i = 0; i < sizeof(SIGS) / sizeof(SIGS[0]); i++)
                 sigaction(SIGS[i], &sa, NULL);
+#ifndef _WIN32
+        sa.sa_handler = on_kill_timer;
+        sigaction(SIGALRM, &sa, NULL);
+#endif
 }
 
 /* --stats FILE, opened before the command starts. The file may lie where
@@ -402,6 +501,12 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         install_forwarding();
         if (prepare(a, c, true, &plan, &err) < 0)
                 return refuse(a, err, NULL);
+        kill_after_s = cordon_plan_limit(plan, CORDON_LIMIT_KILL_AFTER_S);
+        int st = cordon_plan_die_with_parent(plan) ? watch_parent(a) : 0;
+        if (st) {
+                cordon_plan_free(plan);
+                return st;
+        }
         bool noted = !a->quiet && (a->verbose || isatty(2));
         if (noted)
                 print_notes(plan, -1);
@@ -424,7 +529,7 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         }
         running = p; /* from here on the handler forwards */
         if (pending_signal)
-                cordon_signal_command(p, pending_signal);
+                forward(pending_signal);
         if (cordon_process_pty(p) >= 0 && (r = relay_start(cordon_process_pty(p))) < 0)
                 fprintf(stderr, "cordon: cannot relay the command's terminal: %s\n", strerror(-r));
         cordon_result res;
@@ -455,7 +560,7 @@ static int cmd_plan(const cli_args *a, cordon_config *c)
         cordon_error *err = NULL;
         cordon_plan *plan = NULL;
         if (prepare(a, c, true, &plan, &err) < 0)
-                return err ? fail_with(err) : EXIT_CORDON;
+                return refuse(a, err, NULL);
         int r = print_and_free(a->json ? cordon_plan_to_json(plan) : cordon_plan_to_text(plan));
         cordon_plan_free(plan);
         return r;
@@ -498,6 +603,9 @@ static int cmd_profiles(const cordon_config *c)
 
 int main(int argc, char **argv)
 {
+#ifndef _WIN32
+        started_by = getppid(); /* first: the parent --die-with-parent watches */
+#endif
         cli_args a;
         if (cli_parse(argc, argv, &a) < 0) {
                 cordon_error *e = cordon_error_new(a.error ? a.error : "invalid arguments");
@@ -528,7 +636,7 @@ int main(int argc, char **argv)
         int r;
         switch (a.command) {
         case CLI_RUN: r = close_stats(&a, cmd_run(&a, c)); break;
-        case CLI_PLAN: r = cmd_plan(&a, c); break;
+        case CLI_PLAN: r = close_stats(&a, cmd_plan(&a, c)); break;
         case CLI_ENV: r = cmd_env(&a, c); break;
         case CLI_CHECK: r = cmd_check(&a, c); break;
         case CLI_PROFILES: r = cmd_profiles(c); break;

@@ -51,6 +51,7 @@ complete -c cordon -n "$runlike" -s C -l cwd -x -a '(__fish_complete_directories
 complete -c cordon -n "$runlike" -l log-plan -d 'print the mount plan'
 complete -c cordon -n "$runlike" -l stats -r -F -d 'JSON usage report to FILE'
 complete -c cordon -n "$runlike" -l stats-fd -x -d 'JSON usage report to fd N'
+complete -c cordon -n "$runlike" -l die-with-parent -d 'end the sandbox when the caller dies'
 complete -c cordon -n "$runlike" -l quiet -d 'no notes, no denials'
 complete -c cordon -n "$runlike" -l verbose -d 'notes also off a terminal'
 complete -c cordon -n "$runlike" -l pty -d 'a terminal of its own'

@@ -240,6 +240,15 @@ CORDON_API int cordon_config_set_limit_text(cordon_config *c, cordon_limit which
                                             cordon_error **ret_error);
 CORDON_API int cordon_config_set_limits_best_effort(cordon_config *c, bool best_effort);
 CORDON_API int cordon_config_set_log_plan(cordon_config *c, bool log_plan);
+/* The launcher dies with its parent (isolation.die_with_parent, default
+ * false; the CLI's --die-with-parent): when the process that started the
+ * launcher dies, the launcher ends the sandbox as on SIGTERM and runs its
+ * post-run checks. The library records the choice in the plan
+ * (cordon_plan_die_with_parent); the launcher process acts on it with
+ * cordon_parent_watch and cordon_parent_gone (below), as the CLI does. A
+ * sandbox always dies with the thread that started it, whatever this says
+ * (see cordon_start). */
+CORDON_API int cordon_config_set_die_with_parent(cordon_config *c, bool die);
 /* Landlock requirement: "required", "best_effort" (default) or "off". */
 CORDON_API int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error);
 
@@ -359,6 +368,8 @@ CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);
 /* The backend the plan runs on ("linux", "landlock", or "none" when
  * isolation is disabled). Owned by the plan. */
 CORDON_API const char *cordon_plan_backend(const cordon_plan *plan);
+/* Whether the plan's config asked for isolation.die_with_parent. */
+CORDON_API bool cordon_plan_die_with_parent(const cordon_plan *plan);
 /* The value of limit |which| in the plan (0: none; a NaN for an unknown
  * |which|), e.g. to name the limit that ended a command. */
 CORDON_API double cordon_plan_limit(const cordon_plan *plan, cordon_limit which);
@@ -468,6 +479,37 @@ CORDON_API char *cordon_process_stats_json(const cordon_process *p, const cordon
  * command's own. |e| may be NULL ("unknown error", 125). The caller frees
  * the string with free(); NULL on ENOMEM. */
 CORDON_API char *cordon_error_stats_json(const cordon_error *e, const char *flag);
+
+/* ---- the launcher's parent ---------------------------------------------------- */
+
+/* For a launcher process that runs sandboxes for the process that started
+ * it (the CLI for an agent; a C helper that an agent spawns), so that the
+ * agent's death, even a SIGKILL, ends the sandbox with its post-run checks
+ * done, instead of leaving it running:
+ *
+ *   pid_t parent = getppid();   at the very start of main (or the pid the
+ *                               parent passed down: that closes the window
+ *                               before main too)
+ *   ... install a handler for SIG; plan ...
+ *   if (cordon_plan_die_with_parent(plan) && cordon_parent_watch(parent, SIG) == -ESRCH)
+ *           the parent is already gone: start nothing
+ *   in SIG's handler: if (cordon_parent_gone(parent)) end the sandbox as
+ *           on SIGTERM: cordon_signal_command(p, SIGTERM), then, if it
+ *           still runs kill_after_s later, cordon_kill(p, SIGKILL); the
+ *           main thread's cordon_wait then returns and runs the checks.
+ *
+ * cordon_parent_watch arms |sig| as the calling process's parent death
+ * signal (PR_SET_PDEATHSIG), then checks that the parent is still
+ * |parent|: 0, -ESRCH when it is already gone (the process was handed to
+ * another parent, a death before the signal was armed), -EINVAL for a bad
+ * |sig|, -ENOTSUP where the system has no parent death signal (only
+ * Linux has). The kernel sends |sig| also when the thread of the parent
+ * that started this process exits while the parent lives on:
+ * cordon_parent_gone tells the two apart (async-signal-safe; true when the
+ * parent is no longer |parent|, or when |parent| is 0: a parent outside
+ * the caller's pid namespace, whose death cannot be told otherwise). */
+CORDON_API int cordon_parent_watch(pid_t parent, int sig);
+CORDON_API bool cordon_parent_gone(pid_t parent);
 
 /* ---- the host --------------------------------------------------------------- */
 

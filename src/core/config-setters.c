@@ -350,6 +350,12 @@ int cordon_config_set_log_plan(cordon_config *c, bool log_plan)
         return 0;
 }
 
+int cordon_config_set_die_with_parent(cordon_config *c, bool die)
+{
+        c->die_with_parent = die;
+        return 0;
+}
+
 int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error)
 {
         int i = setter_enum(c, ret_error, "isolation.landlock", mode, LANDLOCK_MODES, LANDLOCK_MODES);

@@ -47,6 +47,7 @@ struct cordon_config {
         double limits[CORDON_LIMIT__MAX];
         bool limits_best_effort;
         bool log_plan;
+        bool die_with_parent; /* the launcher ends the sandbox when its parent dies */
         landlock_mode landlock;
 
         /* shell_environment_policy */

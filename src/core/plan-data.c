@@ -76,6 +76,7 @@ void path_note_free(struct path_note *n)
 
 const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
 const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
+bool cordon_plan_die_with_parent(const cordon_plan *p) { return p && p->die_with_parent; }
 /* The notes are finished here, once: the plan is the caller's, not const
  * (one object is used from one thread at a time). */
 const char *const *cordon_plan_hints(const cordon_plan *p)

@@ -761,6 +761,7 @@ static int plan_init(builder *b)
         memcpy(p->limits, c->limits, sizeof(p->limits));
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;
+        p->die_with_parent = c->die_with_parent;
         p->landlock = c->landlock;
         p->log_fn = c->log_fn;
         p->log_userdata = c->log_userdata;

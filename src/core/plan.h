@@ -122,6 +122,7 @@ struct cordon_plan {
         pids_by pids_by;           /* for limits[CORDON_LIMIT_PIDS] */
         bool limits_best_effort;
         bool log_plan;
+        bool die_with_parent;
         landlock_mode landlock;
         int stdio[3];
         cordon_pty pty;

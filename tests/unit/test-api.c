@@ -610,6 +610,43 @@ static void test_env_policy_on_base_env(void)
         cordon_config_free(c);
 }
 
+/* isolation.die_with_parent: the key, the setter and the plan's accessor;
+ * the parent watch of a launcher process. */
+static void test_die_with_parent(void)
+{
+        const char *argv[] = {"true", NULL};
+        cordon_config *c = new_config();
+        cordon_plan *plan = plan_for(c, argv, NULL);
+        CHECK(plan && !cordon_plan_die_with_parent(plan)); /* off by default */
+        cordon_plan_free(plan);
+        cordon_error *err = NULL;
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"die_with_parent\": true}}", "on.json", &err), 0);
+        plan = plan_for(c, argv, NULL);
+        CHECK(plan && cordon_plan_die_with_parent(plan));
+        cordon_plan_free(plan);
+        CHECK_INTEQ(cordon_config_set_die_with_parent(c, false), 0);
+        plan = plan_for(c, argv, NULL);
+        CHECK(plan && !cordon_plan_die_with_parent(plan));
+        cordon_plan_free(plan);
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"die_with_parent\": \"yes\"}}", "bad.json", &err),
+                    -EINVAL);
+        CHECK_STREQ(cordon_error_key(err), "isolation.die_with_parent");
+        CHECK_STREQ(cordon_error_message(err), "bad.json:1:35: isolation.die_with_parent: must be a boolean, got string");
+        err = cordon_error_free(err);
+        cordon_config_free(c);
+        CHECK(!cordon_plan_die_with_parent(NULL));
+
+        /* the watch: our parent is alive; another pid is a parent gone */
+        CHECK_INTEQ(cordon_parent_watch(getppid(), SIGUSR2), 0);
+        CHECK(!cordon_parent_gone(getppid()));
+        CHECK(cordon_parent_gone(getppid() + 1));
+        CHECK(cordon_parent_gone(0));
+        CHECK_INTEQ(cordon_parent_watch(getppid() + 1, SIGUSR2), -ESRCH);
+        CHECK_INTEQ(cordon_parent_watch(getppid(), SIGKILL), -EINVAL);
+        CHECK_INTEQ(cordon_parent_watch(getppid(), 0), -EINVAL);
+        prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0); /* as it was */
+}
+
 static void test_plan_json(void)
 {
         cordon_config *c = new_config();
@@ -1174,6 +1211,7 @@ int main(void)
         RUN(test_prepare_bad_cwd);
         RUN(test_env_only_plan);
         RUN(test_env_policy_on_base_env);
+        RUN(test_die_with_parent);
         RUN(test_plan_json);
         RUN(test_disabled_isolation_warns_through_the_log);
         RUN(test_library_never_prints);

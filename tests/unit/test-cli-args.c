@@ -132,6 +132,7 @@ static void test_every_config_flag(void)
                 {"--fsize", "1G", OPT_FSIZE, true, true, false, false},
                 {"--tmp-size", "64M", OPT_TMP_SIZE, true, true, false, false},
                 {"--limits-best-effort", NULL, OPT_LIMITS_BEST_EFFORT, true, true, false, false},
+                {"--die-with-parent", NULL, OPT_DIE_WITH_PARENT, true, true, false, false},
         };
         static const char *const SUBS[] = {"run", "plan", "env", "check"};
         for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
@@ -226,6 +227,19 @@ static void test_cli_own_flags(void)
         CHECK_INTEQ(parse(&a, ARGS("env", "--config", "c.json")), 0);
         CHECK_INTEQ(a.n_configs, 1);
         cli_args_free(&a);
+
+        /* --die-with-parent[=PID]: the setter's flag, and the parent the CLI watches */
+        CHECK_INTEQ(parse(&a, ARGS("run", "--die-with-parent=4242", "--", "true")), 0);
+        CHECK_INTEQ(a.parent_pid, 4242);
+        CHECK(a.n_flags == 1 && a.flags[0].opt == OPT_DIE_WITH_PARENT && a.flags[0].value == NULL);
+        cli_args_free(&a);
+        CHECK_INTEQ(parse(&a, ARGS("run", "--die-with-parent", "--", "true")), 0);
+        CHECK_INTEQ(a.parent_pid, 0);
+        cli_args_free(&a);
+        /* the plan's refusal record, as run's */
+        CHECK_INTEQ(parse(&a, ARGS("plan", "--stats-fd", "4", "--", "true")), 0);
+        CHECK_INTEQ(a.stats_fd, 4);
+        cli_args_free(&a);
 }
 
 /* Repeatable flags are kept, in command-line order, interleaved. */
@@ -315,6 +329,13 @@ static void test_errors(void)
                 {ARGS("run", "--stats-fd", "x", "--", "ls"), "--stats-fd: not a file descriptor: \"x\""},
                 {ARGS("run", "--stats-fd", "-1", "--", "ls"), "--stats-fd: not a file descriptor: \"-1\""},
                 {ARGS("run", "--stats-fd", "", "--", "ls"), "--stats-fd: not a file descriptor: \"\""},
+                {ARGS("run", "--die-with-parent=x", "--", "ls"),
+                 "--die-with-parent=x: not a process id (the caller's own, as --die-with-parent=$$)"},
+                {ARGS("run", "--die-with-parent=0", "--", "ls"),
+                 "--die-with-parent=0: not a process id (the caller's own, as --die-with-parent=$$)"},
+                {ARGS("run", "--die-with-parent=", "--", "ls"),
+                 "--die-with-parent=: not a process id (the caller's own, as --die-with-parent=$$)"},
+                {ARGS("env", "--die-with-parent"), "env: unknown option \"--die-with-parent\" (see cordon env --help)"},
         };
         for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
                 cli_args a;
