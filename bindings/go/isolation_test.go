@@ -1,8 +1,8 @@
-// The tests drive the real cordon ($CORDON_BIN) and the probe
-// ($CORDON_TEST_PROBE, tests/helpers/probe.c); the MCP call site runs the
-// real @modelcontextprotocol/server-filesystem ($CORDON_TEST_MCP_SERVER,
-// exposing $CORDON_TEST_MCP_MODULES). tests/integration/bindings.sh sets
-// them, as root and as an unprivileged user.
+// The tests drive the real cordon ($CORDON_BIN, else `cordon` on PATH);
+// the MCP call site runs the real @modelcontextprotocol/server-filesystem
+// ($CORDON_TEST_MCP_SERVER, exposing $CORDON_TEST_MCP_MODULES; skipped
+// without them, a failure under CI=true). tests/integration/bindings.sh
+// runs them with a cordon on PATH, as root and as an unprivileged user.
 //
 // What a caller of this package relies on, each with a negative control
 // (the same command with Enabled: false) where the property is isolation's:
@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,11 +42,35 @@ func init() { rand.Seed(time.Now().UnixNano()) }
 
 func env(t *testing.T, name string) string {
 	v := os.Getenv(name)
-	if v == "" {
+	if v == "" && os.Getenv("CI") == "true" {
 		t.Fatalf("set %s (tests/integration/bindings.sh does)", name)
+	}
+	if v == "" {
+		t.Skipf("set %s (tests/integration/bindings.sh does)", name)
 	}
 	return v
 }
+
+// the cordon the package finds
+func cordonBinary(t *testing.T) string {
+	name := os.Getenv("CORDON_BIN")
+	if name == "" {
+		name = "cordon"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("no cordon ($CORDON_BIN or PATH): %v", err)
+	}
+	return p
+}
+
+// A shell probe: does PATH exist here ("present" or "absent")?
+func exists(path string) []string {
+	return []string{"/bin/sh", "-c", `if [ -e "$0" ]; then echo present; else echo absent; fi`, path}
+}
+
+// the descriptors 3 and 4 the shell sees (none in the sandbox)
+var fdsProbe = []string{"/bin/sh", "-c", `for n in 3 4; do [ -e /dev/fd/$n ] && echo $n; done; true`}
 
 type layout struct{ dir, home, ws, data string }
 
@@ -90,22 +115,21 @@ func (l layout) run(name string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func TestProbeSeesOnlyWhatIsExposed(t *testing.T) {
+func TestSeesOnlyWhatIsExposed(t *testing.T) {
 	l := newLayout(t)
-	probe := env(t, "CORDON_TEST_PROBE")
 	exposed := filepath.Join(l.data, "exposed.txt")
+	shadow := exists("/etc/shadow")
 
-	configure(t, l.config(false))
-	out, err := l.run(probe, "read", "/etc/shadow")
-	if os.Getuid() == 0 && (err != nil || out == "ENOENT\n") {
-		t.Fatalf("control: unsandboxed root reads /etc/shadow: %q %v", out, err)
+	configure(t, isolation.Config{Enabled: false})
+	if out, err := l.run(shadow[0], shadow[1:]...); err != nil || out != "present\n" {
+		t.Fatalf("control: unsandboxed, /etc/shadow is there: %q %v", out, err)
 	}
 	configure(t, l.config(true))
-	if out, err := l.run(probe, "read", exposed); err != nil || out != "exposed content\n" {
+	if out, err := l.run("/bin/cat", exposed); err != nil || out != "exposed content\n" {
 		t.Errorf("the exposed file: %q %v", out, err)
 	}
-	if out, _ := l.run(probe, "read", "/etc/shadow"); out != "ENOENT\n" {
-		t.Errorf("/etc/shadow inside: %q, want ENOENT", out)
+	if out, _ := l.run(shadow[0], shadow[1:]...); out != "absent\n" {
+		t.Errorf("/etc/shadow inside: %q, want absent", out)
 	}
 }
 
@@ -113,14 +137,13 @@ func TestProbeSeesOnlyWhatIsExposed(t *testing.T) {
 // read the one or forge the other.
 func TestConfigAndReportDescriptorsStayOutside(t *testing.T) {
 	l := newLayout(t)
-	probe := env(t, "CORDON_TEST_PROBE")
-	control := exec.Command(probe, "fds")
+	control := exec.Command(fdsProbe[0], fdsProbe[1:]...)
 	control.ExtraFiles = []*os.File{os.Stdin, os.Stdin}
-	if out, err := control.Output(); err != nil || !strings.HasPrefix(string(out), "3\n4\n") {
+	if out, err := control.Output(); err != nil || string(out) != "3\n4\n" {
 		t.Fatalf("control: inherited descriptors are seen: %q %v", out, err)
 	}
 	configure(t, l.config(true))
-	if out, err := l.run(probe, "fds"); err != nil || out != "" {
+	if out, err := l.run(fdsProbe[0], fdsProbe[1:]...); err != nil || out != "" {
 		t.Errorf("descriptors inside: %q %v", out, err)
 	}
 }
@@ -137,17 +160,17 @@ func TestCallerSecretsStayOutAndHomeIsTheInstance(t *testing.T) {
 		}
 		return out.String()
 	}
-	withKey := append(os.Environ(), "OPENAI_API_KEY=sk-from-the-caller")
-	configure(t, l.config(false))
-	if got := show(withKey); !strings.Contains(got, "key=sk-from-the-caller") {
-		t.Fatalf("control: unsandboxed, cmd.Env's key is seen: %q", got)
+	t.Setenv("OPENAI_API_KEY", "sk-from-the-process")
+	withFoo := append(os.Environ(), "FOO=1")
+	configure(t, isolation.Config{Enabled: false})
+	if got := show(withFoo); !strings.Contains(got, "key=sk-from-the-process") {
+		t.Fatalf("control: unsandboxed, the process's key is seen: %q", got)
 	}
 	configure(t, l.config(true))
 	home := filepath.Join(l.home, "runtime-user-env", "home")
-	if got, want := show(withKey), "key=unset home="+home+"\n"; got != want {
-		t.Errorf("cmd.Env with the key: %q, want %q", got, want)
+	if got, want := show(withFoo), "key=unset home="+home+"\n"; got != want {
+		t.Errorf("cmd.Env from os.Environ, with the key: %q, want %q", got, want)
 	}
-	t.Setenv("OPENAI_API_KEY", "sk-from-the-process")
 	if got := show(nil); !strings.HasPrefix(got, "key=unset ") {
 		t.Errorf("os.Environ with the key: %q", got)
 	}
@@ -233,6 +256,7 @@ func TestRefusalIsACordonError(t *testing.T) {
 
 func TestMissingBinaryIsAnError(t *testing.T) {
 	l := newLayout(t)
+	real := cordonBinary(t)
 	marker := filepath.Join(l.ws, "ran")
 	t.Setenv("CORDON_BIN", filepath.Join(l.dir, "no-such-cordon"))
 	if err := isolation.Configure(l.config(true)); !errors.Is(err, isolation.ErrNotFound) {
@@ -253,7 +277,7 @@ func TestMissingBinaryIsAnError(t *testing.T) {
 
 	// the binary vanishes after Configure
 	bin := filepath.Join(l.dir, "cordon")
-	b, err := os.ReadFile(os.Getenv("CORDON_TEST_BIN"))
+	b, err := os.ReadFile(real)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +338,7 @@ func TestCancellationKillsTheTree(t *testing.T) {
 		return cancel, cmd, marker
 	}
 
-	configure(t, l.config(false))
+	configure(t, isolation.Config{})
 	cancel, cmd, marker := tree()
 	cancel()
 	cmd.Wait()
@@ -349,7 +373,7 @@ func TestCancellationKillsTheTree(t *testing.T) {
 
 func TestDisabledIsPlainExec(t *testing.T) {
 	l := newLayout(t)
-	configure(t, isolation.Config{Enabled: false})
+	configure(t, isolation.Config{})
 	cmd := exec.Command("/bin/sh", "-c", "echo $OPENAI_API_KEY")
 	cmd.Env = []string{"OPENAI_API_KEY=visible"}
 	cmd.Dir = l.ws
@@ -535,5 +559,297 @@ func TestCallSiteMCPStdioServer(t *testing.T) {
 	io.Copy(io.Discard, stdout)
 	if err := isolation.Refusal(cmd, cmd.Wait()); err != nil {
 		t.Errorf("the server's end: %v (stderr %q)", err, stderr.String())
+	}
+}
+
+// ---- failing closed ---------------------------------------------------------
+
+// Sandbox fields without Enabled are refused, by Configure and by
+// PrepareCommandWith; Enabled: false alone (or a picoclaw config without
+// "enabled") is plain os/exec.
+func TestSandboxFieldsWithoutEnabledAreRefused(t *testing.T) {
+	l := newLayout(t)
+	marker := filepath.Join(l.ws, "ran")
+	for _, cfg := range []isolation.Config{
+		{Workspace: l.ws}, {ExposePaths: []isolation.ExposePath{{Source: l.data}}}, {Network: "none"},
+		{Limits: &isolation.Limits{WallTimeS: 1}}, {Env: &isolation.EnvPolicy{}}, {Home: l.home},
+	} {
+		err := isolation.Configure(cfg)
+		if !errors.Is(err, isolation.ErrSandboxNotEnabled) || !strings.Contains(err.Error(), "Enabled: true") {
+			t.Errorf("Configure(%+v): %v, want ErrSandboxNotEnabled", cfg, err)
+		}
+		if _, err := l.run("/bin/sh", "-c", "touch "+marker); !errors.Is(err, isolation.ErrNotConfigured) {
+			t.Errorf("after the refused %+v: %v", cfg, err)
+		}
+		cmd := exec.Command("/bin/sh", "-c", "touch "+marker)
+		if err := isolation.PrepareCommandWith(cmd, cfg); !errors.Is(err, isolation.ErrSandboxNotEnabled) {
+			t.Errorf("PrepareCommandWith(%+v): %v", cfg, err)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a command ran")
+	}
+	for _, in := range []string{`{"isolation": {"expose_paths": [{"source": "/usr"}]}}`,
+		`{"isolation": {"enabled": false, "workspace": "/tmp"}}`} {
+		var c struct {
+			Isolation isolation.Config `json:"isolation"`
+		}
+		json.Unmarshal([]byte(in), &c)
+		if err := isolation.Configure(c.Isolation); !errors.Is(err, isolation.ErrSandboxNotEnabled) {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+	// the control: nothing but enabled: false (or no "enabled"), plain os/exec
+	for _, in := range []string{`{"isolation": {"enabled": false}}`, `{"isolation": {}}`} {
+		var c struct {
+			Isolation isolation.Config `json:"isolation"`
+		}
+		json.Unmarshal([]byte(in), &c)
+		configure(t, c.Isolation)
+		out, err := l.run("/bin/sh", "-c", `echo "$OPENAI_API_KEY"`)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+		_ = out
+		if out, _ := l.run(exists("/etc/shadow")[0], exists("/etc/shadow")[1:]...); out != "present\n" {
+			t.Errorf("%s: plain os/exec sees the host: %q", in, out)
+		}
+	}
+}
+
+// ---- errors in the caller's terms ----------------------------------------------
+
+func TestRefusalNamesTheConfigField(t *testing.T) {
+	l := newLayout(t)
+	missing := filepath.Join(l.dir, "missing")
+	bad := l.config(true)
+	bad.ExposePaths = []isolation.ExposePath{{Source: missing}}
+	err := isolation.Configure(bad)
+	var ce *isolation.CordonError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Configure: %v", err)
+	}
+	if !strings.HasPrefix(ce.Message, "ExposePaths[0].Source: does not exist: "+missing) ||
+		strings.Contains(ce.Message, "/dev/fd") || strings.Contains(ce.Message, "expose_paths") {
+		t.Errorf("the message names the field, no position: %q", ce.Message)
+	}
+	if ce.Option != "ExposePaths[0].Source" || ce.Key != "isolation.expose_paths[0].source" ||
+		ce.File != "/dev/fd/3" || ce.Line != 1 || ce.Column <= 0 {
+		t.Errorf("the fields from cordon's record: %+v", ce)
+	}
+	// found by cordon in a value, not at parse time: the location is in its message
+	for field, cfg := range map[string]isolation.Config{
+		"Workspace":   {Enabled: true, Home: l.home, Workspace: "/etc"},
+		"Network":     {Enabled: true, Home: l.home, Workspace: l.ws, Network: "bogus"},
+		"Limits.Pids": {Enabled: true, Home: l.home, Workspace: l.ws, Limits: &isolation.Limits{Pids: -1}},
+		"Env.Inherit": {Enabled: true, Home: l.home, Workspace: l.ws, Env: &isolation.EnvPolicy{Inherit: "some"}},
+	} {
+		err := isolation.Configure(cfg)
+		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, field+": ") || strings.Contains(ce.Message, "/dev/fd") {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+	// the same at run time, from PrepareCommandWith's config
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = l.ws
+	cmd.Stderr = io.Discard
+	if err := isolation.PrepareCommandWith(cmd, bad); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Start()
+	err = isolation.Wait(cmd)
+	if !errors.As(err, &ce) || ce.Option != "ExposePaths[0].Source" || !strings.HasPrefix(ce.Message, "ExposePaths[0].Source: ") {
+		t.Errorf("at run time: %v", err)
+	}
+}
+
+// ---- one config per command; the program looked up inside ------------------
+
+func TestPrepareCommandWithSeveralWorkspaces(t *testing.T) {
+	a, b := newLayout(t), newLayout(t)
+	run := func(l layout, other layout) (string, error) {
+		cmd := exec.Command("/bin/sh", "-c", `echo mine >"$0/mine" && cat "$1/mine" 2>&1 || true`, l.ws, other.ws)
+		cmd.Dir = l.ws
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := isolation.PrepareCommandWith(cmd, isolation.Config{Enabled: true, Home: l.home, Workspace: l.ws}); err != nil {
+			return "", err
+		}
+		err := cmd.Start()
+		if err == nil {
+			err = isolation.Wait(cmd)
+		}
+		return out.String(), err
+	}
+	type result struct {
+		out string
+		err error
+	}
+	ra, rb := make(chan result), make(chan result)
+	go func() { o, e := run(a, b); ra <- result{o, e} }()
+	go func() { o, e := run(b, a); rb <- result{o, e} }()
+	for _, r := range []result{<-ra, <-rb} {
+		if r.err != nil || strings.Contains(r.out, "mine\n") && !strings.Contains(r.out, "No such") {
+			t.Errorf("a command sees the other's workspace: %q %v", r.out, r.err)
+		}
+	}
+	for _, l := range []layout{a, b} {
+		if b, _ := os.ReadFile(filepath.Join(l.ws, "mine")); string(b) != "mine\n" {
+			t.Errorf("the workspace %s: %q", l.ws, b)
+		}
+	}
+}
+
+func TestBareProgramNameIsLookedUpInside(t *testing.T) {
+	l := newLayout(t)
+	shims := filepath.Join(l.dir, "shims")
+	os.Mkdir(shims, 0o755)
+	write(t, filepath.Join(shims, "sh"), "#!/bin/sh\necho host-shim\n")
+	t.Setenv("CORDON_BIN", cordonBinary(t))
+	t.Setenv("PATH", shims+":/usr/bin:/bin")
+	if out, err := exec.Command("sh", "-c", "echo real").Output(); err != nil || string(out) != "host-shim\n" {
+		t.Fatalf("control: the host's lookup finds the shim: %q %v", out, err)
+	}
+	configure(t, l.config(true))
+	if out, err := l.run("sh", "-c", "echo real"); err != nil || out != "real\n" {
+		t.Errorf("sh looked up inside: %q %v, want the sandbox's sh", out, err)
+	}
+	// a name the host cannot find is cordon's to look for (127), not exec's error
+	_, err := l.run("no-such-program-anywhere")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 127 {
+		t.Errorf("a name found nowhere: %v, want exit status 127", err)
+	}
+}
+
+// cmd.Env is the command's environment, as in os/exec: what it adds to
+// os.Environ() reaches the command; what came from os.Environ() goes
+// through the policy.
+func TestCmdEnvIsTheCommands(t *testing.T) {
+	l := newLayout(t)
+	configure(t, l.config(true))
+	t.Setenv("OPENAI_API_KEY", "sk-from-the-process")
+	t.Setenv("SOME_HOST_VAR", "host")
+	cmd := exec.Command("/bin/sh", "-c", `echo "foo=${FOO-unset} key=${OPENAI_API_KEY-unset} host=${SOME_HOST_VAR-unset} tok=${MY_TOKEN-unset}"`)
+	cmd.Dir = l.ws
+	cmd.Env = append(os.Environ(), "FOO=1", "MY_TOKEN=for-this-command")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := isolation.Run(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "foo=1 key=unset host=unset tok=for-this-command\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// ---- the agent's death; a cancelled command's post-run check -----------------
+
+// The test binary itself as the agent: configures, starts a sandboxed tree
+// and waits, until the test SIGKILLs it.
+func TestHelperAgent(t *testing.T) {
+	mark := os.Getenv("CORDON_GO_HELPER_MARK")
+	if mark == "" {
+		t.Skip("a helper process of TestAgentDeathEndsTheSandbox")
+	}
+	die := os.Getenv("CORDON_GO_HELPER_DIE") == "1"
+	l := layout{home: os.Getenv("CORDON_GO_HELPER_HOME"), ws: os.Getenv("CORDON_GO_HELPER_WS")}
+	if err := isolation.Configure(isolation.Config{Enabled: true, Home: l.home, Workspace: l.ws, DieWithParent: &die}); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM; sleep $0 & exec sleep $0", mark)
+	cmd.Dir = l.ws
+	if err := isolation.Start(cmd); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("started")
+	time.Sleep(time.Minute)
+}
+
+func TestAgentDeathEndsTheSandbox(t *testing.T) {
+	l := newLayout(t)
+	agent := func(die bool) (string, *exec.Cmd) {
+		mark := fmt.Sprint(800000 + rand.Intn(100000))
+		d := "0"
+		if die {
+			d = "1"
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAgent$")
+		cmd.Env = append(os.Environ(), "CORDON_GO_HELPER_MARK="+mark, "CORDON_GO_HELPER_DIE="+d,
+			"CORDON_GO_HELPER_HOME="+l.home, "CORDON_GO_HELPER_WS="+l.ws)
+		cmd.Stdout = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if !eventually(10*time.Second, func() bool { return len(processes("sleep", mark)) == 2 }) {
+			t.Fatalf("the agent's sandbox did not start")
+		}
+		return mark, cmd
+	}
+	mark, cmd := agent(false)
+	cmd.Process.Kill()
+	cmd.Wait()
+	time.Sleep(time.Second)
+	left := processes("sleep", mark)
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if len(left) != 2 {
+		t.Fatalf("control: DieWithParent false, the SIGKILLed agent's sandbox lives on: %v", left)
+	}
+	mark, cmd = agent(true) // the default, said explicitly
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !eventually(10*time.Second, func() bool { return len(processes("sleep", mark)) == 0 }) {
+		t.Errorf("the SIGKILLed agent's sandbox lives on: %v", processes("sleep", mark))
+	}
+}
+
+// A command whose context expires while it runs (it made a repository with
+// a hook, and ignores SIGTERM): cordon gets SIGTERM, ends the sandbox and
+// runs its git check before Wait returns.
+func TestCancelledCommandIsChecked(t *testing.T) {
+	l := newLayout(t)
+	plant := `git init -q new && printf '#!/bin/sh\necho ran\n' >new/.git/hooks/post-checkout &&
+		chmod +x new/.git/hooks/post-checkout && trap '' TERM && sleep 60`
+	hook := filepath.Join(l.ws, "new", ".git", "hooks", "post-checkout")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	configure(t, isolation.Config{})
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", plant)
+	cmd.Dir = l.ws
+	cmd.Run()
+	if fi, err := os.Stat(hook); err != nil || fi.Mode()&0o111 == 0 {
+		t.Fatalf("control: unsandboxed, the hook is planted: %v", err)
+	}
+	os.RemoveAll(filepath.Join(l.ws, "new"))
+
+	configure(t, l.config(true))
+	ctx, cancel = context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, "/bin/sh", "-c", plant)
+	cmd.Dir = l.ws
+	cmd.Stderr = io.Discard
+	t0 := time.Now()
+	err := isolation.Run(cmd)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Errorf("Run after the deadline: %v", err)
+	}
+	if d := time.Since(t0); d > 1500*time.Millisecond+isolation.StopGrace {
+		t.Errorf("the stop took %v", d)
+	}
+	if _, err := os.Stat(hook); err == nil {
+		t.Errorf("after the cancelled run the planted hook is live: cordon's git check did not run")
+	}
+	ents, _ := os.ReadDir(filepath.Join(l.ws, "new", ".git"))
+	found := false
+	for _, e := range ents {
+		found = found || strings.Contains(e.Name(), "cordon-quarantine")
+	}
+	if !found {
+		t.Errorf("nothing was set aside in new/.git: %v", ents)
 	}
 }
