@@ -3,40 +3,66 @@
 ``cordon.run``, ``cordon.Popen`` and ``cordon.create_subprocess_exec`` are
 ``subprocess.run``, ``subprocess.Popen`` and
 ``asyncio.create_subprocess_exec`` with the command inside cordon's
-sandbox. The binary is ``$CORDON_BIN``, else ``cordon`` on ``PATH``; when it
-is missing, ``CordonNotFound`` is raised and nothing runs. The configuration
-reaches cordon as a JSON config through an inherited descriptor (an unlinked
+sandbox; ``cordon.mcp.stdio_server_parameters`` gives the MCP Python SDK's
+``StdioServerParameters`` of a server under cordon. The binary is
+``$CORDON_BIN``, else ``cordon`` on ``PATH``; when it is missing,
+``CordonNotFound`` is raised and nothing runs. The configuration reaches
+cordon as a JSON config through an inherited descriptor (an unlinked
 temporary file), never in argv; its usage report comes back the same way,
-which tells cordon's refusals (``CordonError``) from the command's own exit
-status 125.
+which tells cordon's refusals (``CordonError``, naming this package's
+option at fault) from the command's own exit status 125.
 """
+
+from __future__ import annotations
 
 import asyncio
 import asyncio.subprocess
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
+import threading
+from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["run", "Popen", "create_subprocess_exec", "CordonError", "CordonNotFound", "find_binary", "config"]
+__all__ = ["run", "Popen", "Process", "create_subprocess_exec", "CordonError", "CordonNotFound", "find_binary",
+           "config", "STOP_GRACE"]
 
+StrPath = Union[str, "os.PathLike[str]"]
+#: An exposure: a path (read-only at the same place) or (source, target or None, "ro" | "rw").
+Expose = Union[StrPath, Tuple[StrPath, Optional[StrPath], str]]
+Limit = Union[int, float, str]
+
+#: Seconds a stopped command (kill(), terminate(), run's timeout) is given,
+#: after cordon gets SIGTERM, to end the sandbox and finish its post-run
+#: checks (the git check), before cordon is killed. cordon kills what still
+#: runs in the sandbox limits["kill_after_s"] (default 2) after the SIGTERM.
+STOP_GRACE = 5.0
 
 class CordonError(Exception):
     """cordon refused to run the command (exit status 125): the command did
-    not run. ``record`` is cordon's report (a dict, empty when it wrote none);
-    ``code``, ``flag``, ``file``, ``line``, ``column``, ``key`` come from it."""
+    not run. ``message`` names this package's option at fault
+    (``expose[0].source: does not exist: ...``) when the error is in the
+    config it generated; ``option`` is that name; ``record`` is cordon's
+    report (a dict, empty when it wrote none); ``code``, ``flag``, ``file``,
+    ``line``, ``column``, ``key`` are cordon's own, from it."""
 
-    def __init__(self, message, record=None):
+    def __init__(self, message: str, record: Optional[Dict[str, Any]] = None, option: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
-        self.record = record or {}
+        self.record: Dict[str, Any] = record or {}
         err = self.record.get("error") or {}
-        self.code = err.get("code", 125)
-        for k in ("flag", "file", "line", "column", "key"):
-            setattr(self, k, err.get(k))
+        self.code: int = err.get("code", 125)
+        self.flag: Optional[str] = err.get("flag")
+        self.file: Optional[str] = err.get("file")
+        self.line: Optional[int] = err.get("line")
+        self.column: Optional[int] = err.get("column")
+        self.key: Optional[str] = err.get("key")
+        self.option = option
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "cordon: " + self.message
 
 
@@ -44,7 +70,7 @@ class CordonNotFound(CordonError):
     """The cordon binary is not where $CORDON_BIN or PATH says."""
 
 
-def find_binary():
+def find_binary() -> str:
     """The absolute path of cordon: $CORDON_BIN, else `cordon` on PATH."""
     name = os.environ.get("CORDON_BIN") or "cordon"
     where = "$CORDON_BIN" if os.environ.get("CORDON_BIN") else "PATH"
@@ -54,46 +80,80 @@ def find_binary():
     return os.path.abspath(path)
 
 
-def config(home=None, workspace=None, expose=(), network=None, allow_net=(), profiles=(), pass_env=(), env_policy=None,
-           limits=None):
+class _Config:
+    """cordon's JSON config layer, and the name of this package's option
+    behind each of its keys (for errors)."""
+
+    def __init__(self, home: Optional[StrPath] = None, workspace: Optional[StrPath] = None,
+                 expose: Sequence[Expose] = (), network: Optional[str] = None, allow_net: Sequence[str] = (),
+                 profiles: Sequence[str] = (), backend: Optional[str] = None, pass_env: Sequence[str] = (),
+                 env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
+                 die_with_parent: Optional[bool] = None, env_names: Sequence[str] = ()) -> None:
+        self.names: Dict[str, str] = {}
+        iso: Dict[str, Any] = {"enabled": True}
+        for key, value in (("home", home), ("workspace", workspace)):
+            if value is not None:
+                iso[key] = os.fspath(value)
+        for key, value in (("network", network), ("backend", backend)):
+            if value is not None:
+                iso[key] = value
+        for key, name, seq in (("network_allow", "allow_net", allow_net), ("profiles", "profiles", profiles)):
+            if seq:
+                iso[key] = list(seq)
+                self.names[f"isolation.{key}"] = name
+        if limits:
+            iso["limits"] = dict(limits)
+            for k in limits:
+                self.names[f"isolation.limits.{k}"] = f"limits[{k!r}]"
+        self.die_with_parent = sys.platform.startswith("linux") if die_with_parent is None else die_with_parent
+        iso["die_with_parent"] = self.die_with_parent
+        rules = []
+        for i, e in enumerate(expose):
+            source, target, mode = (e, None, "ro") if isinstance(e, (str, os.PathLike)) else e
+            if mode not in ("ro", "rw"):
+                raise ValueError(f"expose[{i}] {e!r}: mode must be 'ro' or 'rw'")
+            rule = {"source": os.fspath(source), "mode": mode}
+            if target is not None:
+                rule["target"] = os.fspath(target)
+            rules.append(rule)
+            self.names[f"isolation.expose_paths[{i}]"] = f"expose[{i}]"
+        if rules:
+            iso["expose_paths"] = rules
+        for key in ("home", "workspace", "network", "backend", "die_with_parent"):
+            self.names.setdefault(f"isolation.{key}", key)
+        self.data: Dict[str, Any] = {"isolation": iso}
+        policy = dict(env_policy or {})
+        for k in policy:
+            self.names[f"shell_environment_policy.{k}"] = f"env_policy[{k!r}]"
+        given = list(policy.get("pass", ()))
+        passed = given + list(pass_env) + [n for n in env_names if n not in given and n not in pass_env]
+        for i in range(len(given), len(given) + len(pass_env)):
+            self.names[f"shell_environment_policy.pass[{i}]"] = f"pass_env[{i - len(given)}]"
+        for i in range(len(given) + len(pass_env), len(passed)):
+            self.names[f"shell_environment_policy.pass[{i}]"] = f"env[{passed[i]!r}]"
+        if passed:
+            policy["pass"] = passed
+        if policy:
+            self.data["shell_environment_policy"] = policy
+
+    def option_of(self, key: str) -> Optional[str]:
+        """This package's name for cordon's key, or None."""
+        best = max((k for k in self.names if key == k or key.startswith(k + ".") or key.startswith(k + "[")),
+                   key=len, default=None)
+        return None if best is None else self.names[best] + key[len(best):]
+
+
+def config(*, home: Optional[StrPath] = None, workspace: Optional[StrPath] = None, expose: Sequence[Expose] = (),
+           network: Optional[str] = None, allow_net: Sequence[str] = (), profiles: Sequence[str] = (),
+           backend: Optional[str] = None, pass_env: Sequence[str] = (),
+           env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
+           die_with_parent: Optional[bool] = None) -> Dict[str, Any]:
     """cordon's JSON config layer for these options (a dict)."""
-    iso = {"enabled": True}
-    if home is not None:
-        iso["home"] = os.fspath(home)
-    if workspace is not None:
-        iso["workspace"] = os.fspath(workspace)
-    if network is not None:
-        iso["network"] = network
-    if allow_net:
-        iso["network_allow"] = list(allow_net)
-    if profiles:
-        iso["profiles"] = list(profiles)
-    if limits:
-        iso["limits"] = dict(limits)
-    rules = []
-    for e in expose:
-        source, target, mode = (e, None, "ro") if isinstance(e, (str, os.PathLike)) else e
-        if mode not in ("ro", "rw"):
-            raise ValueError(f"expose {e!r}: mode must be 'ro' or 'rw'")
-        rule = {"source": os.fspath(source), "mode": mode}
-        if target is not None:
-            rule["target"] = os.fspath(target)
-        rules.append(rule)
-    if rules:
-        iso["expose_paths"] = rules
-    out = {"isolation": iso}
-    env = dict(env_policy or {})
-    if pass_env:
-        env["pass"] = list(env.get("pass", ())) + list(pass_env)
-    if env:
-        out["shell_environment_policy"] = env
-    return out
+    return _Config(home, workspace, expose, network, allow_net, profiles, backend, pass_env, env_policy, limits,
+                   die_with_parent).data
 
 
-_OPTIONS = ("home", "workspace", "expose", "network", "allow_net", "profiles", "pass_env", "env_policy", "limits")
-
-
-def _temporary(data=b""):
+def _temporary(data: bytes = b"") -> IO[bytes]:
     """An unlinked temporary file holding data, at offset 0."""
     f = tempfile.TemporaryFile()
     f.write(data)
@@ -102,9 +162,15 @@ def _temporary(data=b""):
     return f
 
 
-def _command(args, kwargs):
+_Args = Union[StrPath, bytes, Sequence[Union[StrPath, bytes]]]
+
+
+def _command(args: _Args, kwargs: Dict[str, Any]) -> List[str]:
     if kwargs.pop("shell", False):
-        args = ["/bin/sh", "-c", args] if isinstance(args, (str, bytes)) else ["/bin/sh", "-c", *args]
+        if isinstance(args, (str, bytes)):
+            args = ["/bin/sh", "-c", args]
+        else:
+            args = ["/bin/sh", "-c", *args]  # type: ignore[misc]
     elif isinstance(args, (str, bytes, os.PathLike)):
         args = [args]
     if kwargs.get("executable") is not None:
@@ -115,51 +181,99 @@ def _command(args, kwargs):
     return [os.fsdecode(a) for a in args]
 
 
-def _launch(args, options, kwargs):
-    """(argv of cordon, config file, stats file) for the command."""
+def _added_env(env: Optional[Mapping[str, str]]) -> List[str]:
+    """The names of env that os.environ lacks or has with another value."""
+    if env is None:
+        return []
+    return [n for n, v in env.items() if os.environ.get(n) != v and n and "=" not in n]
+
+
+def _launch(args: _Args, options: Dict[str, Any], kwargs: Dict[str, Any]
+            ) -> Tuple[List[str], IO[bytes], IO[bytes], _Config]:
+    """(argv of cordon, config file, stats file, the config) for the command."""
     args = _command(args, kwargs)
     binary = find_binary()
-    cfg = _temporary(json.dumps(config(**options)).encode())
+    cfg = _Config(**options, env_names=_added_env(kwargs.get("env")))
+    cfg_file = _temporary(json.dumps(cfg.data).encode())
     stats = _temporary()
-    argv = [binary, "run", "--config", f"/dev/fd/{cfg.fileno()}", "--stats-fd", str(stats.fileno()), "--", *args]
-    return argv, cfg, stats
+    argv = [binary, "run", "--config", f"/dev/fd/{cfg_file.fileno()}", "--stats-fd", str(stats.fileno())]
+    if cfg.die_with_parent:
+        argv.append(f"--die-with-parent={os.getpid()}")
+    return [*argv, "--", *args], cfg_file, stats, cfg
 
 
-def _refusal(returncode, stats):
-    """The CordonError for a finished run, or None. A report with "exit_code"
-    and no "error" is a run that started (its 125 is the command's); one with
-    "error", or none (cordon failed before writing it), is cordon's refusal."""
-    if stats is None or stats.closed:
-        return None
+def _read_record(stats: IO[bytes]) -> Optional[Dict[str, Any]]:
     stats.seek(0)
     text = stats.read(1 << 20)
-    stats.close()
-    if returncode != 125:
-        return None
     try:
-        record = json.loads(text) if text else {}
+        record = json.loads(text) if text else None
     except ValueError:
-        record = {}
-    if not isinstance(record, dict):
-        record = {}
-    if "exit_code" in record and "error" not in record:
         return None
-    message = (record.get("error") or {}).get("message") or \
+    return record if isinstance(record, dict) else None
+
+
+def _in_callers_terms(record: Dict[str, Any], cfg: _Config, config_path: str) -> CordonError:
+    """cordon's refusal, its message in this package's terms: an error in
+    the generated config names the option ("expose[0].source: ..."), not a
+    position in JSON the caller never wrote."""
+    err = record.get("error") or {}
+    message: str = err.get("message") or \
         "refused to run the command (exit status 125; its message is on the command's stderr)"
-    return CordonError(message, record)
+    key, reason = err.get("key"), message
+    if message.startswith(config_path + ":"):
+        parts = message[len(config_path) + 1:].split(": ", 2)
+        if len(parts) == 3 and parts[0].count(":") == 1:
+            key, reason = parts[1], parts[2]
+    option = cfg.option_of(key) if key and (err.get("file") in (None, config_path)) else None
+    if option is None and err.get("flag") == "--pass-env":
+        option = "env"
+    if option:
+        message = f"{option}: {reason}"
+    return CordonError(message, record, option)
 
 
-class Popen(subprocess.Popen):
+def _outcome(returncode: int, stats: IO[bytes], cfg: _Config, config_path: str
+             ) -> Tuple[int, Optional[CordonError]]:
+    """The command's return code as subprocess reports it (a signal N is
+    -N), and cordon's refusal if it refused. A report with "exit_code" and
+    no "error" is a run that started (its 125 is the command's); one with
+    "error", or none (cordon failed before writing it), is a refusal."""
+    record = _read_record(stats)
+    stats.close()
+    if returncode < 0:  # cordon itself was killed
+        return returncode, None
+    if record and "exit_code" in record and "error" not in record:
+        sig = record.get("signal") or 0
+        return (-sig if sig and returncode == 128 + sig else returncode), None
+    if returncode != 125:
+        return returncode, None
+    return returncode, _in_callers_terms(record or {}, cfg, config_path)
+
+
+class Popen(subprocess.Popen):  # type: ignore[type-arg]
     """subprocess.Popen under cordon. ``wait()`` (so ``communicate()``) and
     ``poll()`` raise CordonError, once, when cordon refused to run the
-    command; otherwise ``returncode`` is the command's (a signal N is
-    128+N)."""
+    command; otherwise ``returncode`` is the command's (a signal N is -N).
+    ``terminate()`` and ``kill()`` stop cordon gracefully: SIGTERM, then
+    SIGKILL if it still runs STOP_GRACE seconds later.
 
-    def __init__(self, args, *, home=None, workspace=None, expose=(), network=None, allow_net=(), profiles=(),
-                 pass_env=(), env_policy=None, limits=None, **kwargs):
-        options = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
-                       profiles=profiles, pass_env=pass_env, env_policy=env_policy, limits=limits)
-        argv, cfg, self._cordon_stats = _launch(args, options, kwargs)
+    The cordon options are keyword-only: ``home``, ``workspace``,
+    ``expose``, ``network``, ``allow_net``, ``profiles``, ``backend``,
+    ``pass_env``, ``env_policy``, ``limits``, ``die_with_parent`` (see the
+    README); ``env`` is the command's environment, as in subprocess."""
+
+    def __init__(self, args: _Args, *, home: Optional[StrPath] = None, workspace: Optional[StrPath] = None,
+                 expose: Sequence[Expose] = (), network: Optional[str] = None, allow_net: Sequence[str] = (),
+                 profiles: Sequence[str] = (), backend: Optional[str] = None, pass_env: Sequence[str] = (),
+                 env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
+                 die_with_parent: Optional[bool] = None, **kwargs: Any) -> None:
+        options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
+                       profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
+                       die_with_parent=die_with_parent)
+        argv, cfg, self._cordon_stats, self._cordon_cfg = _launch(args, options, kwargs)
+        self._cordon_config_path = f"/dev/fd/{cfg.fileno()}"
+        self._cordon_checked = False
+        self._cordon_lock = threading.Lock()
         try:
             super().__init__(argv, pass_fds=(cfg.fileno(), self._cordon_stats.fileno()), **kwargs)
         except BaseException:
@@ -169,28 +283,62 @@ class Popen(subprocess.Popen):
             cfg.close()
         self.args = args
 
-    def _cordon_check(self):
-        err = _refusal(self.returncode, self._cordon_stats)
+    def _cordon_check(self) -> None:
+        with self._cordon_lock:
+            if self._cordon_checked or self.returncode is None:
+                return
+            self._cordon_checked = True
+            self.returncode, err = _outcome(self.returncode, self._cordon_stats, self._cordon_cfg,
+                                            self._cordon_config_path)
         if err:
             raise err
 
-    def wait(self, timeout=None):
-        rc = super().wait(timeout)
+    def wait(self, timeout: Optional[float] = None) -> int:
+        super().wait(timeout)
         self._cordon_check()
-        return rc
+        return self.returncode
 
-    def poll(self):
-        rc = super().poll()
-        if rc is not None:
+    def poll(self) -> Optional[int]:
+        if super().poll() is not None:
             self._cordon_check()
-        return rc
+        return self.returncode
+
+    def terminate(self) -> None:
+        """SIGTERM to cordon (it ends the sandbox and runs its checks), then
+        SIGKILL if it still runs STOP_GRACE seconds later."""
+        self.send_signal(signal.SIGTERM)
+        if self.returncode is None:
+            timer = threading.Timer(STOP_GRACE, self._cordon_hard_kill)
+            timer.daemon = True
+            timer.start()
+
+    kill = terminate
+
+    def _cordon_hard_kill(self) -> None:
+        subprocess.Popen.send_signal(self, signal.SIGKILL)  # nothing once reaped
 
 
-def run(args, *, input=None, capture_output=False, timeout=None, check=False, **kwargs):
+def _stop(process: Popen) -> Tuple[Any, Any]:
+    """Stop process gracefully and collect its output."""
+    process.terminate()
+    try:
+        return process.communicate(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        subprocess.Popen.send_signal(process, signal.SIGKILL)
+        return process.communicate()
+
+
+def run(args: _Args, *, input: Any = None, capture_output: bool = False, timeout: Optional[float] = None,
+        check: bool = False, home: Optional[StrPath] = None, workspace: Optional[StrPath] = None,
+        expose: Sequence[Expose] = (), network: Optional[str] = None, allow_net: Sequence[str] = (),
+        profiles: Sequence[str] = (), backend: Optional[str] = None, pass_env: Sequence[str] = (),
+        env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
+        die_with_parent: Optional[bool] = None, **kwargs: Any) -> "subprocess.CompletedProcess[Any]":
     """subprocess.run under cordon (the options of Popen). ``check=True``
     raises CalledProcessError for the command's non-zero status; a refusal
-    of cordon's raises CordonError. On the timeout cordon is killed, and
-    with it the whole sandbox."""
+    of cordon's raises CordonError. On the timeout cordon gets SIGTERM: it
+    ends the whole sandbox and runs its post-run checks; SIGKILL follows
+    STOP_GRACE seconds later if it still runs. Then TimeoutExpired."""
     if input is not None:
         if kwargs.get("stdin") is not None:
             raise ValueError("stdin and input arguments may not both be used.")
@@ -199,45 +347,83 @@ def run(args, *, input=None, capture_output=False, timeout=None, check=False, **
         if kwargs.get("stdout") is not None or kwargs.get("stderr") is not None:
             raise ValueError("stdout and stderr arguments may not be used with capture_output.")
         kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
-    with Popen(args, **kwargs) as process:
+    options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
+                   profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
+                   die_with_parent=die_with_parent)
+    with Popen(args, **options, **kwargs) as process:
         try:
             stdout, stderr = process.communicate(input, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
-            process.kill()
-            exc.stdout, exc.stderr = process.communicate()
+            exc.stdout, exc.stderr = _stop(process)
             raise
         except BaseException:
-            process.kill()
+            _stop(process)
             raise
         retcode = process.poll()
+    assert retcode is not None
     if check and retcode:
         raise subprocess.CalledProcessError(retcode, process.args, output=stdout, stderr=stderr)
     return subprocess.CompletedProcess(process.args, retcode, stdout, stderr)
 
 
-class _Process(asyncio.subprocess.Process):
-    async def wait(self):
+class Process(asyncio.subprocess.Process):
+    """An asyncio Process under cordon: ``await wait()`` (so
+    ``communicate()``) raises CordonError, once, on cordon's refusal;
+    ``returncode`` is the command's (a signal N is -N); ``terminate()`` and
+    ``kill()`` stop cordon gracefully, as Popen's do."""
+
+    _cordon_stats: Optional[IO[bytes]]
+    _cordon_cfg: _Config
+    _cordon_config_path: str
+    _cordon_code: Optional[int] = None
+
+    async def wait(self) -> int:
         rc = await super().wait()
-        err = _refusal(rc, getattr(self, "_cordon_stats", None))
-        if err:
-            raise err
-        return rc
+        if self._cordon_stats is not None:
+            stats, self._cordon_stats = self._cordon_stats, None
+            self._cordon_code, err = _outcome(rc, stats, self._cordon_cfg, self._cordon_config_path)
+            if err:
+                raise err
+        return self._cordon_code if self._cordon_code is not None else rc
+
+    @property
+    def returncode(self) -> Optional[int]:
+        if self._cordon_code is not None:
+            return self._cordon_code
+        return self._transport.get_returncode()  # type: ignore[attr-defined, no-any-return]
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+        asyncio.get_running_loop().call_later(STOP_GRACE, self._cordon_hard_kill)
+
+    kill = terminate
+
+    def _cordon_hard_kill(self) -> None:
+        if self._transport.get_returncode() is None:  # type: ignore[attr-defined]
+            self.send_signal(signal.SIGKILL)
 
 
-async def create_subprocess_exec(program, *args, home=None, workspace=None, expose=(), network=None, allow_net=(),
-                                 profiles=(), pass_env=(), env_policy=None, limits=None, **kwds):
-    """asyncio.create_subprocess_exec under cordon. ``await proc.wait()``
-    (so ``communicate()``) raises CordonError, once, on cordon's refusal."""
-    options = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
-                   profiles=profiles, pass_env=pass_env, env_policy=env_policy, limits=limits)
-    argv, cfg, stats = _launch([program, *args], options, kwds)
+async def create_subprocess_exec(program: StrPath, *args: Union[StrPath, bytes], home: Optional[StrPath] = None,
+                                 workspace: Optional[StrPath] = None, expose: Sequence[Expose] = (),
+                                 network: Optional[str] = None, allow_net: Sequence[str] = (),
+                                 profiles: Sequence[str] = (), backend: Optional[str] = None,
+                                 pass_env: Sequence[str] = (), env_policy: Optional[Mapping[str, Any]] = None,
+                                 limits: Optional[Mapping[str, Limit]] = None,
+                                 die_with_parent: Optional[bool] = None, **kwds: Any) -> Process:
+    """asyncio.create_subprocess_exec under cordon (a Process)."""
+    options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
+                   profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
+                   die_with_parent=die_with_parent)
+    argv, cfg, stats, c = _launch([program, *args], options, kwds)
     try:
         proc = await asyncio.create_subprocess_exec(*argv, pass_fds=(cfg.fileno(), stats.fileno()), **kwds)
     except BaseException:
         stats.close()
         raise
     finally:
+        path = f"/dev/fd/{cfg.fileno()}"
         cfg.close()
-    proc.__class__ = _Process
-    proc._cordon_stats = stats
-    return proc
+    proc.__class__ = Process
+    p: Process = proc  # type: ignore[assignment]
+    p._cordon_stats, p._cordon_cfg, p._cordon_config_path = stats, c, path
+    return p
