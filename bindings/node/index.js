@@ -8,7 +8,7 @@
 // CordonError and nothing runs. The configuration reaches cordon as a JSON
 // config: through an inherited descriptor for spawn, a file in a private
 // (0700) temporary directory for stdioServerParams; never in argv.
-import { spawn as spawnChild } from "node:child_process";
+import { execFileSync, spawn as spawnChild } from "node:child_process";
 import {
   accessSync, closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync,
   writeFileSync, writeSync,
@@ -16,15 +16,25 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+// How long a stopped command (kill(), the timeout and signal options) is
+// given, after cordon gets SIGTERM, to end the sandbox and finish its
+// post-run checks (the git check), before cordon is killed (ms). cordon
+// kills what still runs in the sandbox limits.kill_after_s (default 2 s)
+// after the SIGTERM.
+export const STOP_GRACE_MS = 5000;
+
 export class CordonError extends Error {
   // code: "CORDON_REFUSED" (cordon's exit status 125, the command did not
-  // run) or "CORDON_NOT_FOUND"; record: cordon's report ({} if none);
-  // flag, file, line, column, key: from the report.
-  constructor(message, code, record) {
+  // run) or "CORDON_NOT_FOUND"; option: this package's option at fault
+  // ("expose[0].source"), named by the message too, for an error in the
+  // config it generated; record: cordon's report ({} if none); flag, file,
+  // line, column, key: cordon's own, from the report.
+  constructor(message, code, record, option) {
     super(`cordon: ${message}`);
     this.name = "CordonError";
     this.code = code;
     this.record = record || {};
+    this.option = option;
     const e = this.record.error || {};
     for (const k of ["flag", "file", "line", "column", "key"]) this[k] = e[k];
   }
@@ -54,26 +64,75 @@ export function findBinary() {
 }
 
 // cordon's JSON config layer for {home, workspace, expose: [{source, target?,
-// mode}], network, allowNet, profiles, passEnv, envPolicy, limits}.
-export function config(opts = {}) {
+// mode}], network, allowNet, profiles, backend, passEnv, envPolicy, limits,
+// dieWithParent}, and the option behind each of its keys (configNames).
+function build(opts = {}, envNames = []) {
+  const names = {};
   const iso = { enabled: true };
-  if (opts.home != null) iso.home = String(opts.home);
-  if (opts.workspace != null) iso.workspace = String(opts.workspace);
-  if (opts.network != null) iso.network = opts.network;
+  for (const k of ["home", "workspace"]) if (opts[k] != null) iso[k] = String(opts[k]);
+  for (const k of ["network", "backend"]) if (opts[k] != null) iso[k] = opts[k];
+  for (const k of ["home", "workspace", "network", "backend"]) names[`isolation.${k}`] = k;
   if (opts.allowNet?.length) iso.network_allow = [...opts.allowNet];
+  names["isolation.network_allow"] = "allowNet";
   if (opts.profiles?.length) iso.profiles = [...opts.profiles];
+  names["isolation.profiles"] = "profiles";
   if (opts.limits) iso.limits = { ...opts.limits };
-  const rules = (opts.expose || []).map((e) => {
+  names["isolation.limits"] = "limits";
+  iso.die_with_parent = opts.dieWithParent ?? process.platform === "linux";
+  names["isolation.die_with_parent"] = "dieWithParent";
+  const rules = (opts.expose || []).map((e, i) => {
     const { source, target, mode = "ro" } = typeof e === "string" ? { source: e } : e;
-    if (mode !== "ro" && mode !== "rw") throw new TypeError(`expose ${JSON.stringify(e)}: mode must be "ro" or "rw"`);
+    if (mode !== "ro" && mode !== "rw") throw new TypeError(`expose[${i}] ${JSON.stringify(e)}: mode must be "ro" or "rw"`);
+    names[`isolation.expose_paths[${i}]`] = `expose[${i}]`;
     return target == null ? { source: String(source), mode } : { source: String(source), target: String(target), mode };
   });
   if (rules.length) iso.expose_paths = rules;
   const out = { isolation: iso };
   const env = { ...(opts.envPolicy || {}) };
-  if (opts.passEnv?.length) env.pass = [...(env.pass || []), ...opts.passEnv];
+  for (const k of Object.keys(env)) names[`shell_environment_policy.${k}`] = `envPolicy.${k}`;
+  const given = [...(env.pass || [])], passEnv = [...(opts.passEnv || [])];
+  const added = envNames.filter((n) => !given.includes(n) && !passEnv.includes(n));
+  passEnv.forEach((_, i) => (names[`shell_environment_policy.pass[${given.length + i}]`] = `passEnv[${i}]`));
+  added.forEach((n, i) => (names[`shell_environment_policy.pass[${given.length + passEnv.length + i}]`] = `env.${n}`));
+  const pass = [...given, ...passEnv, ...added];
+  if (pass.length) env.pass = pass;
   if (Object.keys(env).length) out.shell_environment_policy = env;
-  return out;
+  return { data: out, names, dieWithParent: iso.die_with_parent };
+}
+
+export function config(opts = {}) {
+  return build(opts).data;
+}
+
+// This package's name for cordon's key, or undefined.
+function optionOf(names, key) {
+  let best;
+  for (const k of Object.keys(names))
+    if ((key === k || key.startsWith(k + ".") || key.startsWith(k + "[")) && (!best || k.length > best.length)) best = k;
+  return best && names[best] + key.slice(best.length);
+}
+
+// cordon's refusal in this package's terms: an error in the generated config
+// (FILE) names the option ("expose[0].source: ..."), not a position in JSON
+// the caller never wrote.
+function refusalOf(record, names, file) {
+  const e = record?.error || {};
+  let message = e.message || "refused to run the command (exit status 125; its message is on the command's stderr)";
+  let key = e.key, reason = message;
+  if (message.startsWith(file + ":")) {
+    const parts = message.slice(file.length + 1).split(": ");
+    if (parts.length >= 3 && parts[0].split(":").length === 2) [key, reason] = [parts[1], parts.slice(2).join(": ")];
+  }
+  let option = key && (e.file == null || e.file === file) ? optionOf(names, key) : undefined;
+  if (!option && e.flag === "--pass-env") option = "env";
+  if (option) message = `${option}: ${reason}`;
+  return new CordonError(message, "CORDON_REFUSED", record, option);
+}
+
+// The names of env that process.env lacks or has with another value.
+function addedEnv(env) {
+  if (!env) return [];
+  return Object.keys(env).filter((n) => n && !n.includes("=") && process.env[n] !== String(env[n]));
 }
 
 // A descriptor of an unlinked file holding text, made in a 0700 directory.
@@ -101,15 +160,6 @@ function readRecord(fd) {
   }
 }
 
-// A report with "exit_code" and no "error" is a run that started (its 125
-// is the command's); one with "error", or none, is cordon's refusal.
-function refusal(record) {
-  if (record && "exit_code" in record && !("error" in record)) return null;
-  const message = record?.error?.message ||
-    "refused to run the command (exit status 125; its message is on the command's stderr)";
-  return new CordonError(message, "CORDON_REFUSED", record);
-}
-
 function stdioOf(stdio) {
   const s = Array.isArray(stdio) ? [...stdio] : [stdio, stdio, stdio];
   if (s.length > 3 || s.includes("ipc"))
@@ -134,13 +184,17 @@ export function spawn(command, args, options) {
   const { cordon: opts = {}, shell, ...rest } = options || {};
   const stdio = stdioOf(rest.stdio);
   const binary = findBinary();
-  const cfg = unlinkedFile(JSON.stringify(config(opts)));
+  const built = build(opts, addedEnv(rest.env));
+  const cfg = unlinkedFile(JSON.stringify(built.data));
   let stats;
   let child;
   try {
     stats = unlinkedFile("");
-    const argv = ["run", "--config", "/dev/fd/3", "--stats-fd", "4", "--", ...commandOf(command, args, shell)];
+    const argv = ["run", "--config", "/dev/fd/3", "--stats-fd", "4"];
+    if (built.dieWithParent) argv.push(`--die-with-parent=${process.pid}`);
+    argv.push("--", ...commandOf(command, args, shell));
     child = spawnChild(binary, argv, { ...rest, stdio: [...stdio, cfg, stats] });
+    stopGracefully(child);
   } catch (e) {
     if (stats !== undefined) closeSync(stats);
     throw e;
@@ -158,7 +212,8 @@ export function spawn(command, args, options) {
   child.once("exit", (code) => {
     const record = done();
     child.cordonRecord = record;
-    const err = code === 125 ? refusal(record) : null;
+    const started = record && "exit_code" in record && !("error" in record);
+    const err = code === 125 && !started ? refusalOf(record, built.names, "/dev/fd/3") : null;
     if (err) child.emit("error", err);
   });
   // a spawn that failed (cordon vanished) has no pid and no 'exit'; no
@@ -182,13 +237,53 @@ function removeServerDirs() {
 export function stdioServerParams(server, opts = {}) {
   const { command, args = [], env, ...rest } = server;
   const binary = findBinary();
-  const passEnv = [...(opts.passEnv || []), ...Object.keys(env || {})];
+  const built = build(opts, Object.keys(env || {}));
   const dir = mkdtempSync(path.join(tmpdir(), "cordon-mcp-"));
   if (!serverDirs.size) process.once("exit", removeServerDirs);
   serverDirs.add(dir);
   const file = path.join(dir, "config.json");
-  writeFileSync(file, JSON.stringify(config({ ...opts, passEnv })), { mode: 0o600, flag: "wx" });
-  const params = { ...rest, command: binary, args: ["run", "--config", file, "--", command, ...args] };
+  writeFileSync(file, JSON.stringify(built.data), { mode: 0o600, flag: "wx" });
+  checkWithPlan(binary, file, built.names, [command, ...args], rest.cwd, env);
+  const flags = ["--config", file];
+  if (built.dieWithParent) flags.push(`--die-with-parent=${process.pid}`);
+  const params = { ...rest, command: binary, args: ["run", ...flags, "--", command, ...args] };
   if (env) params.env = { ...env };
   return params;
+}
+
+// cordon plan for the server as it will start: a refusal throws, in this
+// package's terms, before any connection.
+function checkWithPlan(binary, file, names, argv, cwd, env) {
+  const stats = unlinkedFile("");
+  try {
+    execFileSync(binary, ["plan", "--config", file, "--stats-fd", "3", "--", ...argv],
+      { cwd, env: { ...process.env, ...(env || {}) }, stdio: ["ignore", "ignore", "pipe", stats] });
+  } catch (e) {
+    if (e.status == null) throw e;
+    const record = readRecord(stats);
+    const err = refusalOf(record, names, file);
+    if (!record && e.stderr?.length) err.message = `cordon: ${String(e.stderr).trim().split("\n").pop().replace(/^cordon: /, "")}`;
+    throw err;
+  } finally {
+    closeSync(stats);
+  }
+}
+
+// child.kill() (any of SIGTERM, SIGKILL or none, also from the timeout and
+// signal options) stops cordon gracefully: SIGTERM, then SIGKILL if it
+// still runs STOP_GRACE_MS later. Other signals go to the command.
+function stopGracefully(child) {
+  const kill = child.kill.bind(child);
+  child.kill = (sig = "SIGTERM") => {
+    if (![undefined, "SIGTERM", "SIGKILL", 15, 9].includes(sig)) return kill(sig);
+    const sent = kill("SIGTERM");
+    if (sent) {
+      const timer = setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) kill("SIGKILL");
+      }, STOP_GRACE_MS);
+      timer.unref();
+      child.once("exit", () => clearTimeout(timer));
+    }
+    return sent;
+  };
 }

@@ -1,8 +1,9 @@
-// The cordon package against the real cordon ($CORDON_BIN) and probe
-// ($CORDON_TEST_PROBE); the MCP test runs the real
-// @modelcontextprotocol/server-filesystem ($CORDON_TEST_MCP_SERVER) with the
-// official SDK client ($CORDON_TEST_MCP_MODULES). tests/integration/bindings.sh
-// runs them as root and as an unprivileged user.
+// The cordon package against the real cordon ($CORDON_BIN, else `cordon` on
+// PATH); the MCP tests run the real @modelcontextprotocol/server-filesystem
+// ($CORDON_TEST_MCP_SERVER) with the official SDK client
+// ($CORDON_TEST_MCP_MODULES): tests/mcp (skipped without them, a failure
+// under CI=true). tests/integration/bindings.sh runs them with a cordon on
+// PATH, as root and as an unprivileged user.
 //
 // What a caller relies on, with a negative control (plain child_process, or
 // the SDK's own parameters) where the property is isolation's: an exposed
@@ -14,16 +15,32 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn as plainSpawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawn, stdioServerParams, CordonError } from "../index.js";
+import { spawn, stdioServerParams, findBinary, CordonError, STOP_GRACE_MS } from "../index.js";
 
-const PROBE = process.env.CORDON_TEST_PROBE;
 const MODS = process.env.CORDON_TEST_MCP_MODULES;
 const SERVER = process.env.CORDON_TEST_MCP_SERVER;
-assert.ok(PROBE && MODS && SERVER && process.env.CORDON_BIN,
-  "set CORDON_BIN, CORDON_TEST_PROBE, CORDON_TEST_MCP_MODULES, CORDON_TEST_MCP_SERVER");
+findBinary(); // $CORDON_BIN, else PATH
+const MCP = { ...T0(), skip: !(MODS && SERVER) && process.env.CI !== "true" && "set CORDON_TEST_MCP_MODULES and _SERVER" };
+function T0() { return { timeout: 60000 }; }
+const EXISTS = ["-c", 'if [ -e "$0" ]; then echo present; else echo absent; fi'];
+const FDS = ["-c", "for n in 3 4; do [ -e /dev/fd/$n ] && echo $n; done; true"];
+const PLANT = `git init -q new && printf '#!/bin/sh\\necho ran\\n' >new/.git/hooks/post-checkout &&
+  chmod +x new/.git/hooks/post-checkout && trap '' TERM && exec sleep 60`;
+// (the planted hook is live, something was set aside)
+function quarantined(gitDir) {
+  let live = false;
+  try { accessSync(path.join(gitDir, "hooks", "post-checkout"), constants.X_OK); live = true; } catch {}
+  return [live, readdirSync(gitDir).some((n) => n.includes("cordon-quarantine"))];
+}
+
+// process.env[name] = value, or deleted when value is undefined
+function setEnv(name, value) {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
 
 function layout() {
   const dir = mkdtempSync(path.join(tmpdir(), "cordon-node-test-"));
@@ -62,36 +79,116 @@ async function eventually(cond, ms = 5000) {
   return cond();
 }
 
-test("the probe reads the exposed file, not /etc/shadow", T, async () => {
+test("the exposed file is there, /etc/shadow is not", T, async () => {
   const l = layout();
-  if (process.getuid() === 0) {
-    const control = await collect(plainSpawn(PROBE, ["read", "/etc/shadow"], { stdio: ["ignore", "pipe", "inherit"] }));
-    assert.equal(control.code, 0, "control: unsandboxed root reads /etc/shadow");
-  }
-  assert.deepEqual(await run(l, PROBE, ["read", l.exposed]), { out: "exposed content\n", code: 0, error: null });
-  assert.equal((await run(l, PROBE, ["read", "/etc/shadow"])).out, "ENOENT\n");
+  const control = await collect(plainSpawn("/bin/sh", [...EXISTS, "/etc/shadow"], { stdio: ["ignore", "pipe", "inherit"] }));
+  assert.equal(control.out, "present\n", "control: unsandboxed, /etc/shadow is there");
+  assert.deepEqual(await run(l, "/bin/cat", [l.exposed]), { out: "exposed content\n", code: 0, error: null });
+  assert.equal((await run(l, "/bin/sh", [...EXISTS, "/etc/shadow"])).out, "absent\n");
   // the config (fd 3) and the report (fd 4) stay outside: nothing to read or forge
-  const control = await collect(plainSpawn(PROBE, ["fds"], { stdio: ["ignore", "pipe", "inherit", "ignore", 0] }));
-  assert.match(control.out, /^4\n/, "control: an inherited descriptor is seen");
-  assert.deepEqual(await run(l, PROBE, ["fds"]), { out: "", code: 0, error: null });
+  const control2 = await collect(plainSpawn("/bin/sh", FDS, { stdio: ["ignore", "pipe", "inherit", "ignore", 0] }));
+  assert.match(control2.out, /^4\n/, "control: an inherited descriptor is seen");
+  assert.deepEqual(await run(l, "/bin/sh", FDS), { out: "", code: 0, error: null });
   cleanup(l);
 });
 
 test("the caller's OPENAI_API_KEY stays out, HOME is the instance's", T, async () => {
   const l = layout();
   const show = ["-c", 'echo "key=${OPENAI_API_KEY-unset} home=$HOME"'];
-  const env = { ...process.env, OPENAI_API_KEY: "sk-from-the-caller" };
-  const control = await collect(plainSpawn("/bin/sh", show, { env, stdio: ["ignore", "pipe", "inherit"] }));
-  assert.match(control.out, /key=sk-from-the-caller/, "control: unsandboxed, the key is seen");
-  const home = path.join(l.home, "runtime-user-env", "home");
-  assert.equal((await run(l, "/bin/sh", show, { env })).out, `key=unset home=${home}\n`);
   process.env.OPENAI_API_KEY = "sk-from-the-process";
   try {
+    const env = { ...process.env, FOO: "1" };
+    const control = await collect(plainSpawn("/bin/sh", show, { env, stdio: ["ignore", "pipe", "inherit"] }));
+    assert.match(control.out, /key=sk-from-the-process/, "control: unsandboxed, the key is seen");
+    const home = path.join(l.home, "runtime-user-env", "home");
+    assert.equal((await run(l, "/bin/sh", show, { env })).out, `key=unset home=${home}\n`);
     assert.match((await run(l, "/bin/sh", show)).out, /^key=unset /);
     const passed = await run(l, "/bin/sh", show, { cordon: { ...l.cordon, passEnv: ["OPENAI_API_KEY"] } });
     assert.match(passed.out, /^key=sk-from-the-process /, "one variable on purpose");
   } finally {
     delete process.env.OPENAI_API_KEY;
+  }
+  cleanup(l);
+});
+
+test("env is the command's environment: what the caller adds reaches it", T, async () => {
+  const l = layout();
+  const show = ["-c", 'echo "foo=${FOO-unset} key=${OPENAI_API_KEY-unset} host=${SOME_HOST_VAR-unset} tok=${MY_TOKEN-unset}"'];
+  Object.assign(process.env, { OPENAI_API_KEY: "sk-from-the-process", SOME_HOST_VAR: "host" });
+  try {
+    const r = await run(l, "/bin/sh", show, { env: { ...process.env, FOO: "1", MY_TOKEN: "for-this-command" } });
+    assert.equal(r.out, "foo=1 key=unset host=unset tok=for-this-command\n");
+  } finally {
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.SOME_HOST_VAR;
+  }
+  cleanup(l);
+});
+
+test("a refusal names the option, with no position", T, async () => {
+  const l = layout();
+  const missing = path.join(l.dir, "missing");
+  const refused = async (cordon) => {
+    const r = await run(l, "/bin/sh", ["-c", `touch ${l.marker}`], { cordon: { ...l.cordon, ...cordon }, stdio: ["ignore", "pipe", "ignore"] });
+    assert.ok(r.error instanceof CordonError, String(r.error));
+    assert.doesNotMatch(r.error.message, /\/dev\/fd/);
+    return r.error;
+  };
+  let e = await refused({ expose: [l.data, missing] });
+  assert.equal(e.option, "expose[1].source");
+  assert.equal(e.key, "isolation.expose_paths[1].source");
+  assert.ok(e.message.startsWith(`cordon: expose[1].source: does not exist: ${missing}`), e.message);
+  assert.equal((await refused({ network: "bogus" })).option, "network");
+  assert.ok((await refused({ limits: { pids: -1 } })).message.startsWith("cordon: limits.pids: "));
+  assert.ok((await refused({ workspace: "/etc" })).message.startsWith("cordon: workspace: "));
+  assert.ok((await refused({ envPolicy: { inherit: "some" } })).message.startsWith("cordon: envPolicy.inherit: "));
+  assert.equal(existsSync(l.marker), false, "the command ran");
+  // stdioServerParams: checked before any connection
+  assert.throws(() => stdioServerParams({ command: "/bin/true", cwd: l.ws }, { ...l.cordon, expose: [missing] }),
+    (err) => err instanceof CordonError && err.option === "expose[0].source" && /^cordon: expose\[0\]\.source: does not exist/.test(err.message));
+  cleanup(l);
+});
+
+test("kill() and the timeout option leave cordon's git check done", T, async () => {
+  for (const how of ["kill", "timeout"]) {
+    const l = layout();
+    const options = { cwd: l.ws, stdio: "ignore", cordon: l.cordon };
+    if (how === "timeout") options.timeout = 1500;
+    const t0 = Date.now();
+    const child = spawn("/bin/sh", ["-c", PLANT], options);
+    const done = collect(child);
+    if (how === "kill") {
+      assert.ok(await eventually(() => existsSync(path.join(l.ws, "new", ".git", "hooks", "post-checkout"))));
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill();
+    }
+    await done;
+    assert.ok(Date.now() - t0 < 1500 + STOP_GRACE_MS + 2000, `${how}: the stop took ${Date.now() - t0} ms`);
+    assert.deepEqual(quarantined(path.join(l.ws, "new", ".git")), [false, true], `${how}: the hook was set aside`);
+    cleanup(l);
+  }
+});
+
+test("the agent's death ends the sandbox (dieWithParent)", T, async () => {
+  const l = layout();
+  const agent = `import { spawn } from ${JSON.stringify(new URL("../index.js", import.meta.url).href)};
+    const [mark, home, ws, die] = process.argv.slice(1);
+    spawn("/bin/sh", ["-c", "trap '' TERM; sleep $0 & exec sleep $0", mark], { cwd: ws, stdio: "ignore",
+      cordon: { home, workspace: ws, dieWithParent: die === "1" } });
+    setTimeout(() => {}, 60000);`;
+  for (const die of [false, true]) {
+    const mark = String(800000 + Math.floor(Math.random() * 100000));
+    const a = plainSpawn(process.execPath, ["--input-type=module", "-e", agent, mark, l.home, l.ws, die ? "1" : "0"], { stdio: "ignore" });
+    assert.ok(await eventually(() => processes("sleep", mark).length === 2, 10000), "the sandbox started");
+    a.kill("SIGKILL");
+    if (!die) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const left = processes("sleep", mark);
+      for (const pid of left) process.kill(pid, "SIGKILL");
+      assert.equal(left.length, 2, "control: dieWithParent false, the sandbox outlives the agent");
+    } else {
+      assert.ok(await eventually(() => processes("sleep", mark).length === 0, 10000), "the SIGKILLed agent's sandbox lives on");
+    }
   }
   cleanup(l);
 });
@@ -132,7 +229,7 @@ test("a missing binary throws, and nothing ran", T, () => {
     assert.throws(() => spawn("/bin/sh", ["-c", `touch ${l.marker}`], { cwd: l.ws, cordon: l.cordon }), CordonError);
     assert.throws(() => stdioServerParams({ command: "/bin/sh", args: ["-c", `touch ${l.marker}`] }), CordonError);
   } finally {
-    process.env.CORDON_BIN = saved.bin;
+    setEnv("CORDON_BIN", saved.bin);
     process.env.PATH = saved.path;
   }
   assert.equal(existsSync(l.marker), false, "the command ran");
@@ -170,7 +267,7 @@ test("kill() and an AbortSignal take the whole tree", T, async () => {
   cleanup(l);
 });
 
-test("an MCP session with the SDK client and stdioServerParams", T, async () => {
+test("an MCP session with the SDK client and stdioServerParams", MCP, async () => {
   const { Client } = await import(`${MODS}/@modelcontextprotocol/sdk/dist/esm/client/index.js`);
   const { StdioClientTransport } = await import(`${MODS}/@modelcontextprotocol/sdk/dist/esm/client/stdio.js`);
   const l = layout();
@@ -232,7 +329,7 @@ test("a binary that cannot be executed: an 'error' event, and nothing ran", T, a
     const r = await collect(spawn("/bin/sh", ["-c", `touch ${l.marker}`], { cwd: l.ws, cordon: l.cordon }));
     assert.equal(r.error?.code, "ENOENT", String(r.error));
   } finally {
-    process.env.CORDON_BIN = saved;
+    setEnv("CORDON_BIN", saved);
   }
   assert.equal(existsSync(l.marker), false, "the command ran");
   cleanup(l);
