@@ -745,13 +745,17 @@ func TestCmdEnvIsTheCommands(t *testing.T) {
 
 // ---- the agent's death; a cancelled command's post-run check -----------------
 
-// The test binary itself as the agent: configures, starts a sandboxed tree
-// and waits, until the test SIGKILLs it.
-func TestHelperAgent(t *testing.T) {
-	mark := os.Getenv("CORDON_GO_HELPER_MARK")
-	if mark == "" {
-		t.Skip("a helper process of TestAgentDeathEndsTheSandbox")
+// The test binary itself as the agent (TestAgentDeathEndsTheSandbox):
+// configures, starts a sandboxed tree and waits, until the test SIGKILLs it.
+func TestMain(m *testing.M) {
+	if mark := os.Getenv("CORDON_GO_HELPER_MARK"); mark != "" {
+		helperAgent(mark)
+		return
 	}
+	os.Exit(m.Run())
+}
+
+func helperAgent(mark string) {
 	die := os.Getenv("CORDON_GO_HELPER_DIE") == "1"
 	l := layout{home: os.Getenv("CORDON_GO_HELPER_HOME"), ws: os.Getenv("CORDON_GO_HELPER_WS")}
 	if err := isolation.Configure(isolation.Config{Enabled: true, Home: l.home, Workspace: l.ws, DieWithParent: &die}); err != nil {
@@ -776,7 +780,7 @@ func TestAgentDeathEndsTheSandbox(t *testing.T) {
 		if die {
 			d = "1"
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAgent$")
+		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "CORDON_GO_HELPER_MARK="+mark, "CORDON_GO_HELPER_DIE="+d,
 			"CORDON_GO_HELPER_HOME="+l.home, "CORDON_GO_HELPER_WS="+l.ws)
 		cmd.Stdout = io.Discard

@@ -1,11 +1,15 @@
 #!/bin/bash
 # The packages for agents (bindings/go, bindings/python, bindings/node):
 # each one's own tests, against this build's cordon and probe, as root and
-# as the unprivileged user. Each test of a package is one line here ("go:
-# TestName", "python: test_name", "node: name"); a package whose tool is
-# missing is a skip (a failure under CI=true). The Node test and the Go MCP
-# call site drive the real @modelcontextprotocol/server-filesystem (and the
-# Node test the official SDK client), the npm parts of tests/mcp/.
+# as the unprivileged user, with that cordon installed on PATH (no
+# $CORDON_BIN: as a user's install puts it). Each test of a package is one
+# line here ("go: TestName", "python: test_name", "node: name"); a package
+# whose tool is missing is a skip (a failure under CI=true). The MCP tests
+# drive the real @modelcontextprotocol/server-filesystem with the official
+# SDK client, the npm parts of tests/mcp/ (with typescript and the Node
+# types, for tsc --strict on the Node package's types); mypy --strict
+# (Debian's) checks a program on the Python package, go vet one on the Go
+# package.
 . "$(dirname "$0")/lib.sh"
 
 # -- the npm parts: installed from tests/mcp's lock file when missing or stale
@@ -14,7 +18,7 @@ installed() { node -p "require('$MCP_SRC/node_modules/$1/package.json').version"
 pinned() { node -p "require('$MCP_SRC/package.json').dependencies['$1']"; }
 if command -v node >/dev/null; then
     fresh=yes
-    for p in @modelcontextprotocol/server-filesystem @modelcontextprotocol/sdk; do
+    for p in @modelcontextprotocol/server-filesystem @modelcontextprotocol/sdk typescript @types/node; do
         [ "$(installed $p)" = "$(pinned $p)" ] || fresh=no
     done
     [ $fresh = yes ] || (cd "$MCP_SRC" && npm ci --no-audit --no-fund --loglevel=error) >"$T/npm.log" 2>&1 ||
@@ -24,13 +28,19 @@ fi
 # The packages and node_modules under $T, readable by the test user; its
 # temporary files (t.TempDir, tempfile, os.tmpdir) in $T/tmp.
 cp -a "$TOP/bindings" "$T/bindings"
-mkdir -p "$T/mcp" "$T/tmp"
+mkdir -p "$T/mcp" "$T/tmp" "$T/installed/bin"
 [ -d "$MCP_SRC/node_modules" ] && cp -a "$MCP_SRC/node_modules" "$T/mcp/"
+cp "$MCP_SRC/client.mjs" "$MCP_SRC/package.json" "$T/mcp/"
 chmod -R a+rX "$T/bindings" "$T/mcp"
 chmod 1777 "$T/tmp"
 MODS=$T/mcp/node_modules
-export CORDON_BIN=$CORDON CORDON_TEST_BIN=$CORDON CORDON_TEST_PROBE=$PROBE TMPDIR=$T/tmp
+# cordon as installed: on PATH, found by name
+cp "$CORDON" "$T/installed/bin/cordon"
+chmod -R a+rX "$T/installed"
+unset CORDON_BIN
+export PATH=$T/installed/bin:$PATH TMPDIR=$T/tmp
 export CORDON_TEST_MCP_MODULES=$MODS CORDON_TEST_MCP_SERVER=$MODS/@modelcontextprotocol/server-filesystem/dist/index.js
+export CORDON_TEST_MCP_CLIENT=$T/mcp/client.mjs
 
 # the lines of the log from the one naming TEST to the next test's verdict
 failure_of() { awk -v t="$1" 'index($0, t) { on = 1 } on { print } on && /^(--- |(not )?ok |FAIL:|ERROR:)/ && !index($0, t) { exit }'; }
@@ -77,15 +87,36 @@ fi
 suite python python3 "$T/bindings/python" 's/^(test_[a-z0-9_]+) \(.*\) \.\.\. (ok|FAIL|ERROR|skipped).*/\2 \1/p' \
     env PYTHONPATH="$T/bindings/python" PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -v -s tests -t .
 
-# ... and pip installs it from its directory (offline, into a scratch target)
+# ... and pip installs it from its directory (offline: --no-index, and
+# Debian's setuptools with --no-build-isolation), its types marker included
 as_user cp -r "$T/bindings/python" "$T/tmp/pysrc"
-check_out "python: pip installs the package from its directory, and it imports from there" "$T/tmp/pip/cordon/__init__.py" \
+check_out "python: pip installs the package from its directory offline, and it imports from there" \
+    "$T/tmp/pip/cordon/__init__.py $T/tmp/pip/cordon/py.typed" \
     as_user sh -c 'python3 -m pip install -q --no-index --no-build-isolation --target "$1/pip" "$1/pysrc" >"$1/pip.log" 2>&1 &&
-        cd / && PYTHONPATH="$1/pip" python3 -c "import cordon; print(cordon.__file__)" || cat "$1/pip.log" >&2' sh "$T/tmp"
+        cd / && PYTHONPATH="$1/pip" python3 -c "import cordon, os; print(cordon.__file__, os.path.join(os.path.dirname(cordon.__file__), \"py.typed\"))" &&
+        test -f "$1/pip/cordon/py.typed" || cat "$1/pip.log" >&2' sh "$T/tmp"
+
+# ... and its types: mypy --strict on a program using it; a wrong call fails
+if command -v mypy >/dev/null; then
+    check "python: mypy --strict passes on a program using the package" \
+        as_user env MYPY_CACHE_DIR="$T/tmp/mypy-cache" sh -c 'cd "$1" && mypy --strict tests/typed_agent.py' sh "$T/bindings/python"
+    check_fails "python: ... and fails on one calling it wrongly (control)" \
+        as_user env MYPY_CACHE_DIR="$T/tmp/mypy-cache" sh -c 'cd "$1" && mypy --strict tests/typed_bad.py' sh "$T/bindings/python"
+else skip "python: mypy --strict" "mypy is not installed (scripts/deps.sh test)"; fi
 
 # Node: node --test, its TAP's top-level lines.
 suite node node "$T/bindings/node" \
     's/^ok [0-9]+ - (.*) # SKIP.*/SKIP \1/p;t;s/^ok [0-9]+ - (.*)/ok \1/p;s/^not ok [0-9]+ - (.*)/FAIL \1/p' \
     node --test --test-reporter=tap test/
+
+# ... and its types: tsc --strict on a program using index.d.ts; a wrong option fails
+TSC=(node "$MODS/typescript/bin/tsc")
+if [ -f "$MODS/typescript/bin/tsc" ]; then
+    check "node: tsc --strict passes on a program using the package's types" \
+        as_user "${TSC[@]}" -p "$T/bindings/node/test/types" --typeRoots "$MODS/@types"
+    check_fails "node: ... and fails on one passing a wrong option (control)" \
+        as_user "${TSC[@]}" --strict --noEmit --module nodenext --moduleResolution nodenext --types node \
+        --typeRoots "$MODS/@types" "$T/bindings/node/test/types/bad.ts"
+else not_ok "node: typescript is installed (npm ci in tests/mcp)"; fi
 
 done_testing

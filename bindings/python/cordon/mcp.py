@@ -52,7 +52,9 @@ def stdio_server_config(command: str, args: Sequence[str] = (), *, env: Optional
                         die_with_parent: Optional[bool] = None) -> Dict[str, Any]:
     """{"command", "args", "env", "cwd"} that start the server under cordon,
     as an MCP client's config names a server; checked with ``cordon plan``
-    (CordonError on a refusal). stdio_server_parameters wraps it."""
+    (CordonError on a refusal). stdio_server_parameters wraps it. With
+    die_with_parent (the default on Linux), cordon watches the process that
+    starts it, as it finds it at its start."""
     binary = find_binary()
     cfg = _Config(home, workspace, expose, network, allow_net, profiles, backend, pass_env, env_policy, limits,
                   die_with_parent, env_names=list(env or {}))
@@ -65,8 +67,8 @@ def stdio_server_config(command: str, args: Sequence[str] = (), *, env: Optional
     with os.fdopen(fd, "w") as f:
         json.dump(cfg.data, f)
     flags = ["--config", path]
-    if cfg.die_with_parent:
-        flags.append(f"--die-with-parent={os.getpid()}")
+    if cfg.die_with_parent:  # the process that will start cordon: noted by cordon at its start
+        flags.append("--die-with-parent")
     _check(binary, flags, command, args, cwd, env, cfg, path)
     out: Dict[str, Any] = {"command": binary, "args": ["run", *flags, "--", command, *args],
                            "env": dict(env) if env is not None else None,
@@ -100,4 +102,6 @@ def stdio_server_parameters(command: str, args: Sequence[str] = (), *, env: Opti
     without the MCP SDK."""
     sdk = importlib.import_module("mcp.client.stdio")  # the SDK, when installed
     c = stdio_server_config(command, args, env=env, cwd=cwd, **cordon_options)
+    # the SDK starts cordon from this process: cordon checks that at its start
+    c["args"] = [f"--die-with-parent={os.getpid()}" if a == "--die-with-parent" else a for a in c["args"]]
     return sdk.StdioServerParameters(**{k: v for k, v in c.items() if v is not None})
