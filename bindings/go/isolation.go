@@ -607,6 +607,7 @@ func inCallersTerms(e *CordonError) {
 			key, reason, ok = k, r, true
 			if e.File == "" {
 				e.File = configPath
+				fmt.Sscanf(rest, "%d:%d:", &e.Line, &e.Column)
 			}
 			if e.Key == "" {
 				e.Key = k

@@ -645,8 +645,9 @@ func TestRefusalNamesTheConfigField(t *testing.T) {
 		"Env.Inherit": {Enabled: true, Home: l.home, Workspace: l.ws, Env: &isolation.EnvPolicy{Inherit: "some"}},
 	} {
 		err := isolation.Configure(cfg)
-		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, field+": ") || strings.Contains(ce.Message, "/dev/fd") {
-			t.Errorf("%s: %v", field, err)
+		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, field+": ") || strings.Contains(ce.Message, "/dev/fd") ||
+			ce.Option != field || ce.Key == "" || ce.File != "/dev/fd/3" || ce.Line != 1 || ce.Column <= 0 {
+			t.Errorf("%s: %v (%+v)", field, err, ce)
 		}
 	}
 	// the same at run time, from PrepareCommandWith's config
