@@ -555,10 +555,14 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         return res.status;
 }
 
+/* With --stats FILE, the file is made (or emptied) first: a plan that
+ * succeeds leaves it empty, not a record of an earlier refusal. */
 static int cmd_plan(const cli_args *a, cordon_config *c)
 {
         cordon_error *err = NULL;
         cordon_plan *plan = NULL;
+        if (a->stats_file && (stats_file = open_stats(a->stats_file)) < 0)
+                return EXIT_CORDON;
         if (prepare(a, c, true, &plan, &err) < 0)
                 return refuse(a, err, NULL);
         int r = print_and_free(a->json ? cordon_plan_to_json(plan) : cordon_plan_to_text(plan));

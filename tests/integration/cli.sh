@@ -530,4 +530,20 @@ run_refused "--expose with an unknown \$NAME target: refused when planning, nami
 run_refused "--stats-fd x: refused, naming the flag" 'cordon: --stats-fd: not a file descriptor: "x"' \
     run --stats-fd x -- true
 
+# -- cordon plan --stats: the record of a refusal, machine-readable (as run's)
+mkdir -p "$T/planstats" && chmod 777 "$T/planstats"
+echo '{"isolation": {"expose_paths": [{"source": "/no/such/dir"}]}}' >"$T/planstats/bad.json"
+chmod 644 "$T/planstats/bad.json"
+check_status "plan --stats of a refused config: 125" 125 cordon plan --config "$T/planstats/bad.json" --stats "$T/planstats/r.json" -- true
+check_out "... its record names the key, file, line and column" \
+    "isolation.expose_paths[0].source $T/planstats/bad.json 1 44 125 None" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+print(e["key"], e["file"], e["line"], e["column"], e["code"], json.load(open(sys.argv[1])).get("exit_code"))' "$T/planstats/r.json"
+check_status "plan --stats of a good config: 0" 0 cordon plan --stats "$T/planstats/r.json" -- true
+check_out "... and the file is left empty, not with the earlier refusal" 0 stat -c %s "$T/planstats/r.json"
+check_status "plan --stats-fd: the record on the descriptor" 125 \
+    sh -c 'cd "$1" && "$2" plan --config "$3" --stats-fd 3 -- true 3>"$4"' sh "$W" "$CORDON" "$T/planstats/bad.json" "$T/planstats/fd.json"
+check_contains "... which is the same record" '"key": "isolation.expose_paths[0].source"' cat "$T/planstats/fd.json"
+
 done_testing

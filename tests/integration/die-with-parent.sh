@@ -123,6 +123,18 @@ check_out "the exit of the caller's thread that started cordon does not end the 
     in_w as_user python3 "$T/thread.py" "$CORDON" "1000.$m"
 pkill -KILL -f "1000\.$m" 2>/dev/null
 
+# -- the parent death signal from anyone else (its number is no secret):
+# the parent lives, so the sandbox goes on
+m=$((100000 + RANDOM % 900000))
+caller "$m" --die-with-parent
+if await_sleeps "$m" 1; then
+    kill -s RTMAX "$(pgrep -o -f "^$CORDON run --quiet --die-with-parent -- sh -c sleep 1000\.$m")" 2>/dev/null
+    sleep 0.5
+    if [ "$(sleeps "$m")" -ge 1 ]; then ok "a parent death signal sent while the parent lives does not end the sandbox"
+    else not_ok "a parent death signal sent while the parent lives does not end the sandbox"; fi
+else not_ok "the sandbox starts (RTMAX)"; fi
+pkill -KILL -f "1000\.$m" 2>/dev/null
+
 # -- a caller gone before cordon watches it: nothing runs
 rm -f "$W/ran"
 check_status "--die-with-parent=PID of a process that is not cordon's parent: 125" 125 \
