@@ -193,6 +193,24 @@ test("the agent's death ends the sandbox (dieWithParent)", T, async () => {
   cleanup(l);
 });
 
+test("no option runs a command unsandboxed: a layer's enabled: false is overridden", T, async () => {
+  const l = layout();
+  const profiles = path.join(l.dir, "profiles");
+  mkdirSync(profiles);
+  writeFileSync(path.join(profiles, "off.json"), '{"isolation": {"enabled": false}}');
+  process.env.CORDON_PROFILE_PATH = profiles;
+  try {
+    const control = await collect(plainSpawn(findBinary(), ["run", "--profile", "off", "--", "/bin/sh", ...EXISTS, "/etc/shadow"],
+      { cwd: l.ws, stdio: ["ignore", "pipe", "ignore"] }));
+    assert.equal(control.out, "present\n", "control: the profile turns isolation off in cordon");
+    const r = await run(l, "/bin/sh", [...EXISTS, "/etc/shadow"], { cordon: { ...l.cordon, profiles: ["off"] } });
+    assert.deepEqual([r.code, r.out], [0, "absent\n"]);
+  } finally {
+    delete process.env.CORDON_PROFILE_PATH;
+  }
+  cleanup(l);
+});
+
 test("the exit status reaches the caller", T, async () => {
   const l = layout();
   for (const [script, want] of [["exit 0", 0], ["exit 7", 7], ["exit 125", 125], ["kill -TERM $$", 143]]) {
