@@ -512,6 +512,8 @@ func startPrepared(cmd *exec.Cmd) error {
 	}
 	if err == nil {
 		watch()
+	} else {
+		waited(cmd)
 	}
 	return err
 }
