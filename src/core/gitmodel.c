@@ -364,29 +364,8 @@ static bool plain_url(const char *v)
  * from |gitdir|). */
 static bool worktree_inside(const char *v, const char *gitdir, const char *root)
 {
-        if (!v || !gitdir || !root)
-                return false;
-        _cleanup_free_ char *joined = v[0] == '/' ? strdup(v) : path_join(gitdir, v);
-        _cleanup_free_ char *norm = NULL;
-        /* ".." taken lexically: the check after the run opens nothing it names */
-        if (!joined || path_normalize(joined, true, &norm) < 0)
-                return false;
-        buf out = {0};
-        for (const char *c = norm; *c;) {
-                while (*c == '/')
-                        c++;
-                size_t n = strcspn(c, "/");
-                if (n == 2 && c[0] == '.' && c[1] == '.') {
-                        while (out.len && out.data[--out.len] != '/')
-                                ;
-                } else if (n && !(n == 1 && c[0] == '.')) {
-                        buf_put(&out, "/", 1);
-                        buf_put(&out, c, n);
-                }
-                c += n;
-        }
-        _cleanup_free_ char *canon = buf_steal(&out);
-        return canon && path_startswith(canon, root);
+        _cleanup_free_ char *p = v && gitdir && root && v[0] != '~' ? git_expand_path(v, gitdir, NULL) : NULL;
+        return p && path_startswith(p, root);
 }
 
 typedef struct benign_ctx {
@@ -461,4 +440,78 @@ bool git_hook_inert(const char *name, bool regular)
 {
         size_t n = strlen(name);
         return regular && n > 7 && streq(name + n - 7, ".sample");
+}
+
+/* ---- the paths a config names ------------------------------------------------------------ */
+
+char *git_expand_path(const char *value, const char *base, const char *home)
+{
+        _cleanup_free_ char *joined = NULL;
+        if (strncmp(value, "~/", 2) == 0)
+                joined = home ? path_join(home, value + 2) : NULL;
+        else if (value[0] == '/')
+                joined = strdup(value);
+        else if (value[0] != '~' && strncmp(value, "%(prefix)/", 10) != 0 && base && base[0] == '/')
+                joined = path_join(base, value);
+        if (!joined)
+                return NULL;
+        /* lexically: "a/../b" is "b" (whoever opens it walks each part) */
+        buf out = {0};
+        for (const char *c = joined; *c;) {
+                while (*c == '/')
+                        c++;
+                size_t n = strcspn(c, "/");
+                if (n == 2 && c[0] == '.' && c[1] == '.') {
+                        while (out.len && out.data[--out.len] != '/')
+                                ;
+                } else if (n && !(n == 1 && c[0] == '.')) {
+                        buf_put(&out, "/", 1);
+                        buf_put(&out, c, n);
+                }
+                c += n;
+        }
+        if (out.len == 0)
+                buf_put(&out, "/", 1);
+        return buf_steal(&out);
+}
+
+typedef struct paths_ctx {
+        const git_config_origin *o;
+        git_path_fn fn;
+        void *userdata;
+} paths_ctx;
+
+static void emit(const paths_ctx *c, git_key_kind kind, const char *value, const char *base)
+{
+        char *p = git_expand_path(value, base, c->o->home);
+        if (p)
+                c->fn(kind, p, c->userdata);
+        free(p);
+}
+
+static bool path_key(const char *key, const char *value, void *userdata)
+{
+        const paths_ctx *c = userdata;
+        git_key_kind kind = git_key_classify(key, value);
+        if (kind == GIT_KEY_DATA || !value)
+                return true;
+        if (kind == GIT_KEY_INCLUDE) {
+                emit(c, kind, value, c->o->file_dir);
+                return true;
+        }
+        _cleanup_free_ char *program = kind == GIT_KEY_PROGRAM ? git_program_path(key, value) : NULL;
+        const char *v = kind == GIT_KEY_PROGRAM ? program : value;
+        if (!v)
+                return true;
+        if (c->o->worktree)
+                emit(c, kind, v, c->o->worktree);
+        if (c->o->gitdir && (!c->o->worktree || (v[0] != '/' && v[0] != '~')))
+                emit(c, kind, v, c->o->gitdir);
+        return true;
+}
+
+void git_config_paths(const char *data, size_t len, const git_config_origin *o, git_path_fn fn, void *userdata)
+{
+        paths_ctx c = {o, fn, userdata};
+        (void)git_config_parse(data, len, path_key, &c); /* git dies on what follows an error */
 }

@@ -106,3 +106,28 @@ bool git_strategy_builtin(const char *name) HIDDEN;
  * (`git init`'s template). Any other entry may be a hook, now or for a
  * later git. */
 bool git_hook_inert(const char *name, bool regular) HIDDEN;
+
+/* ---- the paths a config names ------------------------------------------------------------ */
+
+/* The absolute path |value| names as git takes it: "~/" from |home|, a
+ * relative one from |base|, ".." and "." taken lexically. NULL for what
+ * git would not take so (another user's "~user/", "%(prefix)/", no base)
+ * or on ENOMEM. Caller frees. */
+char *git_expand_path(const char *value, const char *base, const char *home) HIDDEN;
+
+/* Where a config's relative paths start: its file's directory (includes),
+ * the work tree (hooksPath, programs, the attributes file: git runs them
+ * from its top; NULL for none) and the git directory (a bare repository's
+ * hooks run there). */
+typedef struct git_config_origin {
+        const char *file_dir, *worktree, *gitdir, *home;
+} git_config_origin;
+
+/* Called with each path a config names, and its kind. */
+typedef void (*git_path_fn)(git_key_kind kind, const char *path, void *userdata);
+
+/* For each variable of the config |data| that names a path git reads as
+ * config or runs (git_key_classify), |fn| with the absolute path (a
+ * relative one from each of the work tree and the git directory). */
+void git_config_paths(const char *data, size_t len, const git_config_origin *o, git_path_fn fn,
+                      void *userdata) HIDDEN;

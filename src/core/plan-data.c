@@ -56,6 +56,8 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->instance_root);
         free(p->workspace);
         free(p->hostname);
+        strv_free(p->git_configs);
+        free(p->git_home);
         strv_free(p->warnings);
         strv_free(p->hints);
         free(p->hint_exit);

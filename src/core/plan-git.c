@@ -16,29 +16,21 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "gitmodel.h"
 
-/* What git executes, or reads to decide what to execute, from a
- * repository's control directory: hooks, the config (core.hooksPath,
- * aliases, filters, fsmonitor, pager), the per-worktree config,
- * commondir (whose config and hooks count) and info/ (attributes pick
- * filters). Read-only inside every writable mount; a missing one gets a
- * placeholder so that it cannot be created either. Everything else git
- * writes in ordinary work (objects, refs, logs, index, HEAD, packed-refs,
- * rebase/merge state) stays writable. */
-static const struct {
-        const char *name;
-        bool dir;
-        const char *placeholder; /* content of a missing file's placeholder */
-} GIT_CONTROL[] = {
-        {"hooks", true, NULL},
-        {"config", false, NULL},
-        {"config.worktree", false, NULL},
-        {"commondir", false, ".\n"}, /* git dies on an empty commondir; "." is the repository itself */
-        {"info", true, NULL},
-};
-#define GIT_NESTING 4          /* modules/a/modules/b/...: how deep control dirs are searched */
+/* What git executes, or reads to decide what to execute, from a git
+ * directory is gitmodel.h's GIT_ENTRIES: those it marks |protect| are
+ * read-only inside every writable mount (a missing one gets a placeholder
+ * so that it cannot be created either); everything else git writes in
+ * ordinary work (objects, refs, logs, index, HEAD, packed-refs, a
+ * rebase's state) stays writable, and is checked after the run. So are
+ * the files the repository's config and the user's own name inside a
+ * writable mount (includes, core.hooksPath, the programs keys run). */
+#define GIT_NESTING 32         /* modules/a/b/c/...: how deep git directories are searched (names hold '/') */
 #define REPO_SCAN_DEPTH 2      /* repositories are looked for up to 2 directories below a writable mount */
 #define REPO_SCAN_ENTRIES 4096 /* directory entries read for that, per plan */
+#define CONFIG_READ_MAX ((size_t)1 << 20)
+#define INCLUDE_DEPTH 10       /* git's MAX_INCLUDE_DEPTH */
 
 /* lstat |rel| below the writable bind |rw| without following any link.
  * 0; -ENOENT with |*missing| = the length of |rel| up to its first missing
@@ -155,6 +147,138 @@ static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char 
 }
 
 static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin);
+static const plan_mount *writable_bind_of(const cordon_plan *p, const char *path);
+
+/* ---- what a config names ------------------------------------------------------------------ */
+
+/* A path a config names (gitmodel.h's git_config_paths), made read-only
+ * when it lies below a writable mount: a file git includes as config,
+ * the hooks directory, a program a key runs. One behind a link is left to
+ * the check after the run (which follows the link's text). */
+typedef struct named_walk {
+        builder *b;
+        git_config_origin o;
+        int depth;
+        int r;
+} named_walk;
+
+static void walk_config_text(named_walk *w, const char *text, size_t len, const char *dir);
+
+/* |path| on the host, read whole (through no link when inside a writable
+ * mount), or NULL. */
+static char *read_config_file(builder *b, const char *path, size_t *len)
+{
+        _cleanup_free_ char *hp = host_path(b->h, path);
+        int fd = !hp ? -1 : writable_root_of(b->h, path) ? open_nofollow(hp, O_RDONLY | O_NONBLOCK)
+                                                          : open(hp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        struct stat st;
+        char *text = NULL;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= CONFIG_READ_MAX &&
+            (text = malloc((size_t)st.st_size + 1))) {
+                ssize_t n = read(fd, text, (size_t)st.st_size);
+                *len = n > 0 ? (size_t)n : 0;
+                text[*len] = '\0';
+        }
+        if (fd >= 0)
+                close(fd);
+        return text;
+}
+
+static void on_named(git_key_kind kind, const char *path, void *userdata)
+{
+        named_walk *w = userdata;
+        const plan_mount *rw = w->r == 0 ? writable_bind_of(w->b->p, path) : NULL;
+        const char *rel = rw ? path_skip_prefix(path, rw->source) : NULL;
+        struct stat st;
+        if (rel && rel[0] && lstat_below(w->b, rw, rel, &st, NULL) != -ELOOP) {
+                plan_mount copy = *rw; /* protect_one adds mounts: |rw| may move */
+                w->r = protect_one(w->b, &copy, rel, kind == GIT_KEY_HOOKS, NULL);
+        }
+        if (kind != GIT_KEY_INCLUDE || w->depth >= INCLUDE_DEPTH || w->r < 0)
+                return;
+        size_t len = 0;
+        _cleanup_free_ char *text = read_config_file(w->b, path, &len);
+        _cleanup_free_ char *dir = text ? path_dirname(path) : NULL;
+        if (dir) {
+                named_walk inner = *w;
+                inner.depth++;
+                walk_config_text(&inner, text, len, dir);
+                w->r = inner.r;
+        }
+}
+
+static void walk_config_text(named_walk *w, const char *text, size_t len, const char *dir)
+{
+        w->o.file_dir = dir;
+        git_config_paths(text, len, &w->o, on_named, w);
+}
+
+static int walk_config(named_walk *w, const char *path)
+{
+        size_t len = 0;
+        _cleanup_free_ char *text = read_config_file(w->b, path, &len);
+        _cleanup_free_ char *dir = text ? path_dirname(path) : NULL;
+        if (dir)
+                walk_config_text(w, text, len, dir);
+        return w->r;
+}
+
+/* What the config of the git directory |rel| below |rw| and the user's
+ * own name, for that repository (its work tree is the directory of a
+ * ".git"; a bare one's programs and hooks run in the git directory). */
+static int protect_named_by(builder *b, const plan_mount *rw, const char *rel)
+{
+        _cleanup_free_ char *gitdir = rel[0] ? path_join(rw->source, rel) : strdup(rw->source);
+        if (!gitdir)
+                return -ENOMEM;
+        const char *base = strrchr(gitdir, '/');
+        _cleanup_free_ char *worktree = base && streq(base, "/.git") ? path_dirname(gitdir) : NULL;
+        named_walk w = {b, {.worktree = worktree, .gitdir = worktree ? NULL : gitdir, .home = b->p->git_home}, 0, 0};
+        for (size_t i = 0; w.r == 0 && b->p->git_configs && b->p->git_configs[i]; i++)
+                walk_config(&w, b->p->git_configs[i]);
+        _cleanup_free_ char *config = path_join(gitdir, "config"), *wtconfig = path_join(gitdir, "config.worktree");
+        if (!config || !wtconfig)
+                return -ENOMEM;
+        if (w.r == 0)
+                walk_config(&w, config);
+        return w.r == 0 ? walk_config(&w, wtconfig) : w.r;
+}
+
+/* The user's own config files git reads for every repository
+ * (config.c's do_git_config_sequence: the system one, the XDG one, the
+ * global one, or the files GIT_CONFIG_SYSTEM and GIT_CONFIG_GLOBAL name),
+ * for the check after the run; any of them inside a writable mount is
+ * protected as what it includes is. */
+static int note_user_configs(builder *b)
+{
+        const char *home = caller_home(b->h);
+        const char *xdg = env_value(b->h->environ, "XDG_CONFIG_HOME");
+        const char *sys = env_value(b->h->environ, "GIT_CONFIG_SYSTEM");
+        const char *global = env_value(b->h->environ, "GIT_CONFIG_GLOBAL");
+        char *list[5] = {
+                strdup("/etc/gitconfig"),
+                sys && sys[0] == '/' ? strdup(sys) : NULL,
+                xdg && xdg[0] == '/' ? path_join(xdg, "git/config") : home ? path_join(home, ".config/git/config") : NULL,
+                home ? path_join(home, ".gitconfig") : NULL,
+                global && global[0] == '/' ? strdup(global) : NULL,
+        };
+        int r = home && !(b->p->git_home = strdup(home)) ? -ENOMEM : 0;
+        for (size_t i = 0; i < ARRAY_SIZE(list); i++)
+                if (list[i] && r == 0)
+                        r = strv_consume(&b->p->git_configs, TAKE_PTR(list[i]));
+        for (size_t i = 0; i < ARRAY_SIZE(list); i++)
+                free(list[i]);
+        /* each, where one lies in a writable mount, and the absolute paths
+         * they name (their relative ones are per repository) */
+        named_walk w = {b, {.home = b->p->git_home}, 0, r};
+        for (size_t i = 0; w.r == 0 && b->p->git_configs && b->p->git_configs[i]; i++) {
+                on_named(GIT_KEY_FILE, b->p->git_configs[i], &w);
+                if (w.r == 0)
+                        walk_config(&w, b->p->git_configs[i]);
+        }
+        return w.r;
+}
+
 
 /* Control directories under |rel|/modules and |rel|/worktrees: a
  * directory with a HEAD is one; another (a submodule named "a/b") is
@@ -193,10 +317,13 @@ static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int
                 _cleanup_free_ char *h = path_join(rw->source, rel), *t = path_join(rw->target, rel);
                 r = h && t ? add_bind(b, h, t, true, ORIGIN_PROTECT, false) : -ENOMEM;
         }
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(GIT_CONTROL); i++) {
-                _cleanup_free_ char *c = rel[0] ? path_join(rel, GIT_CONTROL[i].name) : strdup(GIT_CONTROL[i].name);
-                r = c ? protect_one(b, rw, c, GIT_CONTROL[i].dir, GIT_CONTROL[i].placeholder) : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < GIT_N_ENTRIES; i++) {
+                const git_entry *e = &GIT_ENTRIES[i];
+                _cleanup_free_ char *c = !e->protect ? NULL : rel[0] ? path_join(rel, e->name) : strdup(e->name);
+                r = !e->protect ? 0 : c ? protect_one(b, rw, c, e->dir, e->placeholder) : -ENOMEM;
         }
+        if (r == 0)
+                r = protect_named_by(b, rw, rel);
         return r == 0 ? protect_nested_gitdirs(b, rw, rel, depth) : r;
 }
 
@@ -318,6 +445,9 @@ int plan_protect(builder *b)
                 if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].writable)
                         rw[k++] = p->mounts[i]; /* shallow: add_mount may move the array */
         b->scan_budget = REPO_SCAN_ENTRIES;
+        int e = note_user_configs(b);
+        if (e < 0)
+                return e;
         for (size_t i = 0; i < k; i++) {
                 int r = protect_mount(b, &rw[i]);
                 if (r < 0)

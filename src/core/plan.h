@@ -128,6 +128,11 @@ struct cordon_plan {
         cordon_pty pty;
         cordon_log_fn log_fn;
         void *log_userdata;
+        /* The user's own git config files (system, XDG, global: what git
+         * reads for every repository, existing or not) and the home "~/"
+         * means in them: for the post-run git check (gitmodel.h). */
+        char **git_configs;
+        char *git_home;
         char **warnings;           /* said at every start (log callback) */
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */
         int *hint_exit;            /* per hint: the command's exit status it explains */

@@ -1,25 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* The post-run git check. The plan keeps the control files of the
- * repositories it found read-only (plan.c, "protected paths"), but the
- * command can still make new ones: `git init sub` (or a `.git` file naming
- * a directory of its own, a bare-looking directory, a worktree's
- * commondir) anywhere in a writable mount, and then a gitlink to it in the
- * index, which stays writable. The host's next `git status` recurses into
- * that submodule and runs its core.fsmonitor; `git add .` adds an embedded
- * repository, and the next status runs it; git run in a subdirectory uses
- * the innermost repository. Mounts cannot refuse a name at any depth, so
- * after the run the launcher looks (DESIGN.md, threat model: relative to
- * directory descriptors, never following a link, bounded) for every git
- * directory in the writable mounts that is not one the plan protected,
- * and sets aside what in it was made or changed during the run and makes
- * git execute something: config, config.worktree, commondir and hooks/
- * are renamed to NAME.cordon-quarantine (the repository still works, with
- * none of them), a planted `.git` symlink or gitfile naming something it
- * cannot check is renamed likewise. Each is a warning and a path in the
- * stats record. Git directories are looked for as git finds them: ".git"
- * entries, directories git takes for bare repositories, the targets of
- * gitfiles and commondir, modules/ and worktrees/ of each; past the walk's
- * bound, the gitlinks of the protected repositories' indexes.
+ * repositories it found read-only (plan-git.c), but the command can still
+ * make git directories of its own anywhere in a writable mount, change
+ * what the landlock backend could not keep read-only, and leave state the
+ * host's git acts on (a rebase's todo list). Mounts cannot refuse a name
+ * at any depth, so after the run the launcher looks for every directory
+ * git would take for a git directory, by git's own rules (gitmodel.h:
+ * a valid HEAD, and a commondir or objects/ and refs/), wherever it is in
+ * a writable mount: work tree directories, ".git" entries, the targets
+ * of gitfiles and commondir files, modules/ at any depth (a submodule's
+ * name may hold '/') and worktrees/; past the walk's bound, the gitlinks
+ * of the protected repositories' indexes. In each one the plan did not
+ * keep read-only, what the run made or changed and can make git run a
+ * program is made inert (gitcheck-aside.c): a config with keys beyond
+ * what git init and clone write, hooks that are not git's samples, a
+ * commondir naming a directory of the command's, a todo list with exec
+ * lines; and what its config (and the user's own) names elsewhere
+ * (gitcheck-config.c). The walk is relative to directory descriptors,
+ * never follows a link and reads at most WALK_BUDGET entries.
  *
  * "Made or changed during the run": a status change time (ctime) at or
  * after the run's start. Every way to put a file in place (create, write,
@@ -31,9 +29,9 @@
  * directory, so there every repository is unprotected: before the run the
  * same search records the git directories there are (by identity: the
  * command cannot make another one pass for them), and after it the
- * control files of each, the user's own too, are set aside when the run
- * made or changed them; all of them in one it made or moved in. */
-#include "gitcheck.h"
+ * control files of each, the user's own too, are checked when the run
+ * made or changed them. */
+#include "gitcheck-internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,67 +41,34 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "error.h"
 #include "gitindex.h"
-#include "journal.h"
-#include "libc-compat.h"
+#include "gitmodel.h"
 #include "sys.h"
 
 #define WALK_BUDGET     100000 /* directory entries read per run (a directory counts 8): some 10 ms a 1000 directories */
 #define WALK_DEPTH      64
-#define HOOKS_MAX       1024 /* hooks/ entries looked at */
-#define POINTER_MAX     4096 /* bytes of a gitfile or commondir read */
-#define ASIDE_SUFFIX    ".cordon-quarantine"
+#define TREE_MAX        1024 /* entries of a hooks directory (and below) looked at */
+#define TREE_DEPTH      8
+#define HEAD_MAX        256         /* bytes of HEAD git reads (validate_headref) */
 #define INDEX_MAX       (64u << 20) /* bytes of an index read */
 #define GITLINKS_MAX    4096        /* gitlinks followed per index */
 #define GITLINK_NESTING 4           /* submodules of submodules followed */
-#define GIT_NESTING     4           /* modules/a/modules/b/...: how deep git directories are searched */
 
-typedef struct identity {
-        dev_t dev;
-        ino_t ino;
-} identity;
-
-struct git_check {
-        struct timespec t0;
-        identity *known; /* the git directories the plan protected */
-        size_t n_known;
-        identity *kept; /* the files it kept read-only (--protect DIR/.git/config too) */
-        size_t n_kept;
-        char **walk;      /* writable mounts to search (host paths) */
-        char **worktrees; /* of the protected repositories (DIR of DIR/.git) */
-        char **writable;  /* every writable mount */
-        char **set_aside;
-        size_t budget;
-        bool partial, done;
-        int logs;    /* <instance>/logs, or -1 */
-        int journal; /* logs/gitcheck.*: this run's, flock'ed while it lives, or -1 */
-        char name[64];
-        char **dead; /* the journals of killed runs this one checks for */
-        cordon_log_fn log_fn;
-        void *log_userdata;
-        bool unprotected; /* landlock: nothing was read-only, the known ones are checked too */
-        bool recording;   /* the search before the run: note the git directories, set nothing aside */
-        struct timespec newest; /* then: the newest status change of their control files */
-        char *dirbuf;     /* DIRBUF_SIZE bytes for getdents64, or NULL */
-};
-
-static bool not_before(const struct timespec *a, const struct timespec *b)
+bool git_not_before(const struct timespec *a, const struct timespec *b)
 {
         return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-static bool changed(const git_check *gc, const struct stat *st)
+bool git_changed(const git_check *gc, const struct stat *st) { return git_not_before(&st->st_ctim, &gc->t0); }
+
+static void note_time(struct timespec *newest, const struct timespec *t)
 {
-        return not_before(&st->st_ctim, &gc->t0);
+        if (!git_not_before(newest, t))
+                *newest = *t;
 }
 
 static bool in_set(const identity *v, size_t n, const struct stat *st)
@@ -114,12 +79,9 @@ static bool in_set(const identity *v, size_t n, const struct stat *st)
         return false;
 }
 
-static bool is_known(const git_check *gc, const struct stat *st)
-{
-        return in_set(gc->known, gc->n_known, st);
-}
+static bool is_known(const git_check *gc, const struct stat *st) { return in_set(gc->known, gc->n_known, st); }
 
-static int add_identity(identity **v, size_t *n, dev_t dev, ino_t ino)
+int git_add_identity(identity **v, size_t *n, dev_t dev, ino_t ino)
 {
         identity *w = realloc(*v, (*n + 1) * sizeof(**v));
         if (!w)
@@ -129,318 +91,115 @@ static int add_identity(identity **v, size_t *n, dev_t dev, ino_t ino)
         return 0;
 }
 
-static int add_known(git_check *gc, dev_t dev, ino_t ino)
-{
-        return add_identity(&gc->known, &gc->n_known, dev, ino);
-}
+/* ---- reading what the command wrote --------------------------------------------------- */
 
-/* The search before the run (landlock) found the git directory |st| at
- * |path|: known, and a work tree whose index's gitlinks are followed
- * should the search after the run stop early. */
-static void note_gitdir(git_check *gc, const struct stat *st, const char *path)
+/* All of the regular file |fd| when it has at most |max| bytes (plus a
+ * NUL), else NULL. */
+static char *read_fd(int fd, size_t max, size_t *len)
 {
-        const char *slash = strrchr(path, '/');
-        _cleanup_free_ char *worktree = slash && streq(slash, "/.git") ? path_dirname(path) : NULL;
-        if (add_known(gc, st->st_dev, st->st_ino) == 0 && worktree)
-                strv_push(&gc->worktrees, worktree);
-}
-
-/* Does the plan protect |name| inside |dir| (a bare repository at the top
- * of a writable mount)? */
-static bool plan_protects_in(const cordon_plan *p, const char *dir, const char *name)
-{
-        _cleanup_free_ char *path = path_join(dir, name);
-        for (size_t i = 0; path && i < p->n_mounts; i++)
-                if (p->mounts[i].origin == ORIGIN_PROTECT && streq(p->mounts[i].source, path))
-                        return true;
-        return false;
-}
-
-static int note_mount(git_check *gc, const cordon_plan *p, const plan_mount *m)
-{
-        if (m->origin == ORIGIN_PROTECT && !m->writable)
-                return m->ino ? add_identity(&gc->kept, &gc->n_kept, m->dev, m->ino) : 0;
-        if (m->origin == ORIGIN_PROTECT) { /* a pinned git directory */
-                const char *slash = strrchr(m->source, '/');
-                _cleanup_free_ char *worktree = slash && streq(slash, "/.git") ? path_dirname(m->source) : NULL;
-                int r = m->is_dir && m->ino ? add_known(gc, m->dev, m->ino) : 0;
-                return r == 0 && worktree ? strv_push(&gc->worktrees, worktree) : r;
-        }
-        int r = strv_push(&gc->writable, m->source);
-        if (r == 0 && m->origin != ORIGIN_INSTANCE) /* the host runs no git in runtime-user-env */
-                r = strv_push(&gc->walk, m->source);
         struct stat st;
-        if (r == 0 && plan_protects_in(p, m->source, "config") && stat(m->source, &st) == 0)
-                r = add_known(gc, st.st_dev, st.st_ino);
-        return r;
-}
-
-/* ---- journals ---------------------------------------------------------------------------- */
-
-/* A run whose launcher is killed checks nothing; what its command made
- * is older than the next run's start, and would pass. So each run leaves
- * logs/gitcheck.* (invisible to the command) while it lives, holding its
- * start and its writable mounts under an flock, and removes it after its
- * check; a later run that finds one unlocked (its run is gone) on a mount
- * it searches takes that start for its own. */
-#define JOURNAL_PREFIX "gitcheck."
-
-static bool shares_a_mount(const git_check *gc, char **roots)
-{
-        for (size_t i = 0; roots && roots[i]; i++)
-                if (strv_contains(gc->walk, roots[i]))
-                        return true;
-        return false;
-}
-
-/* The start and the mounts of the journal |fd|. */
-static int journal_read(int fd, struct timespec *t, char ***roots)
-{
-        int copy = sys_dup_cloexec(fd, 3);
-        FILE *f = copy < 0 ? NULL : fdopen(copy, "r");
-        char line[PATH_MAX + 2];
-        long long sec = 0;
-        long nsec = 0;
-        /* a number out of range is the clock's extreme: it only widens what is checked */
-        int r = f && fgets(line, sizeof(line), f) && sscanf(line, "%lld %ld", &sec, &nsec) == 2 // NOLINT(cert-err34-c)
-                        ? 0
-                        : -EINVAL;
-        while (r == 0 && fgets(line, sizeof(line), f)) {
-                line[strcspn(line, "\n")] = '\0';
-                if (line[0] == '/')
-                        r = strv_push(roots, line);
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max)
+                return NULL;
+        char *text = malloc(max < (size_t)st.st_size + 1 ? max + 1 : (size_t)st.st_size + 1);
+        size_t n = 0, cap = (size_t)st.st_size;
+        for (ssize_t k; text && n < cap && (k = read(fd, text + n, cap - n)) > 0;)
+                n += (size_t)k;
+        if (text) {
+                text[n] = '\0';
+                *len = n;
         }
-        if (f)
-                fclose(f);
-        else if (copy >= 0)
-                close(copy);
-        t->tv_sec = (time_t)sec;
-        t->tv_nsec = nsec;
-        return r;
+        return text;
 }
 
-/* A journal still under its temporary name whose lock is free (|fd|
- * holds it): its run was killed while it wrote it, before any command of
- * its started. */
-static void remove_unborn(int fd, const char *name, void *userdata)
+char *git_read_small(int dfd, const char *name, size_t max, size_t *len)
 {
-        (void)fd;
-        unlinkat(((git_check *)userdata)->logs, name, 0);
-}
-
-/* An unlocked journal (|fd| holds a shared lock) of a run that is gone:
- * when it shares a mount with this run, its start counts as ours. */
-static void take_over_one(int fd, const char *name, void *userdata)
-{
-        git_check *gc = userdata;
-        struct timespec t;
-        _cleanup_strv_ char **roots = NULL;
-        if (journal_read(fd, &t, &roots) < 0 || !shares_a_mount(gc, roots))
-                return; /* not ours */
-        if (!not_before(&t, &gc->t0))
-                gc->t0 = t;
-        strv_push(&gc->dead, name);
-}
-
-/* The journals of killed runs: a live one is locked (it checks for itself). */
-static void take_over_dead(git_check *gc)
-{
-        static const journal_kind kinds[] = {{"tmp-" JOURNAL_PREFIX, LOCK_EX, remove_unborn},
-                                             {JOURNAL_PREFIX, LOCK_SH, take_over_one}};
-        journal_each(gc->logs, kinds, ARRAY_SIZE(kinds), gc->name, O_RDONLY | O_NONBLOCK, true, gc);
-}
-
-/* This run's journal: written under a temporary name, locked, then renamed
- * into place, so that none is ever seen unlocked while its run lives. */
-static void journal_open(git_check *gc)
-{
-        char tmp[80];
-        snprintf(gc->name, sizeof(gc->name), JOURNAL_PREFIX "%d.%ld", (int)getpid(), (long)gc->t0.tv_nsec);
-        snprintf(tmp, sizeof(tmp), "tmp-%s", gc->name);
-        int fd = openat(gc->logs, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = name[0] ? openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+                         : sys_dup_cloexec(dfd, 3);
         if (fd < 0)
-                return;
-        buf b = {0};
-        buf_printf(&b, "%lld %ld\n", (long long)gc->t0.tv_sec, gc->t0.tv_nsec);
-        for (size_t i = 0; gc->walk && gc->walk[i]; i++)
-                buf_printf(&b, "%s\n", gc->walk[i]);
-        _cleanup_free_ char *text = buf_steal(&b);
-        bool ok = text && flock(fd, LOCK_EX) == 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
-                  renameat(gc->logs, tmp, gc->logs, gc->name) == 0;
-        if (!ok) {
-                unlinkat(gc->logs, tmp, 0);
-                close(fd);
-                return;
-        }
-        gc->journal = fd;
+                return NULL;
+        char *text = read_fd(fd, max, len);
+        close(fd);
+        return text;
 }
 
-static void journals_close(git_check *gc)
-{
-        for (size_t i = 0; gc->done && gc->dead && gc->dead[i]; i++)
-                unlinkat(gc->logs, gc->dead[i], 0);
-        if (gc->journal >= 0) {
-                unlinkat(gc->logs, gc->name, 0);
-                close(gc->journal);
-                gc->journal = -1;
-        }
-}
-
-static void record_known(git_check *gc);
-
-int git_check_begin(const cordon_plan *p, int logs, git_check **ret)
-{
-        *ret = NULL;
-        if (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK)
-                return 0;
-        git_check *gc = calloc(1, sizeof(*gc));
-        if (!gc)
-                return -ENOMEM;
-        gc->log_fn = p->log_fn;
-        gc->log_userdata = p->log_userdata;
-        gc->budget = WALK_BUDGET;
-        gc->journal = gc->logs = -1;
-        gc->unprotected = p->backend == BACKEND_LANDLOCK;
-        for (size_t i = 0; i < p->n_mounts; i++) {
-                const plan_mount *m = &p->mounts[i];
-                bool note = m->type == MOUNT_BIND && (m->writable || m->origin == ORIGIN_PROTECT);
-                int r = note ? note_mount(gc, p, m) : 0;
-                if (r < 0) {
-                        git_check_free(gc);
-                        return r;
-                }
-        }
-        clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0); /* the clock of file timestamps */
-        if (gc->unprotected)
-                record_known(gc);
-        gc->logs = logs >= 0 && gc->walk ? sys_dup_cloexec(logs, 3) : -1;
-        if (gc->logs >= 0) {
-                journal_open(gc);
-                take_over_dead(gc);
-        }
-        *ret = gc;
-        return 0;
-}
-
-/* ---- setting aside ---------------------------------------------------------------------- */
-
-/* Rename |name| in |dfd| (the directory |dir| on the host) to
- * NAME.cordon-quarantine[.N], never over anything. */
-static void set_aside(git_check *gc, int dfd, const char *name, const char *dir)
-{
-        if (gc->recording)
-                return;
-        char aside[NAME_MAX + 1];
-        int e = 0;
-        for (int i = 0; i < 10; i++) {
-                snprintf(aside, sizeof(aside), i ? "%s" ASIDE_SUFFIX ".%d" : "%s" ASIDE_SUFFIX, name, i);
-                int r = renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE);
-                if (r < 0 && errno == EINVAL) { /* a file system without RENAME_NOREPLACE */
-                        struct stat st;
-                        r = fstatat(dfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (errno = EEXIST, -1)
-                                                                               : renameat(dfd, name, dfd, aside);
-                }
-                if (r == 0) {
-                        e = 0;
-                        break;
-                }
-                e = errno;
-                if (e != EEXIST)
-                        break;
-        }
-        _cleanup_free_ char *path = path_join(dir, name);
-        _cleanup_free_ char *shown = path ? str_escape(path, false) : NULL;
-        if (e) {
-                log_message(gc->log_fn, gc->log_userdata, CORDON_LOG_WARNING,
-                            "git: cannot set aside %s, which the command made and git on the host would run: %s; do not "
-                            "run git there before you check it",
-                            shown ? shown : name, strerror(e));
-                return;
-        }
-        _cleanup_free_ char *aside_path = path_join(dir, aside);
-        _cleanup_free_ char *shown_aside = str_escape(aside, false);
-        _cleanup_free_ char *shown_back = aside_path ? str_escape(aside_path, false) : NULL;
-        log_message(gc->log_fn, gc->log_userdata, CORDON_LOG_WARNING,
-                    "git: set aside %s as %s: the command made or changed it, and git on the host would run what "
-                    "it says; check it before you take it back (mv %s %s)",
-                    shown ? shown : name, shown_aside ? shown_aside : aside, shown_back ? shown_back : aside,
-                    shown ? shown : name);
-        if (path)
-                strv_push(&gc->set_aside, path);
-}
-
-/* ---- git directories -------------------------------------------------------------------- */
-
-/* What git executes, or reads to decide what to, from a git directory. */
-static const char *const CONTROL[] = {"config", "config.worktree", "commondir", "hooks"};
-
-/* The newest status change among the entries of the directory |name| in
- * |dfd| into |newest|; false when it is there but cannot be read whole. */
-static bool newest_entry(int dfd, const char *name, struct timespec *newest)
+/* The newest status change at and below the directory |name| of |dfd|
+ * into |newest|; false when it cannot be read whole (then it counts as
+ * changed). */
+static bool tree_newest(int dfd, const char *name, struct timespec *newest, size_t *left, int depth)
 {
         int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         DIR *d = fd < 0 ? NULL : fdopendir(fd);
         if (!d) {
                 if (fd >= 0)
                         close(fd);
-                return fd < 0 && errno == ENOENT; /* there, but unreadable to us: git may read it */
+                return fd < 0 && errno == ENOENT;
         }
-        bool whole = true;
-        size_t n = 0;
+        bool whole = depth < TREE_DEPTH;
         for (struct dirent *e; whole && (e = readdir(d));) {
                 struct stat st;
-                if (++n > HOOKS_MAX)
-                        whole = false; /* too many to look at */
-                else if (!streq(e->d_name, ".") && !streq(e->d_name, "..") &&
-                         fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                         !not_before(newest, &st.st_ctim))
-                        *newest = st.st_ctim;
+                if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+                        continue;
+                if (*left == 0 || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        whole = false;
+                        break;
+                }
+                (*left)--;
+                note_time(newest, &st.st_ctim);
+                if (S_ISDIR(st.st_mode))
+                        whole = tree_newest(dirfd(d), e->d_name, newest, left, depth + 1);
         }
         closedir(d);
         return whole;
 }
 
-/* A directory that has an entry made or changed during the run. */
-static bool dir_changed(const git_check *gc, int dfd, const char *name)
+void git_tree_note(int dfd, const char *name, struct timespec *newest)
 {
-        struct timespec newest = {0, 0};
-        return !newest_entry(dfd, name, &newest) || not_before(&newest, &gc->t0);
+        size_t left = TREE_MAX;
+        (void)tree_newest(dfd, name, newest, &left, 0);
 }
 
-/* Before the run: note the newest status change among the control files
- * of the git directory |gfd| (and the entries of hooks/). */
-static void note_newest(git_check *gc, int gfd)
+bool git_tree_changed(const git_check *gc, int dfd, const char *name)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
-                struct stat st;
-                if (fstatat(gfd, CONTROL[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                if (!not_before(&gc->newest, &st.st_ctim))
-                        gc->newest = st.st_ctim;
-                if (S_ISDIR(st.st_mode))
-                        newest_entry(gfd, CONTROL[i], &gc->newest);
-        }
+        struct timespec newest = {0, 0};
+        size_t left = TREE_MAX;
+        return !tree_newest(dfd, name, &newest, &left, 0) || git_not_before(&newest, &gc->t0);
 }
 
 /* The first line of the small file |name| in |dfd| without its prefix
  * |prefix| (or NULL), as a path relative to |dir| when it is not absolute. */
 static char *read_pointer(int dfd, const char *name, const char *prefix, const char *dir)
 {
-        int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        struct stat st;
-        char text[POINTER_MAX];
-        ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, text, sizeof(text) - 1) : -1;
-        if (fd >= 0)
-                close(fd);
-        size_t len = strlen(prefix);
-        if (n < (ssize_t)len || strncmp(text, prefix, len) != 0)
+        size_t len = 0;
+        _cleanup_free_ char *text = git_read_small(dfd, name, POINTER_MAX, &len);
+        size_t n = strlen(prefix);
+        if (!text || len < n || strncmp(text, prefix, n) != 0)
                 return NULL;
-        text[n] = '\0';
-        char *t = text + len;
+        char *t = text + n;
         t[strcspn(t, "\r\n")] = '\0';
         if (!t[0])
                 return NULL;
         return t[0] == '/' ? strdup(t) : path_join(dir, t);
+}
+
+/* Does |dfd| hold a HEAD git would take (gitmodel.h's git_head_valid; a
+ * symlink by its text)? */
+static bool has_valid_head(int dfd)
+{
+        struct stat st;
+        char text[HEAD_MAX];
+        if (fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return false;
+        if (S_ISLNK(st.st_mode)) {
+                ssize_t n = readlinkat(dfd, "HEAD", text, sizeof(text) - 1);
+                return n > 0 && git_head_valid(text, (size_t)n, true);
+        }
+        if (!S_ISREG(st.st_mode))
+                return false;
+        int fd = openat(dfd, "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+        if (fd >= 0)
+                close(fd);
+        return n > 0 && git_head_valid(text, (size_t)n, false);
 }
 
 static bool inside_writable(const git_check *gc, const char *path)
@@ -453,6 +212,16 @@ static bool inside_writable(const git_check *gc, const char *path)
         return !f; /* cannot tell: as if inside */
 }
 
+/* The writable mount that holds |path|, or NULL. */
+static const char *writable_root(const git_check *gc, const char *path)
+{
+        const char *best = NULL;
+        for (size_t i = 0; gc->writable && gc->writable[i]; i++)
+                if (path_startswith(path, gc->writable[i]) && (!best || strlen(gc->writable[i]) > strlen(best)))
+                        best = gc->writable[i];
+        return best;
+}
+
 /* The git directory named by |path| (host path), opened without following
  * links (-1: missing, or a link on the way), and whether it is a known one. */
 static int open_gitdir(const git_check *gc, const char *path, bool *known)
@@ -463,10 +232,84 @@ static int open_gitdir(const git_check *gc, const char *path, bool *known)
         return fd;
 }
 
-static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched);
+/* ---- one git directory ------------------------------------------------------------------- */
 
-/* A commondir that names a git directory the plan protected (a worktree
- * the command added to a repository of the user's). */
+/* Can the config |name| of |gfd| (|path|) make git run or read anything? */
+static bool config_runs(const git_check *gc, int gfd, const char *name, const char *path)
+{
+        size_t len = 0;
+        _cleanup_free_ char *text = git_read_small(gfd, name, CONFIG_MAX, &len);
+        return !text || !git_config_benign(text, len, path, writable_root(gc, path));
+}
+
+/* Is every entry of the hooks directory |name| of |gfd| one git never
+ * runs (`git init`'s samples)? */
+static bool hooks_inert(int gfd, const char *name)
+{
+        int fd = openat(gfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return false;
+        }
+        bool inert = true;
+        size_t n = 0;
+        for (struct dirent *e; inert && (e = readdir(d));) {
+                struct stat st;
+                if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+                        continue;
+                inert = ++n <= TREE_MAX && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        git_hook_inert(e->d_name, S_ISREG(st.st_mode));
+        }
+        closedir(d);
+        return inert;
+}
+
+static bool strategy_key(const char *key, const char *value, void *userdata)
+{
+        if (streq(key, "options.strategy") && !git_strategy_builtin(value))
+                *(bool *)userdata = true;
+        return true;
+}
+
+/* sequencer/opts (config syntax) names a strategy that is not git's own. */
+static bool config_strategy_runs(int dfd)
+{
+        size_t len = 0;
+        _cleanup_free_ char *text = git_read_small(dfd, "opts", CONFIG_MAX, &len);
+        bool runs = false;
+        return !text || git_config_parse(text, len, strategy_key, &runs) != 0 || runs;
+}
+
+/* Can the sequencer state |name| of |gfd| (rebase-merge/, sequencer/) run
+ * a program on `git rebase --continue` (`cherry-pick --continue`)? */
+static bool todo_runs(int gfd, const char *name)
+{
+        int fd = openat(gfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return true;
+        size_t len = 0;
+        bool runs = false;
+        static const char *const TODO[] = {"git-rebase-todo", "todo"};
+        for (size_t i = 0; !runs && i < ARRAY_SIZE(TODO); i++) {
+                struct stat st;
+                _cleanup_free_ char *t = git_read_small(fd, TODO[i], CONFIG_MAX, &len);
+                runs = t ? git_todo_runs_program(t, len) : fstatat(fd, TODO[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+        }
+        _cleanup_free_ char *strategy = git_read_small(fd, "strategy", POINTER_MAX, &len);
+        if (strategy) {
+                strategy[strcspn(strategy, "\r\n")] = '\0';
+                runs |= !git_strategy_builtin(strategy);
+        }
+        struct stat st;
+        runs |= fstatat(fd, "opts", &st, AT_SYMLINK_NOFOLLOW) == 0 && config_strategy_runs(fd);
+        close(fd);
+        return runs;
+}
+
+/* A commondir that names a known git directory (a worktree the command
+ * added to a repository of the user's). */
 static bool commondir_known(const git_check *gc, int gfd, const char *path)
 {
         _cleanup_free_ char *common = read_pointer(gfd, "commondir", "", path);
@@ -477,112 +320,114 @@ static bool commondir_known(const git_check *gc, int gfd, const char *path)
         return known;
 }
 
-static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth);
+/* Can the entry |e| of |gfd| (|path|), which the run made or changed,
+ * make git run a program? (A symlink: git follows it to what the command
+ * chose.) */
+static bool entry_runs(const git_check *gc, int gfd, const char *path, const git_entry *e, const struct stat *st)
+{
+        if (S_ISLNK(st->st_mode) || S_ISDIR(st->st_mode) != e->dir)
+                return true;
+        switch (e->rule) {
+        case GIT_RULE_CONFIG:
+                return config_runs(gc, gfd, e->name, path);
+        case GIT_RULE_HOOKS:
+                return !hooks_inert(gfd, e->name);
+        case GIT_RULE_POINTER:
+                return !commondir_known(gc, gfd, path);
+        case GIT_RULE_TODO:
+                return todo_runs(gfd, e->name);
+        case GIT_RULE_DATA:
+                return false;
+        default:
+                return true;
+        }
+}
 
-/* Set aside what git would run from the git directory |gfd| (|path| on
- * the host), unless the plan protected it: its control files made or
- * changed during the run, and all of them when the directory itself was
- * made, moved, or had entries added or removed (|touched|, or its ctime),
- * as a directory staged in an earlier run and renamed into place now
- * would be. A commondir that names a protected git directory stays (a
- * worktree the command added to a repository of the user's). Then the
- * git directories in its modules/ and worktrees/. */
-static void check_gitdir_at(git_check *gc, int gfd, const char *path, bool touched, int depth)
+/* Before the run (landlock): the newest status change among the entries
+ * of the known git directory |gfd|, hooks/ and below too. */
+static void note_newest(git_check *gc, int gfd)
+{
+        for (size_t i = 0; i < GIT_N_ENTRIES; i++) {
+                struct stat st;
+                if (fstatat(gfd, GIT_ENTRIES[i].name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                note_time(&gc->newest, &st.st_ctim);
+                if (S_ISDIR(st.st_mode))
+                        git_tree_note(gfd, GIT_ENTRIES[i].name, &gc->newest);
+        }
+}
+
+static void check_gitdir_at(git_check *gc, int gfd, const char *path, const char *worktree, bool touched,
+                            bool common);
+
+/* A commondir's target (inside a writable mount, not a known git
+ * directory): its config and hooks are the ones git reads for |path|,
+ * even when nothing takes it for a repository of its own. */
+static void check_common(git_check *gc, int gfd, const char *path)
+{
+        _cleanup_free_ char *common = read_pointer(gfd, "commondir", "", path);
+        _cleanup_free_ char *norm = NULL;
+        if (!common || path_normalize(common, true, &norm) < 0 || !inside_writable(gc, norm))
+                return;
+        bool known = false;
+        int cfd = open_gitdir(gc, common, &known);
+        if (cfd >= 0 && !known)
+                check_gitdir_at(gc, cfd, norm, NULL, false, false);
+        if (cfd >= 0)
+                close(cfd);
+}
+
+/* Make inert what git would run from the git directory |gfd| (|path| on
+ * the host, with the work tree |worktree| or NULL) that the run made or
+ * changed: each entry of GIT_ENTRIES the plan did not keep read-only, and
+ * every entry when the directory itself was made, moved or had entries
+ * added or removed (|touched|, or its ctime or its HEAD's), as a
+ * directory staged earlier and renamed into place now would be; then
+ * what its config names elsewhere, and its commondir's target. A known
+ * one (the plan protected it) on the linux backend has only its writable
+ * entries checked. */
+static void check_gitdir_at(git_check *gc, int gfd, const char *path, const char *worktree, bool touched,
+                            bool common)
 {
         struct stat st;
         if (fstat(gfd, &st) < 0)
                 return;
         bool known = is_known(gc, &st);
-        if (gc->recording && !known) {
-                note_gitdir(gc, &st, path);
+        if (gc->recording) {
+                if (!known && git_add_identity(&gc->known, &gc->n_known, st.st_dev, st.st_ino) == 0 && worktree)
+                        strv_push(&gc->worktrees, worktree);
                 note_newest(gc, gfd);
-        }
-        /* after a killed run: what it planted looked like the user's to
-         * this run's plan; the protected ones' control files are checked */
-        else if (!gc->recording && (!known || gc->dead || gc->unprotected)) {
-                touched = !known && (touched || changed(gc, &st));
-                for (size_t i = 0; i < ARRAY_SIZE(CONTROL); i++) {
-                        const char *name = CONTROL[i];
-                        if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        } else {
+                bool all = !known || gc->dead || gc->unprotected;
+                struct stat h;
+                touched = !known && (touched || git_changed(gc, &st) ||
+                                     (fstatat(gfd, "HEAD", &h, AT_SYMLINK_NOFOLLOW) == 0 && git_changed(gc, &h)));
+                for (size_t i = 0; i < GIT_N_ENTRIES; i++) {
+                        const git_entry *e = &GIT_ENTRIES[i];
+                        if ((e->protect && !all) || fstatat(gfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
                             (!gc->dead && in_set(gc->kept, gc->n_kept, &st)))
                                 continue; /* read-only in the run */
-                        bool planted =
-                                touched || changed(gc, &st) || (S_ISDIR(st.st_mode) && dir_changed(gc, gfd, name));
-                        if (planted && streq(name, "commondir") && commondir_known(gc, gfd, path))
-                                planted = false;
-                        if (planted)
-                                set_aside(gc, gfd, name, path);
+                        bool changed = touched || git_changed(gc, &st) ||
+                                       (S_ISDIR(st.st_mode) && git_tree_changed(gc, gfd, e->name));
+                        if (changed && entry_runs(gc, gfd, path, e, &st))
+                                git_set_aside(gc, gfd, e->name, path);
                 }
         }
-        check_nested_gitdirs(gc, gfd, path, depth);
+        git_check_named(gc, gfd, path, worktree);
+        struct stat c;
+        if (common && fstatat(gfd, "commondir", &c, AT_SYMLINK_NOFOLLOW) == 0)
+                check_common(gc, gfd, path); /* git reads no commondir of a common directory */
 }
 
-static void check_gitdir(git_check *gc, int gfd, const char *path, bool touched)
+static void check_gitdir(git_check *gc, int gfd, const char *path, const char *worktree, bool touched)
 {
-        check_gitdir_at(gc, gfd, path, touched, 0);
-}
-
-/* Does |dfd| hold a HEAD git would take ("ref: refs/..." or an object
- * name; a symlink, which git reads as a symbolic ref, counts too)? */
-static bool has_head(int dfd)
-{
-        struct stat st;
-        if (fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-                return true;
-        _cleanup_free_ char *head = read_pointer(dfd, "HEAD", "", "/");
-        const char *h = head ? head + 1 : NULL; /* read as a path below "/" */
-        return h && (!strncmp(h, "ref: refs/", 10) || strspn(h, "0123456789abcdef") >= 40);
-}
-
-static bool is_subdir_type(int dfd, const char *name, unsigned char type);
-static bool is_subdir(int dfd, const struct dirent *e) { return is_subdir_type(dfd, e->d_name, e->d_type); }
-
-/* The git directories in the directory |dfd| (|path|): each subdirectory
- * with a HEAD, and below the others when |names| (a submodule "a/b"). */
-static void check_gitdirs_in(git_check *gc, int dfd, const char *path, bool names, int depth)
-{
-        int fd = depth <= GIT_NESTING ? sys_dup_cloexec(dfd, 3) : -1;
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return;
-        }
-        for (struct dirent *e; (e = readdir(d)) && gc->budget > 0; gc->budget--) {
-                if (streq(e->d_name, ".") || streq(e->d_name, "..") || !is_subdir(dirfd(d), e))
-                        continue;
-                _cleanup_free_ char *sub = path_join(path, e->d_name);
-                int s = sub ? openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-                if (s >= 0 && has_head(s))
-                        check_gitdir_at(gc, s, sub, false, depth + 1);
-                else if (s >= 0 && names)
-                        check_gitdirs_in(gc, s, sub, true, depth + 1);
-                if (s >= 0)
-                        close(s);
-        }
-        closedir(d);
-}
-
-/* The git directories in |gfd|/modules (the host's `git submodule update`
- * takes a modules/NAME it finds for a new submodule as it is) and in
- * |gfd|/worktrees. */
-static void check_nested_gitdirs(git_check *gc, int gfd, const char *path, int depth)
-{
-        static const char *const SUB[] = {"modules", "worktrees"};
-        for (size_t i = 0; i < ARRAY_SIZE(SUB); i++) {
-                _cleanup_free_ char *dir = path_join(path, SUB[i]);
-                int fd = dir ? openat(gfd, SUB[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-                if (fd >= 0) {
-                        check_gitdirs_in(gc, fd, dir, i == 0, depth);
-                        close(fd);
-                }
-        }
+        check_gitdir_at(gc, gfd, path, worktree, touched, true);
 }
 
 /* The ".git" file in |dfd| (|dir| on the host): "gitdir: PATH". */
 static void check_gitfile(git_check *gc, int dfd, const char *dir, const struct stat *st)
 {
-        bool made = changed(gc, st), known = false;
+        bool made = git_changed(gc, st), known = false;
         _cleanup_free_ char *raw = read_pointer(dfd, ".git", "gitdir: ", dir), *target = NULL;
         int g = raw ? open_gitdir(gc, raw, &known) : -1; /* ".." as the kernel takes it, refusing links */
         if (g >= 0 && path_normalize(raw, true, &target) < 0) {
@@ -590,31 +435,23 @@ static void check_gitfile(git_check *gc, int dfd, const char *dir, const struct 
                 g = -1;
         }
         if (g >= 0 && (!known || gc->dead || gc->unprotected) && inside_writable(gc, target))
-                check_gitdir(gc, g, target, made); /* a new gitfile may name a directory staged earlier */
+                check_gitdir(gc, g, target, dir, made); /* a new gitfile may name a directory staged earlier */
         else if (made && !known)
-                set_aside(gc, dfd, ".git", dir); /* names what cannot be checked: a link, or elsewhere */
+                git_set_aside(gc, dfd, ".git", dir); /* names what cannot be checked: a link, or elsewhere */
         if (g >= 0)
                 close(g);
 }
 
-/* The ".git" in |dfd| (|dir| on the host). */
-static void check_dotgit(git_check *gc, int dfd, const char *dir)
+/* The ".git" in |dfd| (|dir| on the host), when it is not a directory. */
+static void check_dotgit(git_check *gc, int dfd, const char *dir, const char *name)
 {
         struct stat st;
-        if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return;
-        if (S_ISDIR(st.st_mode)) {
-                _cleanup_free_ char *path = path_join(dir, ".git");
-                int fd = openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd >= 0 && path)
-                        check_gitdir(gc, fd, path, false);
-                if (fd >= 0)
-                        close(fd);
-        } else if (S_ISREG(st.st_mode)) {
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
+                return; /* a directory is walked */
+        if (S_ISREG(st.st_mode) && streq(name, ".git"))
                 check_gitfile(gc, dfd, dir, &st);
-        } else if (changed(gc, &st)) {
-                set_aside(gc, dfd, ".git", dir); /* a symlink: git follows it */
-        }
+        else if (git_changed(gc, &st))
+                git_set_aside(gc, dfd, name, dir); /* a symlink: git follows it */
 }
 
 /* ---- the walk ---------------------------------------------------------------------------- */
@@ -629,83 +466,105 @@ static bool is_subdir_type(int dfd, const char *name, unsigned char type)
 
 #define DIRBUF_SIZE ((size_t)32 * 1024)
 
-typedef struct entries_call {
-        git_check *gc;
-        int dfd;
-        bool (*fn)(git_check *, int, const char *, unsigned char, void *);
-        void *userdata;
-} entries_call;
-
-static bool entry_call(void *ctx, const char *name, unsigned char type)
-{
-        const entries_call *c = ctx;
-        return c->fn(c->gc, c->dfd, name, type, c->userdata);
-}
-
-/* The entries of the directory |dfd| (read from its current offset), |fn|
- * called for each but "." and ".." until it returns false. */
-static void read_entries(git_check *gc, int dfd, bool (*fn)(git_check *, int, const char *, unsigned char, void *),
-                         void *userdata)
-{
-        if (!gc->dirbuf && !(gc->dirbuf = malloc(DIRBUF_SIZE)))
-                return;
-        entries_call c = {gc, dfd, fn, userdata};
-        (void)sys_dir_each(dfd, gc->dirbuf, DIRBUF_SIZE, entry_call, &c);
-}
+/* Where a directory is: in a work tree (every subdirectory walked), in a
+ * git directory (only its modules/ and worktrees/), or below modules/ or
+ * worktrees/ (every subdirectory, a submodule's name may hold '/'; the
+ * object stores of the git directories there excepted). */
+typedef enum walk_where { IN_TREE, IN_GITDIR_NEST } walk_where;
 
 /* What the walk learns of one directory's entries. */
 typedef struct walk_dir {
+        git_check *gc;
+        int dfd;
         char **subdirs;
-        unsigned bare; /* HEAD, objects, refs: git takes the directory itself for a repository */
-        bool dotgit;
+        char **dotgit;  /* ".git" and, for a case-insensitive directory, ".GIT" and the like */
+        unsigned marks; /* HEAD, commondir, objects, refs */
         bool failed;
 } walk_dir;
 
-static bool walk_entry(git_check *gc, int dfd, const char *n, unsigned char type, void *userdata)
+enum { MARK_HEAD = 1, MARK_COMMONDIR = 2, MARK_OBJECTS = 4, MARK_REFS = 8 };
+
+static bool walk_entry(void *ctx, const char *n, unsigned char type)
 {
-        walk_dir *w = userdata;
+        walk_dir *w = ctx;
+        git_check *gc = w->gc;
         if (gc->budget == 0) {
                 gc->partial = true;
                 return false;
         }
         gc->budget--;
-        if (streq(n, ".git")) {
-                w->dotgit = true;
-                return true;
-        }
-        /* ".GIT": the ".git" of a case-insensitive directory (and
-         * searched below as well, in case it is not) */
-        w->dotgit |= strcasecmp(n, ".git") == 0;
-        w->bare |= streq(n, "HEAD") ? 1 : streq(n, "objects") ? 2 : streq(n, "refs") ? 4 : 0;
-        if (is_subdir_type(dfd, n, type) && strv_push(&w->subdirs, n) < 0) {
+        if (strcasecmp(n, ".git") == 0 && strv_push(&w->dotgit, n) < 0)
                 w->failed = true;
-                return false;
-        }
-        return true;
+        w->marks |= streq(n, "HEAD")        ? MARK_HEAD
+                    : streq(n, "commondir") ? MARK_COMMONDIR
+                    : streq(n, "objects")   ? MARK_OBJECTS
+                    : streq(n, "refs")      ? MARK_REFS
+                                            : 0;
+        if (is_subdir_type(w->dfd, n, type) && strv_push(&w->subdirs, n) < 0)
+                w->failed = true;
+        return !w->failed;
 }
 
-/* Every directory below |dfd| (|dir| on the host), never into a ".git",
- * never through a link. |dfd| is read from its start, and only here. */
-static void walk(git_check *gc, int dfd, const char *dir, int depth)
+/* git's is_git_directory: a valid HEAD, and a commondir (whose target
+ * holds objects/ and refs/) or objects/ and refs/ here. */
+static bool looks_like_gitdir(const walk_dir *w)
+{
+        return (w->marks & MARK_HEAD) &&
+               ((w->marks & MARK_COMMONDIR) || (w->marks & (MARK_OBJECTS | MARK_REFS)) == (MARK_OBJECTS | MARK_REFS)) &&
+               has_valid_head(w->dfd);
+}
+
+/* The bulky stores of a git directory, which hold no git directory. */
+static bool object_store(const char *name)
+{
+        return streq(name, GIT_OBJECTS) || streq(name, "lfs") || streq(name, "annex");
+}
+
+static bool nested(const char *name)
+{
+        for (size_t i = 0; GIT_NESTED[i]; i++)
+                if (streq(name, GIT_NESTED[i]))
+                        return true;
+        return false;
+}
+
+/* Every directory below |dfd| (|dir| on the host), never through a link.
+ * |worktree|: |dir| is the ".git" of that work tree. |dfd| is read from
+ * its start, and only here. */
+static void walk(git_check *gc, int dfd, const char *dir, walk_where where, const char *worktree, int depth)
 {
         if (gc->budget < 8 || depth > WALK_DEPTH) {
                 gc->partial = true;
                 return;
         }
         gc->budget -= 8;
-        walk_dir w = {0};
-        read_entries(gc, dfd, walk_entry, &w);
-        _cleanup_strv_ char **subdirs = w.subdirs;
-        if (w.dotgit)
-                check_dotgit(gc, dfd, dir);
-        if (w.bare == 7 && has_head(dfd))
-                check_gitdir(gc, dfd, dir, false);
+        walk_dir w = {.gc = gc, .dfd = dfd};
+        if (gc->dirbuf || (gc->dirbuf = malloc(DIRBUF_SIZE)))
+                (void)sys_dir_each(dfd, gc->dirbuf, DIRBUF_SIZE, walk_entry, &w);
+        _cleanup_strv_ char **subdirs = w.subdirs, **dotgit = w.dotgit;
+        /* a ".git" directory is checked as one even without a HEAD yet: git
+         * init and other tools on the host take it as it is */
+        bool gitdir = looks_like_gitdir(&w) || worktree;
+        for (size_t i = 0; where == IN_TREE && dotgit && dotgit[i]; i++)
+                check_dotgit(gc, dfd, dir, dotgit[i]);
+        if (gitdir) {
+                check_gitdir(gc, dfd, dir, worktree, false);
+        }
         for (size_t i = 0; subdirs && subdirs[i]; i++) {
-                _cleanup_free_ char *sub = path_join(dir, subdirs[i]);
-                int s = sub ? openat(dfd, subdirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-                if (s >= 0) {
-                        walk(gc, s, sub, depth + 1);
-                        close(s);
+                const char *s = subdirs[i];
+                walk_where next = where;
+                if (gitdir && where == IN_TREE && !nested(s))
+                        continue; /* nothing else in a git directory is one git uses */
+                if (gitdir && object_store(s))
+                        continue;
+                if (gitdir)
+                        next = IN_GITDIR_NEST;
+                _cleanup_free_ char *sub = path_join(dir, s);
+                int fd = sub ? openat(dfd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                if (fd >= 0) {
+                        walk(gc, fd, sub, next, where == IN_TREE && strcasecmp(s, ".git") == 0 ? dir : NULL,
+                             depth + 1);
+                        close(fd);
                 }
         }
 }
@@ -756,8 +615,11 @@ static void on_gitlink(const char *rel, void *userdata)
         int dfd = full ? sys_walk_parent(w->worktree, full, false, &last) : -1;
         _cleanup_free_ char *host = dfd >= 0 ? path_join(w->path, rel) : NULL;
         if (host)
-                check_dotgit(w->gc, dfd, host);
+                check_dotgit(w->gc, dfd, host, ".git");
         int g = host ? openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        _cleanup_free_ char *gpath = g >= 0 && host ? path_join(host, ".git") : NULL;
+        if (gpath)
+                check_gitdir(w->gc, g, gpath, host, false);
         if (host && g < 0) { /* a gitfile (the ones left after the check) */
                 bool known = false;
                 _cleanup_free_ char *target = read_pointer(dfd, ".git", "gitdir: ", host);
@@ -819,9 +681,41 @@ static void search(git_check *gc)
                 int fd = sys_open_nofollow(gc->walk[i], O_RDONLY | O_DIRECTORY);
                 if (fd < 0)
                         continue;
-                walk(gc, fd, gc->walk[i], 0);
+                walk(gc, fd, gc->walk[i], IN_TREE, NULL, 0);
                 close(fd);
         }
+}
+
+/* ---- the check's life ------------------------------------------------------------------- */
+
+/* Does the plan protect |name| inside |dir| (a bare repository at the top
+ * of a writable mount)? */
+static bool plan_protects_in(const cordon_plan *p, const char *dir, const char *name)
+{
+        _cleanup_free_ char *path = path_join(dir, name);
+        for (size_t i = 0; path && i < p->n_mounts; i++)
+                if (p->mounts[i].origin == ORIGIN_PROTECT && streq(p->mounts[i].source, path))
+                        return true;
+        return false;
+}
+
+static int note_mount(git_check *gc, const cordon_plan *p, const plan_mount *m)
+{
+        if (m->origin == ORIGIN_PROTECT && !m->writable)
+                return m->ino ? git_add_identity(&gc->kept, &gc->n_kept, m->dev, m->ino) : 0;
+        if (m->origin == ORIGIN_PROTECT) { /* a pinned git directory */
+                const char *slash = strrchr(m->source, '/');
+                _cleanup_free_ char *worktree = slash && streq(slash, "/.git") ? path_dirname(m->source) : NULL;
+                int r = m->is_dir && m->ino ? git_add_identity(&gc->known, &gc->n_known, m->dev, m->ino) : 0;
+                return r == 0 && worktree ? strv_push(&gc->worktrees, worktree) : r;
+        }
+        int r = strv_push(&gc->writable, m->source);
+        if (r == 0 && m->origin != ORIGIN_INSTANCE) /* the host runs no git in runtime-user-env */
+                r = strv_push(&gc->walk, m->source);
+        struct stat st;
+        if (r == 0 && plan_protects_in(p, m->source, "config") && stat(m->source, &st) == 0)
+                r = git_add_identity(&gc->known, &gc->n_known, st.st_dev, st.st_ino);
+        return r;
 }
 
 /* A start after |t|, the newest change seen before the run: a user's
@@ -831,7 +725,7 @@ static void search(git_check *gc)
  * and what has it is set aside. */
 static void start_after(git_check *gc, const struct timespec *t)
 {
-        for (int i = 0; i < 20 && not_before(t, &gc->t0); i++) {
+        for (int i = 0; i < 20 && git_not_before(t, &gc->t0); i++) {
                 nanosleep(&(struct timespec){0, 1000000}, NULL);
                 clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0);
         }
@@ -849,28 +743,83 @@ static void record_known(git_check *gc)
         start_after(gc, &gc->newest);
 }
 
-void git_check_finish(git_check *gc)
+git_check *git_check_new(cordon_log_fn log_fn, void *log_userdata)
 {
-        if (!gc || gc->done)
-                return;
+        git_check *gc = calloc(1, sizeof(*gc));
+        if (!gc)
+                return NULL;
+        gc->log_fn = log_fn;
+        gc->log_userdata = log_userdata;
+        gc->budget = WALK_BUDGET;
+        gc->journal = gc->logs = -1;
+        return gc;
+}
+
+int git_check_begin(const cordon_plan *p, int logs, git_check **ret)
+{
+        *ret = NULL;
+        if (p->backend != BACKEND_LINUX && p->backend != BACKEND_LANDLOCK)
+                return 0;
+        git_check *gc = git_check_new(p->log_fn, p->log_userdata);
+        if (!gc)
+                return -ENOMEM;
+        gc->unprotected = p->backend == BACKEND_LANDLOCK;
+        int r = p->git_home && !(gc->home = strdup(p->git_home)) ? -ENOMEM : 0;
+        for (size_t i = 0; r == 0 && p->git_configs && p->git_configs[i]; i++)
+                r = strv_push(&gc->configs, p->git_configs[i]);
+        for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                if (m->type == MOUNT_BIND && (m->writable || m->origin == ORIGIN_PROTECT))
+                        r = note_mount(gc, p, m);
+        }
+        if (r < 0) {
+                git_check_free(gc);
+                return r;
+        }
+        clock_gettime(CLOCK_REALTIME_COARSE, &gc->t0); /* the clock of file timestamps */
+        if (gc->unprotected)
+                record_known(gc);
+        gc->logs = logs >= 0 && gc->walk ? sys_dup_cloexec(logs, 3) : -1;
+        if (gc->logs >= 0) {
+                git_journal_open(gc);
+                git_journal_take_over_dead(gc);
+        }
+        *ret = gc;
+        return 0;
+}
+
+void git_check_search_all(git_check *gc)
+{
         gc->done = true;
         search(gc);
         if (gc->partial) /* quietly: a large workspace would say it every run */
                 check_gitlinks(gc);
-        journals_close(gc);
+        git_journals_close(gc);
 }
+
+void git_check_finish(git_check *gc)
+{
+        if (gc && !gc->done)
+                git_check_search_all(gc);
+}
+
+const char *git_check_journal_name(const git_check *gc) { return gc && gc->journal >= 0 ? gc->name : ""; }
 
 json_t *git_check_json(const git_check *gc)
 {
-        json_t *o = json_object(), *aside = json_array();
-        bool ok = json_put(o, "set_aside", aside);
+        json_t *o = json_object(), *aside = json_array(), *not = json_array();
+        bool ok = json_put(o, "set_aside", aside) && json_put(o, "not_set_aside", not);
         for (size_t i = 0; ok && gc && gc->set_aside && gc->set_aside[i]; i++)
                 ok = json_array_append_new(aside, json_text(gc->set_aside[i])) == 0;
+        for (size_t i = 0; ok && gc && gc->not_set_aside && gc->not_set_aside[i]; i++)
+                ok = json_array_append_new(not, json_text(gc->not_set_aside[i])) == 0;
         ok = ok && json_put(o, "searched_all", json_boolean(!(gc && gc->partial)));
         if (!ok)
                 json_decref(o);
         return ok ? o : NULL;
 }
+
+char *const *git_check_not_set_aside(const git_check *gc) { return gc ? gc->not_set_aside : NULL; }
 
 git_check *git_check_free(git_check *gc)
 {
@@ -881,12 +830,16 @@ git_check *git_check_free(git_check *gc)
         strv_free(gc->walk);
         strv_free(gc->worktrees);
         strv_free(gc->writable);
+        strv_free(gc->configs);
+        free(gc->home);
         strv_free(gc->set_aside);
-        journals_close(gc); /* no check: the command never ran */
+        strv_free(gc->not_set_aside);
+        git_journals_close(gc); /* no check: the command never ran */
         if (gc->logs >= 0)
                 close(gc->logs);
         strv_free(gc->dead);
         free(gc->dirbuf);
+        git_globals_free(gc->globals);
         free(gc);
         return NULL;
 }

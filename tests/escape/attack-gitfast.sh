@@ -121,16 +121,16 @@ rm -rf "$WS/sub"
 # ---- W. the post-run walk ------------------------------------------------------------------------
 long=$(printf 'n%.0s' $(seq 200))
 check_status "the command makes 4000 entries, then a repository after them" 0 box -- sh -c \
-    "mkdir big && cd big && for i in \$(seq 4000); do : >f\$i-$long; done && git init -q zz-repo"
+    "mkdir big && cd big && for i in \$(seq 4000); do : >f\$i-$long; done && git init -q zz-repo && git -C zz-repo config core.fsmonitor x"
 check "... its config is set aside (found past many getdents64 buffers)" \
     test -e "$WS/big/zz-repo/.git/config.cordon-quarantine"
 check_status "the command makes a bare repository among 4000 entries" 0 box -- sh -c \
     "mkdir bare && cd bare && for i in \$(seq 2000); do : >a\$i-$long; done && git init -q --bare . &&
-     for i in \$(seq 2000); do : >b\$i-$long; done"
+     git config core.fsmonitor x && for i in \$(seq 2000); do : >b\$i-$long; done"
 check "... its config is set aside" test -e "$WS/bare/config.cordon-quarantine"
 n255=$(printf 'x%.0s' $(seq 255))
 check_status "the command makes a repository in a directory with a 255-byte name" 0 \
-    box -- sh -c "mkdir -p deep/$n255 && git init -q deep/$n255"
+    box -- sh -c "mkdir -p deep/$n255 && git init -q deep/$n255 && git -C deep/$n255 config core.fsmonitor x"
 check "... its config is set aside" test -e "$WS/deep/$n255/.git/config.cordon-quarantine"
 rm -rf "$WS/big" "$WS/bare" "$WS/deep"
 

@@ -154,12 +154,17 @@ for i in $(seq 20); do
         "$CORDON") >"$T/edit.out" 2>&1 && ! grep -q "git: set aside" "$T/edit.out" && EDITS=$((EDITS + 1))
 done
 check_out "landlock: the user's edit of a hook and the config right before each of 20 runs: nothing set aside" 20 echo "$EDITS"
-# git config inside: set aside after the run, the warning says how to take it back
+# git config of a key that runs nothing inside (user.name): kept
 box "$WS" -- git config user.name inside >"$T/cfg.out" 2>&1
-check_contains "landlock: git config inside: set aside after the run" "set aside $WS/.git/config as config.cordon-quarantine" cat "$T/cfg.out"
+if ! grep -q "git: set aside" "$T/cfg.out" && grep -q inside "$WS/.git/config"; then ok "landlock: git config user.name inside: kept (it runs nothing)"
+else not_ok "landlock: git config user.name inside: kept (it runs nothing)"; diag <"$T/cfg.out"; fi
+# git config of a key that runs a program inside: set aside after the run, the warning says how to take it back
+box "$WS" -- git config core.pager "touch $U/pager-ran" >"$T/cfg.out" 2>&1
+check_contains "landlock: git config core.pager inside: set aside after the run" "set aside $WS/.git/config as config.cordon-quarantine" cat "$T/cfg.out"
 check_contains "... the warning says how to take it back" "mv $WS/.git/config.cordon-quarantine $WS/.git/config" cat "$T/cfg.out"
 check "... taking it back works" as_user mv "$WS/.git/config.cordon-quarantine" "$WS/.git/config"
-check "... and the host's git reads it" sh -c "grep -q inside '$WS/.git/config'"
+check "... and the host's git reads it" sh -c "grep -q pager-ran '$WS/.git/config'"
+host_git -C "$WS" config --unset core.pager
 check "... and works" host_git -C "$WS" status
 # cordon check says it
 check_contains "cordon check: the landlock backend sets aside git's control files" \
