@@ -161,7 +161,8 @@ static int build_config(const cli_args *a, cordon_config **ret, cordon_error **e
                 return -ENOMEM;
         }
         cordon_config_set_log(c, on_log, NULL);
-        int r = 0;
+        /* this binary checks a run whose launcher was killed (cordon_helper_main) */
+        int r = cordon_config_set_helper_program(c, "/proc/self/exe", err);
         for (size_t i = 0; r == 0 && i < a->n_configs; i++)
                 r = cordon_config_load_file(c, a->configs[i], err);
         /* each flag's errors, also those cordon_prepare finds, name it as typed */
@@ -542,6 +543,13 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                 return refuse(a, err, NULL);
         }
         write_stats(a, p, &res);
+        /* what the git check could not make inert: the run failed (125) */
+        int status = res.status;
+        if (cordon_process_check_error(p, &err) < 0) {
+                fprintf(stderr, "cordon: %s\n", cordon_error_message(err));
+                err = cordon_error_free(err);
+                status = EXIT_CORDON;
+        }
         if (!a->quiet)
                 explain_limit(&res, limits);
         if (!a->quiet && !noted && res.status != 0)
@@ -552,7 +560,7 @@ static int cmd_run(const cli_args *a, cordon_config *c)
          * that (the init is reaped by whoever inherits it); a library
          * caller reaps it in cordon_process_free. |running| keeps |p|
          * reachable for leak checkers. */
-        return res.status;
+        return status;
 }
 
 /* With --stats FILE, the file is made (or emptied) first: a plan that
@@ -610,6 +618,8 @@ int main(int argc, char **argv)
 #ifndef _WIN32
         started_by = getppid(); /* first: the parent --die-with-parent watches */
 #endif
+        if (argc >= 2 && strcmp(argv[1], CORDON_HELPER_ARG) == 0)
+                return cordon_helper_main(argc, argv);
         cli_args a;
         if (cli_parse(argc, argv, &a) < 0) {
                 cordon_error *e = cordon_error_new(a.error ? a.error : "invalid arguments");

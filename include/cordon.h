@@ -456,6 +456,15 @@ CORDON_API int cordon_signal_command(cordon_process *p, int sig);
  * caller's pipe ends and the pidfd, and frees |p|. Returns NULL. */
 CORDON_API cordon_process *cordon_process_free(cordon_process *p);
 
+/* After cordon_wait returned 0: whether the checks after the run left the
+ * host as safe as before it. Returns 0, or -EIO with an error (exit
+ * status 125) that names what the post-run git check found the command
+ * left for the host's git and could not make inert (the record's
+ * "git_check.not_set_aside"): do not run git there before removing it.
+ * The CLI exits 125 with that error; the command's own status is in the
+ * --stats record. */
+CORDON_API int cordon_process_check_error(const cordon_process *p, cordon_error **ret_error);
+
 /* cordon_start + cordon_wait(-1) + cordon_process_free. |ret_result| may be
  * NULL. Errors as cordon_start's. */
 CORDON_API int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error **ret_error);
@@ -521,6 +530,23 @@ CORDON_API bool cordon_parent_gone(pid_t parent);
 CORDON_API int cordon_host_check(const cordon_config *c, bool json, char **ret_report);
 
 CORDON_API const char *cordon_version(void);
+
+/* ---- cordon's own helper processes ----------------------------------------- */
+
+/* Should a launcher die before its run is checked (a SIGKILL), the run's
+ * clean-up helper executes cordon's helper program as
+ * `PROGRAM --cordon-helper git-check FD JOURNAL` to check the run from
+ * its journal. The CLI is that program: its main() calls
+ * cordon_helper_main when argv[1] is CORDON_HELPER_ARG, and it sets
+ * itself with cordon_config_set_helper_program(c, "/proc/self/exe").
+ * Without the setter, the installed CLI (BINDIR/cordon) is used, where it
+ * exists; else the next run on the workspace checks for the killed one.
+ * |path| must be absolute. Returns 0 or -EINVAL/-ENOMEM (with an error). */
+#define CORDON_HELPER_ARG "--cordon-helper"
+CORDON_API int cordon_config_set_helper_program(cordon_config *c, const char *path, cordon_error **ret_error);
+/* The helper's entry point: runs what argv asks, prints warnings on
+ * stderr, returns the exit status (0, or 125). */
+CORDON_API int cordon_helper_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,8 @@ struct backend_ops {
         json_t *(*network_denied)(const cordon_process *p);
         /* What the post-run git check did, a JSON object (NULL: none ran). */
         json_t *(*git_check)(const cordon_process *p);
+        /* cordon_helper_main's work (NULL: none in this backend). */
+        int (*helper_main)(int argc, char **argv);
 };
 
 /* What `cordon plan` shows of a backend's own rules after the neutral plan

@@ -433,3 +433,16 @@ int cordon_config_add_profile(cordon_config *c, const char *name, cordon_error *
         return profile_apply(c, path, ret_error);
 }
 
+
+int cordon_config_set_helper_program(cordon_config *c, const char *path, cordon_error **ret_error)
+{
+        if (!path || path[0] != '/')
+                return error_set(ret_error, EINVAL, "the helper program must be an absolute path: %s",
+                                 path ? path : "(null)");
+        char *copy = strdup(path);
+        if (!copy)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        free(c->helper_program);
+        c->helper_program = copy;
+        return 0;
+}

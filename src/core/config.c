@@ -50,6 +50,7 @@ static void env_kv_clear(env_kv *kv)
 static void config_clear(cordon_config *c)
 {
         free(c->disabled_by);
+        free(c->helper_program);
         free(c->backend);
         free(c->home);
         free(c->workspace);

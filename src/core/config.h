@@ -49,6 +49,7 @@ struct cordon_config {
         bool log_plan;
         bool die_with_parent; /* the launcher ends the sandbox when its parent dies */
         landlock_mode landlock;
+        char *helper_program; /* cordon_config_set_helper_program, or NULL: the installed CLI's */
 
         /* shell_environment_policy */
         cordon_inherit inherit;

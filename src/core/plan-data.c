@@ -58,6 +58,7 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->hostname);
         strv_free(p->git_configs);
         free(p->git_home);
+        free(p->helper_exe);
         strv_free(p->warnings);
         strv_free(p->hints);
         free(p->hint_exit);

@@ -762,6 +762,10 @@ static int plan_init(builder *b)
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;
         p->die_with_parent = c->die_with_parent;
+        /* the check after the run of a launcher that died runs in it */
+        p->helper_exe = strdup(c->helper_program ? c->helper_program : CORDON_BINDIR "/cordon");
+        if (!p->helper_exe)
+                return -ENOMEM;
         p->landlock = c->landlock;
         p->log_fn = c->log_fn;
         p->log_userdata = c->log_userdata;

@@ -133,6 +133,7 @@ struct cordon_plan {
          * means in them: for the post-run git check (gitmodel.h). */
         char **git_configs;
         char *git_home;
+        char *helper_exe; /* cordon's helper program (`cordon --cordon-helper ...`) */
         char **warnings;           /* said at every start (log callback) */
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */
         int *hint_exit;            /* per hint: the command's exit status it explains */

@@ -2,9 +2,11 @@
 /* The public prepare / start / wait API: the neutral steps, then the plan's
  * backend (backend.h, backend.c) for what depends on the platform. */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -130,4 +132,39 @@ int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error 
         r = cordon_wait(p, -1, ret_result, ret_error);
         cordon_process_free(p);
         return r;
+}
+
+/* The paths of the record's git_check.not_set_aside, joined, or NULL. */
+static char *not_set_aside(const cordon_process *p)
+{
+        const backend_ops *ops = process_head_const(p)->ops;
+        json_t *git = ops->git_check ? ops->git_check(p) : NULL;
+        json_t *list = git ? json_object_get(git, "not_set_aside") : NULL;
+        buf b = {0};
+        size_t i;
+        json_t *v;
+        json_array_foreach(list, i, v) buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(v));
+        json_decref(git);
+        return b.len || b.oom ? buf_steal(&b) : NULL;
+}
+
+int cordon_process_check_error(const cordon_process *p, cordon_error **ret_error)
+{
+        _cleanup_free_ char *paths = p ? not_set_aside(p) : NULL;
+        if (!paths)
+                return 0;
+        return error_set(ret_error, EIO,
+                         "git: the command left what the host's git would run, and it could not be set aside: %s; "
+                         "remove it before you run git there",
+                         paths);
+}
+
+int cordon_helper_main(int argc, char **argv)
+{
+        const backend_ops *ops = backend_ops_for(BACKEND_LINUX);
+        if (!ops || !ops->helper_main) {
+                fprintf(stderr, "cordon: this build has no helper\n");
+                return 125;
+        }
+        return ops->helper_main(argc, argv);
 }

@@ -91,6 +91,17 @@ static size_t undo_notes_needed(const cordon_plan *p)
         return n + missing + (missing > 0); /* and their journal */
 }
 
+/* Does the run have a git check (gitcheck.h): a linux or landlock
+ * backend with a writable mount outside the instance root? */
+static bool checks_git(const cordon_plan *p)
+{
+        for (size_t i = 0; (p->backend == BACKEND_LINUX || p->backend == BACKEND_LANDLOCK) && i < p->n_mounts; i++)
+                if (p->mounts[i].type == MOUNT_BIND && p->mounts[i].writable && p->mounts[i].origin != ORIGIN_INSTANCE &&
+                    p->mounts[i].origin != ORIGIN_PROTECT)
+                        return true;
+        return false;
+}
+
 /* protect.c makes the placeholders; each is noted in the undo log first,
  * by its parent directory reached without following a symlink, so that a
  * launcher killed meanwhile leaves none behind. */
@@ -143,6 +154,8 @@ static int git_prep_run(git_prep *g)
         protect_lock_release(&g->lock); /* what was not taken over (a failure on the way) */
         if (g->r == 0 && git_check_begin(g->p, g->logs, &g->proc->git) < 0)
                 g->r = error_set(&g->error, ENOMEM, "out of memory");
+        if (g->r == 0) /* should we die, the helper checks from its journal */
+                undo_set_git_check(g->proc->undo, git_check_journal_name(g->proc->git));
         if (g->done_fd >= 0) {
                 (void)!write(g->done_fd, g->r == 0 ? "p" : "x", 1);
                 close(g->done_fd);
@@ -212,8 +225,11 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         git_prep prep = {.p = p, .proc = proc, .logs = logs, .done_fd = -1};
         protect_lock_take(p, logs, &prep.lock);
         size_t notes = undo_notes_needed(p);
-        if (notes)
-                r = undo_start(notes, prep.lock.fd, !p->debug_fork_init, &proc->undo, ret_error);
+        /* and the git check, should we die first: in cordon's helper program */
+        _cleanup_close_ int helper = logs >= 0 && checks_git(p) ? open(p->helper_exe, O_PATH | O_CLOEXEC) : -1;
+        undo_checker checker = {helper, logs};
+        if (notes || helper >= 0)
+                r = undo_start_checked(notes, prep.lock.fd, !p->debug_fork_init, &checker, &proc->undo, ret_error);
         bool nproc = false;
         lm[LMARK_GIT] = now_s();
         if (r == 0)
@@ -493,6 +509,34 @@ static void free_sandbox(cordon_process *p)
 
 static json_t *git_check_report(const cordon_process *p) { return p->git ? git_check_json(p->git) : json_null(); }
 
+static void log_stderr(cordon_log_level level, const char *message, void *userdata)
+{
+        (void)userdata;
+        fprintf(stderr, "cordon: %s%s\n", level == CORDON_LOG_WARNING ? "warning: " : "", message);
+}
+
+/* `cordon --cordon-helper git-check FD JOURNAL`: the git check of a run
+ * whose launcher died (undo.h), started by its clean-up helper. */
+static int helper_main(int argc, char **argv)
+{
+        /* the helper had every signal blocked: the SIGTERM of its parent's
+         * death is pending, and is not for this check */
+        sigset_t term, none;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        while (sigtimedwait(&term, NULL, &(struct timespec){0, 0}) > 0)
+                ;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        uint64_t fd = 0;
+        if (argc != 5 || !streq(argv[2], "git-check") || parse_uint64(argv[3], &fd) < 0 || fd > INT32_MAX) {
+                fprintf(stderr, "cordon: %s is for cordon's own clean-up helper\n", CORDON_HELPER_ARG);
+                return 125;
+        }
+        int r = git_check_recover((int)fd, argv[4], log_stderr, NULL);
+        return r == 0 || r == -ENOENT || r == -EBUSY ? 0 : 125;
+}
+
 const backend_ops linux_backend_ops = {
         .name = "linux",
         .prepare = prepare,
@@ -503,4 +547,5 @@ const backend_ops linux_backend_ops = {
         .free = free_sandbox,
         .network_denied = backend_proxy_denied,
         .git_check = git_check_report,
+        .helper_main = helper_main,
 };

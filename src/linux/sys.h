@@ -56,6 +56,17 @@ static inline long sys_raw(long nr, long a, long b, long c, long d)
         __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
         return ret;
 }
+static inline long sys_raw5(long nr, long a, long b, long c, long d, long e)
+{
+        register long r10 __asm__("r10") = d;
+        register long r8 __asm__("r8") = e;
+        long ret;
+        __asm__ volatile("syscall"
+                         : "=a"(ret)
+                         : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+                         : "rcx", "r11", "memory");
+        return ret;
+}
 #elif defined(__aarch64__)
 #define SYS_RAW_AVAILABLE 1
 static inline long sys_raw(long nr, long a, long b, long c, long d)
@@ -66,6 +77,17 @@ static inline long sys_raw(long nr, long a, long b, long c, long d)
         register long x2 __asm__("x2") = c;
         register long x3 __asm__("x3") = d;
         __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory", "cc");
+        return x0;
+}
+static inline long sys_raw5(long nr, long a, long b, long c, long d, long e)
+{
+        register long x8 __asm__("x8") = nr;
+        register long x0 __asm__("x0") = a;
+        register long x1 __asm__("x1") = b;
+        register long x2 __asm__("x2") = c;
+        register long x3 __asm__("x3") = d;
+        register long x4 __asm__("x4") = e;
+        __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory", "cc");
         return x0;
 }
 #else

@@ -57,6 +57,9 @@ typedef struct undo_area {
         int done;     /* the launcher undid everything itself */
         pid_t init;   /* the sandbox's init, once it exists */
         int lock;     /* files are undone only with an exclusive flock on it (-1: always) */
+        int exe, logs; /* the git check's helper program and logs/ (-1: none) */
+        int git;       /* set (release) once |journal| holds a name */
+        char journal[64];
         size_t n, cap;
         note notes[];
 } undo_area;
@@ -83,6 +86,7 @@ struct undo_log {
 #if SYS_RAW_AVAILABLE && !defined(__SANITIZE_ADDRESS__)
 #define HELPER_SHARES_MEMORY 1
 #define HCALL(nr, a, b, c, d) sys_raw((nr), (long)(a), (long)(b), (long)(c), (long)(d))
+#define HCALL5(nr, a, b, c, d, e) sys_raw5((nr), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
 #else
 #define HELPER_SHARES_MEMORY 0
 static long helper_call(long nr, long a, long b, long c, long d)
@@ -91,6 +95,12 @@ static long helper_call(long nr, long a, long b, long c, long d)
         return r < 0 ? -errno : r;
 }
 #define HCALL(nr, a, b, c, d) helper_call((nr), (long)(a), (long)(b), (long)(c), (long)(d))
+static long helper_call5(long nr, long a, long b, long c, long d, long e)
+{
+        long r = syscall(nr, a, b, c, d, e);
+        return r < 0 ? -errno : r;
+}
+#define HCALL5(nr, a, b, c, d, e) helper_call5((nr), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
 #endif
 
 #define HELPER_STACK ((size_t)64 * 1024)
@@ -298,6 +308,33 @@ static void undo_all(const undo_area *a, long long start)
 
 static bool is_done(const undo_area *a) { return __atomic_load_n(&a->done, __ATOMIC_ACQUIRE) != 0; }
 
+/* The git check of the run, in cordon's helper program: `cordon
+ * --cordon-helper git-check 3 NAME` with logs/ as descriptor 3, once the
+ * sandbox is gone (nothing may plant behind it), with the launcher's
+ * stdout and stderr; every signal stays blocked until the program's
+ * start unblocks them. Returns only when it could not be executed. */
+static void run_git_check(const undo_area *a, long long start)
+{
+        if (a->exe < 0 || a->logs < 0 || !__atomic_load_n(&a->git, __ATOMIC_ACQUIRE))
+                return;
+        wait_init(__atomic_load_n(&a->init, __ATOMIC_ACQUIRE), start + HELPER_BUDGET_NS);
+        int exe = (int)HCALL(SYS_fcntl, a->exe, F_DUPFD_CLOEXEC, 4, 0); /* out of 3's way */
+        if (exe < 0 ||
+            (a->logs != 3 ? HCALL(SYS_dup3, a->logs, 3, 0, 0) < 0 : HCALL(SYS_fcntl, 3, F_SETFD, 0, 0) < 0))
+                return;
+        int null = hopen("/dev/null", O_RDONLY);
+        if (null > 0) {
+                HCALL(SYS_dup3, null, 0, 0, 0);
+                hclose(null);
+        } else if (null == 0) {
+                HCALL(SYS_fcntl, 0, F_SETFD, 0, 0);
+        }
+        char *const argv[] = {(char *)"cordon", (char *)"--cordon-helper", (char *)"git-check", (char *)"3",
+                              (char *)a->journal, NULL};
+        char *const envp[] = {(char *)"PATH=/usr/bin:/bin", NULL};
+        HCALL5(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
+}
+
 /* Close every descriptor but the |n| ones of |keep| (-1 for none). */
 static void close_all_but(int *keep, int n)
 {
@@ -343,8 +380,8 @@ _Noreturn static void helper_main(const helper_args *args)
         HCALL(SYS_setpgid, 0, 0, 0, 0);
         HCALL(SYS_prctl, PR_SET_NAME, "cordon-undo", 0, 0);
         HCALL(SYS_chdir, "/", 0, 0, 0); /* every path it uses is absolute; pin no mount */
-        int keep[4] = {lifeline, launcher, sfd, a->lock};
-        close_all_but(keep, 4);
+        int keep[8] = {lifeline, launcher, sfd, a->lock, a->exe, a->logs, a->exe >= 0 ? 1 : -1, a->exe >= 0 ? 2 : -1};
+        close_all_but(keep, 8);
         bool gone = launcher >= 0 && sys_task_gone(launcher);
         while (!gone && !is_done(a)) {
                 struct pollfd p[2] = {{.fd = lifeline, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
@@ -361,8 +398,11 @@ _Noreturn static void helper_main(const helper_args *args)
                         gone = launcher < 0 || sys_task_gone(launcher);
                 }
         }
-        if (!is_done(a))
-                undo_all(a, now_ns());
+        if (!is_done(a)) {
+                long long start = now_ns();
+                undo_all(a, start);
+                run_git_check(a, start);
+        }
         for (;;)
                 HCALL(SYS_exit_group, 0, 0, 0, 0);
 }
@@ -432,6 +472,12 @@ static pid_t helper_clone(void *stack, const helper_args *args)
 
 int undo_start(size_t n, int lock, bool share_memory, undo_log **ret, cordon_error **ret_error)
 {
+        return undo_start_checked(n, lock, share_memory, NULL, ret, ret_error);
+}
+
+int undo_start_checked(size_t n, int lock, bool share_memory, const undo_checker *checker, undo_log **ret,
+                       cordon_error **ret_error)
+{
         *ret = NULL;
         undo_log *u = calloc(1, sizeof(*u));
         if (!u)
@@ -449,6 +495,8 @@ int undo_start(size_t n, int lock, bool share_memory, undo_log **ret, cordon_err
         u->a = m;
         u->a->cap = n;
         u->a->lock = lock;
+        u->a->exe = checker ? checker->exe : -1;
+        u->a->logs = checker && checker->exe >= 0 ? checker->logs : -1;
         if (HELPER_SHARES_MEMORY && share_memory) {
                 u->stack = mmap(NULL, HELPER_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
                                 -1, 0);
@@ -611,6 +659,13 @@ void undo_set_init(undo_log *u, pid_t pid)
 {
         if (u)
                 __atomic_store_n(&u->a->init, pid, __ATOMIC_RELEASE);
+}
+
+void undo_set_git_check(undo_log *u, const char *name)
+{
+        if (!u || !name || !name[0] || sys_strlcpy(u->a->journal, name, sizeof(u->a->journal)) >= sizeof(u->a->journal))
+                return;
+        __atomic_store_n(&u->a->git, 1, __ATOMIC_RELEASE);
 }
 
 void undo_done(undo_log *u)

@@ -19,6 +19,11 @@
  *   - a file or directory (a placeholder): removed when it is still the very
  *     one noted (device and inode, its parent's too, the parent reached
  *     without following any symlink) and still empty.
+ *   - the post-run git check (gitcheck.h): once the sandbox is gone and the
+ *     rest is undone, it executes cordon's helper program (|exe|, e.g. the
+ *     CLI's own binary) to check from the run's journal, with logs/ and
+ *     the launcher's stdout and stderr, which it keeps: a caller that reads
+ *     them to their end waits for the check.
  * The helper shares the launcher's memory (CLONE_VM on a stack of its own,
  * where raw system calls exist; else, under a sanitizer, and with
  * CORDON_DEBUG=fork-init, a fork), started with every signal blocked, in a
@@ -41,6 +46,17 @@ typedef struct undo_log undo_log;
  * for the init with CORDON_DEBUG=fork-init, which valgrind needs). Returns 0
  * or -errno (with an error). */
 int undo_start(size_t n, int lock, bool share_memory, undo_log **ret, cordon_error **ret_error) HIDDEN;
+/* Before undo_start: the helper program |exe| (an O_PATH descriptor, or
+ * -1) and the instance's logs/ (|logs|, or -1) for the git check; both
+ * stay the caller's. */
+typedef struct undo_checker {
+        int exe, logs;
+} undo_checker;
+int undo_start_checked(size_t n, int lock, bool share_memory, const undo_checker *checker, undo_log **ret,
+                       cordon_error **ret_error) HIDDEN;
+/* The git check's journal |name| in logs/ (""/NULL: none): should the
+ * launcher die, the helper runs the check from it. */
+void undo_set_git_check(undo_log *u, const char *name) HIDDEN;
 /* Note the cgroup directory |path| (cgroup |version| 1 or 2) before it is
  * made. Returns the note's number, or -1 (no log, or it is full: then
  * nothing is undone for it but by the next run's sweep). */
