@@ -96,7 +96,7 @@ cordon_config *config_dup(const cordon_config *c)
                 return NULL;
         *d = *c;
         d->disabled_by = d->backend = d->home = d->workspace = NULL;
-        d->home_from = d->workspace_from = d->network_from = d->allow_from = d->origin = NULL;
+        d->home_from = d->workspace_from = d->network_from = d->allow_from = d->origin = d->helper_program = NULL;
         d->expose = NULL;
         d->n_expose = 0;
         d->protect = d->network_allow = d->exclude = d->include_only = d->pass = d->profile_dirs = d->files = NULL;
@@ -106,7 +106,7 @@ cordon_config *config_dup(const cordon_config *c)
                   dup_field(&d->home, c->home) && dup_field(&d->workspace, c->workspace) &&
                   dup_field(&d->home_from, c->home_from) && dup_field(&d->workspace_from, c->workspace_from) &&
                   dup_field(&d->network_from, c->network_from) && dup_field(&d->allow_from, c->allow_from) &&
-                  dup_field(&d->origin, c->origin);
+                  dup_field(&d->origin, c->origin) && dup_field(&d->helper_program, c->helper_program);
         if (ok && c->n_expose) {
                 d->expose = calloc(c->n_expose, sizeof(expose_rule));
                 ok = d->expose != NULL;
