@@ -215,6 +215,43 @@ int plan_git_hint(builder *b)
         return add_hint(b->p, text, 128);
 }
 
+/* A repository config the plan keeps read-only (linux backend), or NULL. */
+static const char *protected_config(const cordon_plan *p)
+{
+        for (size_t i = 0; p->backend == BACKEND_LINUX && i < p->n_mounts; i++) {
+                const plan_mount *m = &p->mounts[i];
+                size_t n = strlen(m->target);
+                if (m->origin == ORIGIN_PROTECT && !m->writable && !m->is_dir && n > 7 &&
+                    streq(m->target + n - 7, "/config"))
+                        return m->target;
+        }
+        return NULL;
+}
+
+/* git inside cannot write a repository's config (git config, remote add,
+ * push -u, submodule init fail with "Device or resource busy", status 4
+ * or 128): why, and what works. */
+int plan_git_config_hint(builder *b)
+{
+        const char *config = mentions_git(b->p) ? protected_config(b->p) : NULL;
+        if (!config)
+                return 0;
+        static const int STATUS[] = {4, 128};
+        for (size_t i = 0; i < ARRAY_SIZE(STATUS); i++) {
+                int r = add_hint(b->p,
+                                 xasprintf("git: %s is read-only inside (the host's git would run what the command "
+                                           "writes there): set a value for one run with git -c KEY=VALUE or --set "
+                                           "GIT_CONFIG_COUNT=1 --set GIT_CONFIG_KEY_0=KEY --set GIT_CONFIG_VALUE_0=VALUE; "
+                                           "your identity: --profile git; or change it on the host, or let this run "
+                                           "write it: --expose %s:rw",
+                                           config, config),
+                                 STATUS[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static char *path_note_text(const struct path_note *n, const profile_exposes *pe)
 {
         _cleanup_free_ char *list = hidden_list(n->hidden, pe);

@@ -153,3 +153,5 @@ int hidden_path_entries(builder *b, char **ret_list, char **ret_kept) HIDDEN;
 int plan_path_hint(builder *b) HIDDEN;
 /* The hint on a git identity the sandbox does not show. 0 or -ENOMEM. */
 int plan_git_hint(builder *b) HIDDEN;
+/* The hint on a repository config git cannot write inside. 0 or -ENOMEM. */
+int plan_git_config_hint(builder *b) HIDDEN;

@@ -183,4 +183,13 @@ for B in linux landlock; do
     check "... the clone keeps remote.origin" host_git -C "$WS/clone" config remote.origin.url
     check "... and its sample hooks" test -e "$WS/clone/.git/hooks/pre-commit.sample"
 done
+# git config inside fails on the protected .git/config: the note says why and what works
+BK="--backend linux"
+fresh_repo note
+box "$WS" -- git config user.name x >"$T/note.out" 2>&1
+check_contains "linux: git config inside fails (status 4): the note says the config is read-only" \
+    "$WS/.git/config is read-only inside" cat "$T/note.out"
+check_contains "... and what works" "git -c KEY=VALUE" cat "$T/note.out"
+box "$WS" -- git -c user.name=x config --get user.name >/dev/null 2>"$T/note2.err"
+check_out "... quiet when git succeeds (nothing on stderr)" "" cat "$T/note2.err"
 done_testing
