@@ -156,7 +156,8 @@ killed() {
     bg_as_user env HOME="$H" "$CORDON" run $BK --workspace "$WS" -C "$WS" -- sh -c "$KILLPLANT" sh "$MK/$name" \
         2>"$T/fifo" >/dev/null </dev/null
     for _ in $(seq 150); do [ -e "$WS/planted" ] && break; sleep 0.1; done
-    [ -n "$also" ] && pkill -9 -P "$BG_PID" 2>/dev/null
+    # (stopped first: it must not see its sandbox end and check itself)
+    [ -n "$also" ] && kill -STOP "$BG_PID" && pkill -9 -P "$BG_PID" 2>/dev/null
     kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
     wait "$reader"
     host_work "$WS/nr"
