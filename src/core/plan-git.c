@@ -193,6 +193,8 @@ static void on_named(git_key_kind kind, const char *path, void *userdata)
         if (rel && rel[0] && lstat_below(w->b, rw, rel, &st, NULL) != -ELOOP) {
                 plan_mount copy = *rw; /* protect_one adds mounts: |rw| may move */
                 w->r = protect_one(w->b, &copy, rel, kind == GIT_KEY_HOOKS, NULL);
+        } else if (rel && rel[0]) {
+                w->b->p->git_named_open = true; /* behind a link: the check after the run looks */
         }
         if (kind != GIT_KEY_INCLUDE || w->depth >= INCLUDE_DEPTH || w->r < 0)
                 return;
@@ -249,6 +251,27 @@ static int protect_named_by(builder *b, const plan_mount *rw, const char *rel)
  * global one, or the files GIT_CONFIG_SYSTEM and GIT_CONFIG_GLOBAL name),
  * for the check after the run; any of them inside a writable mount is
  * protected as what it includes is. */
+static void count_path(git_key_kind kind, const char *path, void *userdata)
+{
+        (void)kind;
+        (void)path;
+        (*(size_t *)userdata)++;
+}
+
+/* Does the user's config |path| matter after the run: it lies in a
+ * writable mount, or it names a path (relative ones are a repository's)? */
+static bool user_config_names(builder *b, const char *path)
+{
+        if (writable_root_of(b->h, path))
+                return true;
+        size_t len = 0, n = 0;
+        _cleanup_free_ char *text = read_config_file(b, path, &len);
+        git_config_origin o = {.file_dir = "/", .worktree = "/", .home = "/"};
+        if (text)
+                git_config_paths(text, len, &o, count_path, &n);
+        return n > 0;
+}
+
 static int note_user_configs(builder *b)
 {
         const char *home = caller_home(b->h);
@@ -263,8 +286,9 @@ static int note_user_configs(builder *b)
                 global && global[0] == '/' ? strdup(global) : NULL,
         };
         int r = home && !(b->p->git_home = strdup(home)) ? -ENOMEM : 0;
+        /* only those that name something: the others need no second look */
         for (size_t i = 0; i < ARRAY_SIZE(list); i++)
-                if (list[i] && r == 0)
+                if (list[i] && r == 0 && user_config_names(b, list[i]))
                         r = strv_consume(&b->p->git_configs, TAKE_PTR(list[i]));
         for (size_t i = 0; i < ARRAY_SIZE(list); i++)
                 free(list[i]);
@@ -278,7 +302,6 @@ static int note_user_configs(builder *b)
         }
         return w.r;
 }
-
 
 /* Control directories under |rel|/modules and |rel|/worktrees: a
  * directory with a HEAD is one; another (a submodule named "a/b") is

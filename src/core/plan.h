@@ -134,6 +134,9 @@ struct cordon_plan {
         char **git_configs;
         char *git_home;
         char *helper_exe; /* cordon's helper program (`cordon --cordon-helper ...`) */
+        /* a path a protected repository's config names was left writable
+         * (a link on the way): the check after the run looks at them all */
+        bool git_named_open;
         char **warnings;           /* said at every start (log callback) */
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */
         int *hint_exit;            /* per hint: the command's exit status it explains */

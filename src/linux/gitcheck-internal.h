@@ -31,6 +31,7 @@ struct git_check {
         char *home;       /* the caller's home, for "~/" in configs, or NULL */
         char **configs;   /* the user's own config files git reads (the plan's git_configs) */
         bool unprotected; /* landlock: nothing was read-only, the known ones are checked too */
+        bool named_open;  /* the plan left a path a known config names writable */
         /* what it found and did */
         char **set_aside;
         char **not_set_aside; /* what could not be made inert */

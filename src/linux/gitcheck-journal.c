@@ -14,7 +14,8 @@
  * One item a line: "SEC NSEC" first, then "/PATH" (a mount to walk), and
  * "m PATH" (writable), "w PATH" (a work tree), "h PATH" (the home), "c
  * PATH" (a config file), "k DEV INO" (known), "p DEV INO" (kept), "u"
- * (nothing was read-only); '\\' and newlines in paths escaped. */
+ * (nothing was read-only), "n" (a path a known config names was left
+ * writable); '\\' and newlines in paths escaped. */
 #include "gitcheck-internal.h"
 
 #include <errno.h>
@@ -74,6 +75,8 @@ static char *journal_text(const git_check *gc)
                 buf_printf(&b, "p %" PRIu64 " %" PRIu64 "\n", (uint64_t)gc->kept[i].dev, (uint64_t)gc->kept[i].ino);
         if (gc->unprotected)
                 buf_printf(&b, "u\n");
+        if (gc->named_open)
+                buf_printf(&b, "n\n");
         return buf_steal(&b);
 }
 
@@ -83,8 +86,8 @@ static int load_line(git_check *gc, char *line)
         uint64_t dev, ino;
         if (line[0] == '/')
                 return strv_consume(&gc->walk, unescape(line));
-        if (streq(line, "u")) {
-                gc->unprotected = true;
+        if (streq(line, "u") || streq(line, "n")) {
+                *(line[0] == 'u' ? &gc->unprotected : &gc->named_open) = true;
                 return 0;
         }
         if (line[0] && line[1] == ' ' && strchr("mwch", line[0])) {

@@ -413,7 +413,9 @@ static void check_gitdir_at(git_check *gc, int gfd, const char *path, const char
                                 git_set_aside(gc, gfd, e->name, path);
                 }
         }
-        git_check_named(gc, gfd, path, worktree);
+        /* a known one's config, and what it names, were kept read-only */
+        if (!known || gc->unprotected || gc->dead || gc->named_open || gc->recording)
+                git_check_named(gc, gfd, path, worktree);
         struct stat c;
         if (common && fstatat(gfd, "commondir", &c, AT_SYMLINK_NOFOLLOW) == 0)
                 check_common(gc, gfd, path); /* git reads no commondir of a common directory */
@@ -529,8 +531,9 @@ static bool nested(const char *name)
 }
 
 /* Every directory below |dfd| (|dir| on the host), never through a link.
- * |worktree|: |dir| is the ".git" of that work tree. |dfd| is read from
- * its start, and only here. */
+ * |worktree|: |dir| is the ".git" of that work tree, checked as a git
+ * directory even without a HEAD yet (git init and other tools on the host
+ * take it as it is). |dfd| is read from its start, and only here. */
 static void walk(git_check *gc, int dfd, const char *dir, walk_where where, const char *worktree, int depth)
 {
         if (gc->budget < 8 || depth > WALK_DEPTH) {
@@ -538,13 +541,23 @@ static void walk(git_check *gc, int dfd, const char *dir, walk_where where, cons
                 return;
         }
         gc->budget -= 8;
+        if (worktree) { /* a work tree's .git: nothing to list but what holds git directories */
+                check_gitdir(gc, dfd, dir, worktree, false);
+                for (size_t i = 0; GIT_NESTED[i]; i++) {
+                        _cleanup_free_ char *sub = path_join(dir, GIT_NESTED[i]);
+                        int fd = sub ? openat(dfd, GIT_NESTED[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                        if (fd >= 0) {
+                                walk(gc, fd, sub, IN_GITDIR_NEST, NULL, depth + 1);
+                                close(fd);
+                        }
+                }
+                return;
+        }
         walk_dir w = {.gc = gc, .dfd = dfd};
         if (gc->dirbuf || (gc->dirbuf = malloc(DIRBUF_SIZE)))
                 (void)sys_dir_each(dfd, gc->dirbuf, DIRBUF_SIZE, walk_entry, &w);
         _cleanup_strv_ char **subdirs = w.subdirs, **dotgit = w.dotgit;
-        /* a ".git" directory is checked as one even without a HEAD yet: git
-         * init and other tools on the host take it as it is */
-        bool gitdir = looks_like_gitdir(&w) || worktree;
+        bool gitdir = looks_like_gitdir(&w);
         for (size_t i = 0; where == IN_TREE && dotgit && dotgit[i]; i++)
                 check_dotgit(gc, dfd, dir, dotgit[i]);
         if (gitdir) {
@@ -764,6 +777,7 @@ int git_check_begin(const cordon_plan *p, int logs, git_check **ret)
         if (!gc)
                 return -ENOMEM;
         gc->unprotected = p->backend == BACKEND_LANDLOCK;
+        gc->named_open = p->git_named_open;
         int r = p->git_home && !(gc->home = strdup(p->git_home)) ? -ENOMEM : 0;
         for (size_t i = 0; r == 0 && p->git_configs && p->git_configs[i]; i++)
                 r = strv_push(&gc->configs, p->git_configs[i]);
