@@ -321,7 +321,9 @@ static const char *const BENIGN_KEYS[] = {
         "core.abbrev", "core.compression", "core.loosecompression", "core.bigfilethreshold",
         "core.untrackedcache", "core.splitindex", "core.commitgraph", "core.multipackindex",
         "core.checkstat", "core.trustctime", "core.preloadindex", "core.warnambiguousrefs",
-        "core.worktree", "extensions.objectformat", "extensions.worktreeconfig",
+        /* not core.worktree: a link on its way (checked by no lexical
+         * rule) would point the host's checkout at any directory */
+        "extensions.objectformat", "extensions.worktreeconfig",
         "extensions.preciousobjects", "extensions.noop", "extensions.partialclone",
         "remote.*.url", "remote.*.pushurl", "remote.*.fetch", "remote.*.push", "remote.*.mirror",
         "remote.*.tagopt", "remote.*.prune", "remote.*.prunetags", "remote.*.skipdefaultupdate",
@@ -360,38 +362,23 @@ static bool plain_url(const char *v)
         return rest && !strstr(rest, "::") && strncmp(v, "ext:", 4) != 0;
 }
 
-/* core.worktree that names a directory below |root| (a relative one
- * from |gitdir|). */
-static bool worktree_inside(const char *v, const char *gitdir, const char *root)
-{
-        _cleanup_free_ char *p = v && gitdir && root && v[0] != '~' ? git_expand_path(v, gitdir, NULL) : NULL;
-        return p && path_startswith(p, root);
-}
-
-typedef struct benign_ctx {
-        const char *gitdir, *root;
-        bool benign;
-} benign_ctx;
-
 static bool benign_key(const char *key, const char *value, void *userdata)
 {
-        benign_ctx *b = userdata;
+        bool *benign = userdata;
         key_parts k = split_key(key);
         bool listed = false;
         for (size_t i = 0; !listed && i < ARRAY_SIZE(BENIGN_KEYS); i++)
                 listed = key_matches(&k, key, BENIGN_KEYS[i]);
         if (listed && (streq(k.name, "url") || streq(k.name, "pushurl")))
                 listed = plain_url(value);
-        if (listed && streq(key, "core.worktree"))
-                listed = worktree_inside(value, b->gitdir, b->root);
-        b->benign = listed;
+        *benign = listed;
         return listed;
 }
 
-bool git_config_benign(const char *data, size_t len, const char *gitdir, const char *root)
+bool git_config_benign(const char *data, size_t len)
 {
-        benign_ctx b = {gitdir, root, true};
-        return git_config_parse(data, len, benign_key, &b) == 0 && b.benign;
+        bool benign = true;
+        return git_config_parse(data, len, benign_key, &benign) == 0 && benign;
 }
 
 /* ---- the sequencer ------------------------------------------------------------------------ */

@@ -85,10 +85,9 @@ char *git_program_path(const char *key, const char *value) HIDDEN;
  * itself? False only when every key is on a short list of what `git
  * init`, `git clone`, `git remote add`, `git config user.*` and `git
  * worktree add` write (docs/threat-model.md lists it) with values that
- * run nothing (a URL without a transport helper, a core.worktree that
- * stays below |root|, the writable mount that holds |gitdir|); a file git
- * refuses is not benign. */
-bool git_config_benign(const char *data, size_t len, const char *gitdir, const char *root) HIDDEN;
+ * run nothing (a URL without a transport helper); a file git refuses is
+ * not benign. */
+bool git_config_benign(const char *data, size_t len) HIDDEN;
 
 /* ---- the sequencer ------------------------------------------------------------------------ */
 

@@ -212,16 +212,6 @@ static bool inside_writable(const git_check *gc, const char *path)
         return !f; /* cannot tell: as if inside */
 }
 
-/* The writable mount that holds |path|, or NULL. */
-static const char *writable_root(const git_check *gc, const char *path)
-{
-        const char *best = NULL;
-        for (size_t i = 0; gc->writable && gc->writable[i]; i++)
-                if (path_startswith(path, gc->writable[i]) && (!best || strlen(gc->writable[i]) > strlen(best)))
-                        best = gc->writable[i];
-        return best;
-}
-
 /* The git directory named by |path| (host path), opened without following
  * links (-1: missing, or a link on the way), and whether it is a known one. */
 static int open_gitdir(const git_check *gc, const char *path, bool *known)
@@ -234,12 +224,12 @@ static int open_gitdir(const git_check *gc, const char *path, bool *known)
 
 /* ---- one git directory ------------------------------------------------------------------- */
 
-/* Can the config |name| of |gfd| (|path|) make git run or read anything? */
-static bool config_runs(const git_check *gc, int gfd, const char *name, const char *path)
+/* Can the config |name| of |gfd| make git run or read anything? */
+static bool config_runs(int gfd, const char *name)
 {
         size_t len = 0;
         _cleanup_free_ char *text = git_read_small(gfd, name, CONFIG_MAX, &len);
-        return !text || !git_config_benign(text, len, path, writable_root(gc, path));
+        return !text || !git_config_benign(text, len);
 }
 
 /* Is every entry of the hooks directory |name| of |gfd| one git never
@@ -329,7 +319,7 @@ static bool entry_runs(const git_check *gc, int gfd, const char *path, const git
                 return true;
         switch (e->rule) {
         case GIT_RULE_CONFIG:
-                return config_runs(gc, gfd, e->name, path);
+                return config_runs(gfd, e->name);
         case GIT_RULE_HOOKS:
                 return !hooks_inert(gfd, e->name);
         case GIT_RULE_POINTER:
