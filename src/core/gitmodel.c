@@ -66,7 +66,7 @@ static int cfg_next(cfg_reader *r)
                 return CFG_EOF;
         int c = (unsigned char)*r->p++;
         if (c == '\r' && r->p < r->end && *r->p == '\n')
-                c = *r->p++;
+                c = (unsigned char)*r->p++;
         return c;
 }
 

@@ -36,8 +36,8 @@ static int rename_aside(int dfd, const char *name, int i, char aside[NAME_MAX + 
                         r = (unsigned long long)i * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid();
                 n = snprintf(aside, NAME_MAX + 1, "%s" ASIDE_SUFFIX ".%016llx", name, r);
         }
-        if (n < 0 || n > NAME_MAX)
-                n = snprintf(aside, NAME_MAX + 1, "cordon-quarantine.%d.%d", (int)getpid(), i);
+        if (n < 0 || n > NAME_MAX) /* a name near NAME_MAX: a name of cordon's own */
+                (void)snprintf(aside, NAME_MAX + 1, "cordon-quarantine.%d.%d", (int)getpid(), i);
         if (renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE) == 0)
                 return 0;
         if (errno != EINVAL)

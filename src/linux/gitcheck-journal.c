@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -80,6 +81,19 @@ static char *journal_text(const git_check *gc)
         return buf_steal(&b);
 }
 
+/* "DEV INO" */
+static bool parse_pair(const char *s, uint64_t *a, uint64_t *b)
+{
+        char *end = NULL;
+        errno = 0;
+        *a = strtoull(s, &end, 10);
+        if (errno || end == s || *end != ' ')
+                return false;
+        const char *t = end + 1;
+        *b = strtoull(t, &end, 10);
+        return !errno && end != t && *end == '\0';
+}
+
 /* One line of a journal into |gc|; -EINVAL for one it does not know. */
 static int load_line(git_check *gc, char *line)
 {
@@ -104,7 +118,7 @@ static int load_line(git_check *gc, char *line)
                 return strv_consume(line[0] == 'm' ? &gc->writable : line[0] == 'w' ? &gc->worktrees : &gc->configs,
                                     path);
         }
-        if ((line[0] == 'k' || line[0] == 'p') && sscanf(line + 1, " %" SCNu64 " %" SCNu64, &dev, &ino) == 2)
+        if ((line[0] == 'k' || line[0] == 'p') && line[1] == ' ' && parse_pair(line + 2, &dev, &ino))
                 return line[0] == 'k' ? git_add_identity(&gc->known, &gc->n_known, (dev_t)dev, (ino_t)ino)
                                       : git_add_identity(&gc->kept, &gc->n_kept, (dev_t)dev, (ino_t)ino);
         return -EINVAL;
