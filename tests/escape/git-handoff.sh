@@ -23,30 +23,9 @@
 #      before the caller reading cordon's stderr sees its end
 # and what stays (item 7): git init and clone inside set nothing aside.
 . "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../integration/lib-git.sh"
 
-MK=$T/marks # a planted command that ran on the host touches $MK/NAME
-U=$T/u
-mkdir -p "$MK" "$U" "$T/ws"
-OFF=$T/unisolated.json
-echo '{"isolation": {"enabled": false}}' >"$OFF"
-chmod 644 "$OFF"
-own() { if [ "$TEST_AS" = user ]; then chown -R $TEST_UID:$TEST_GID "$@"; fi; }
-own "$MK" "$U" "$T/ws"
-
-cdn() { (cd "$W" && as_user timeout -k 5 60 "$CORDON" "$@"); }
 box() { local ws=$1; shift; cdn run $BK --workspace "$ws" -C "$ws" "$@"; }
-unbox() { local ws=$1; shift; cdn run --config "$OFF" --workspace "$ws" -C "$ws" "$@"; }
-host_git() {
-    as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" timeout 60 git -c user.name=t -c user.email=t@t \
-        -c init.defaultBranch=main -c protocol.file.allow=always "$@"
-}
-fresh_repo() {
-    WS=$T/ws/$1; rm -rf "$WS"; mkdir -p "$WS"; own "$WS"
-    host_git init -q "$WS" && host_git -C "$WS" commit -q --allow-empty -m init
-}
-fresh_ws() { WS=$T/ws/$1; rm -rf "$WS"; mkdir -p "$WS"; own "$WS"; }
-ran() { test -e "$MK/$1"; }
-not_ran() { test ! -e "$MK/$1"; }
 GC='-c user.name=t -c user.email=t@t -c init.defaultBranch=main'
 PLANT='plant() { mkdir -p "$(dirname "$1")" && printf "#!/bin/sh\ntouch %s\n" "$2" >"$1" && chmod +x "$1"; }; '
 # the host's git in $1: status, st (an alias), log, diff, add, commit, checkout

@@ -23,29 +23,9 @@
 # inside set nothing aside; `git config` inside is set aside, and the
 # warning says how to take it back.
 . "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../integration/lib-git.sh"
 
-MK=$T/marks # a planted command that ran on the host touches $MK/NAME
-U=$T/u
-mkdir -p "$MK" "$U" "$T/ws"
-OFF=$T/unisolated.json
-echo '{"isolation": {"enabled": false}}' >"$OFF"
-chmod 644 "$OFF"
-own() { if [ "$TEST_AS" = user ]; then chown -R $TEST_UID:$TEST_GID "$@"; fi; }
-own "$MK" "$U"
-
-cdn() { (cd "$W" && as_user timeout -k 5 60 "$CORDON" "$@"); }
 box() { local ws=$1; shift; cdn run --backend landlock --workspace "$ws" -C "$ws" "$@"; }
-unbox() { local ws=$1; shift; cdn run --config "$OFF" --workspace "$ws" -C "$ws" "$@"; }
-host_git() {
-    as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" timeout 60 git -c user.name=t -c user.email=t@t \
-        -c init.defaultBranch=main "$@"
-}
-fresh_repo() {
-    WS=$T/ws/$1; rm -rf "$WS"; mkdir -p "$WS"; own "$WS"
-    host_git init -q "$WS" && host_git -C "$WS" commit -q --allow-empty -m init
-}
-ran() { test -e "$MK/$1"; }
-not_ran() { test ! -e "$MK/$1"; }
 GX="--set GIT_AUTHOR_NAME=t --set GIT_AUTHOR_EMAIL=t@t --set GIT_COMMITTER_NAME=t --set GIT_COMMITTER_EMAIL=t@t"
 GC='-c user.name=t -c user.email=t@t'
 PLANT='plant() { mkdir -p "$(dirname "$1")" && printf "#!/bin/sh\ntouch %s\n" "$2" >"$1" && chmod +x "$1"; }; '
