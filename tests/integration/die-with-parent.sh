@@ -88,7 +88,7 @@ git_run() { # MARK CORDON-FLAGS...: in a fresh workspace, until the hook is plan
 for b in linux landlock; do
     m=$((100000 + RANDOM % 900000))
     if git_run "$m" --backend "$b"; then
-        pkill -KILL -f "$CORDON run --quiet --workspace $WS" # cordon itself, SIGKILLed
+        pkill -KILL -f "$CORDON run --quiet --workspace $WS" # cordon and its clean-up helper (its command line), SIGKILLed
         gone "$m"
         check "$b: control: a SIGKILL of cordon skips the check: the planted hook stays live" \
             test -x "$WS/new/.git/hooks/post-checkout"
