@@ -500,6 +500,9 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         cordon_error *err = NULL;
         cordon_plan *plan = NULL;
         install_forwarding();
+        /* a killed run (its helper killed too) is checked before this one plans */
+        if (cordon_recover(c, &err) < 0)
+                return refuse(a, err, NULL);
         if (prepare(a, c, true, &plan, &err) < 0)
                 return refuse(a, err, NULL);
         kill_after_s = cordon_plan_limit(plan, CORDON_LIMIT_KILL_AFTER_S);

@@ -465,6 +465,16 @@ CORDON_API cordon_process *cordon_process_free(cordon_process *p);
  * --stats record. */
 CORDON_API int cordon_process_check_error(const cordon_process *p, cordon_error **ret_error);
 
+/* The post-run git check of earlier runs of |c|'s instance whose launcher
+ * and its clean-up helper both died (a kill of their whole cgroup): each
+ * killed run's journal in <home>/logs/ is checked now, before anything
+ * else may plan in its workspace (a planted link there makes the next
+ * plan refuse). The CLI calls it before each `cordon run`; a library
+ * caller calls it before cordon_prepare. Warnings through |c|'s log
+ * callback. Returns 0 (also when there is no instance yet), or -EIO with
+ * an error when something could not be made inert. */
+CORDON_API int cordon_recover(const cordon_config *c, cordon_error **ret_error);
+
 /* cordon_start + cordon_wait(-1) + cordon_process_free. |ret_result| may be
  * NULL. Errors as cordon_start's. */
 CORDON_API int cordon_run(const cordon_plan *plan, cordon_result *ret_result, cordon_error **ret_error);

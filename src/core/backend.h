@@ -45,6 +45,9 @@ struct backend_ops {
         json_t *(*git_check)(const cordon_process *p);
         /* cordon_helper_main's work (NULL: none in this backend). */
         int (*helper_main)(int argc, char **argv);
+        /* cordon_recover: the checks of the runs whose launcher (and its
+         * helper) died, from their journals in |logs| (NULL: none). */
+        int (*recover)(int logs, cordon_log_fn log_fn, void *log_userdata);
 };
 
 /* What `cordon plan` shows of a backend's own rules after the neutral plan

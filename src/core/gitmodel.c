@@ -502,3 +502,27 @@ void git_config_paths(const char *data, size_t len, const git_config_origin *o, 
         paths_ctx c = {o, fn, userdata};
         (void)git_config_parse(data, len, path_key, &c); /* git dies on what follows an error */
 }
+
+static bool worktree_key(const char *key, const char *value, void *userdata)
+{
+        if (streq(key, "core.worktree") && value) {
+                free(*(char **)userdata);
+                *(char **)userdata = strdup(value); /* the last one wins */
+        }
+        return true;
+}
+
+char *git_worktree_of(const char *gitdir, const char *gitdir_file, size_t gitdir_len, const char *config,
+                      size_t config_len)
+{
+        if (gitdir_file && gitdir_len) {
+                _cleanup_free_ char *line = strndup(gitdir_file, strcspn(gitdir_file, "\r\n"));
+                _cleanup_free_ char *dotgit = line && line[0] ? git_expand_path(line, gitdir, NULL) : NULL;
+                if (dotgit)
+                        return path_dirname(dotgit);
+        }
+        _cleanup_free_ char *value = NULL;
+        if (config)
+                (void)git_config_parse(config, config_len, worktree_key, &value);
+        return value && value[0] != '~' ? git_expand_path(value, gitdir, NULL) : NULL;
+}

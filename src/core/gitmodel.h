@@ -130,3 +130,11 @@ typedef void (*git_path_fn)(git_key_kind kind, const char *path, void *userdata)
  * relative one from each of the work tree and the git directory). */
 void git_config_paths(const char *data, size_t len, const git_config_origin *o, git_path_fn fn,
                       void *userdata) HIDDEN;
+
+/* The work tree of the git directory |gitdir| that is not a ".git" (a
+ * worktree's worktrees/ID, a submodule's modules/NAME): from its "gitdir"
+ * file's text (|gitdir_file|, the path of the work tree's .git, or NULL),
+ * else its config's core.worktree (|config|, or NULL), relative to
+ * |gitdir|; NULL for none (a bare repository). Caller frees. */
+char *git_worktree_of(const char *gitdir, const char *gitdir_file, size_t gitdir_len, const char *config,
+                      size_t config_len) HIDDEN;

@@ -146,7 +146,8 @@ static int list_subdirs(builder *b, const plan_mount *rw, const char *rel, char 
         return r;
 }
 
-static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin);
+static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin,
+                          const char *worktree);
 static const plan_mount *writable_bind_of(const cordon_plan *p, const char *path);
 
 /* ---- what a config names ------------------------------------------------------------------ */
@@ -225,20 +226,40 @@ static int walk_config(named_walk *w, const char *path)
         return w->r;
 }
 
-/* What the config of the git directory |rel| below |rw| and the user's
- * own name, for that repository (its work tree is the directory of a
- * ".git"; a bare one's programs and hooks run in the git directory). */
-static int protect_named_by(builder *b, const plan_mount *rw, const char *rel)
+/* The work tree of the git directory |gitdir| (host path): the directory
+ * of a ".git", else what its "gitdir" file or core.worktree says
+ * (gitmodel.h), else NULL (a bare repository: its programs and hooks run
+ * in the git directory). */
+static char *worktree_of(builder *b, const char *gitdir)
 {
-        _cleanup_free_ char *gitdir = rel[0] ? path_join(rw->source, rel) : strdup(rw->source);
-        if (!gitdir)
-                return -ENOMEM;
         const char *base = strrchr(gitdir, '/');
-        _cleanup_free_ char *worktree = base && streq(base, "/.git") ? path_dirname(gitdir) : NULL;
-        named_walk w = {b, {.worktree = worktree, .gitdir = worktree ? NULL : gitdir, .home = b->p->git_home}, 0, 0};
+        if (base && streq(base, "/.git"))
+                return path_dirname(gitdir);
+        _cleanup_free_ char *gf = path_join(gitdir, "gitdir"), *cf = path_join(gitdir, "config");
+        size_t glen = 0, clen = 0;
+        _cleanup_free_ char *g = gf ? read_config_file(b, gf, &glen) : NULL;
+        _cleanup_free_ char *c = !g && cf ? read_config_file(b, cf, &clen) : NULL;
+        return git_worktree_of(gitdir, g, glen, c, clen);
+}
+
+/* What the config of the git directory |gitdir| (host path; its common
+ * directory's, when it has a commondir) and the user's own name, for that
+ * repository, whose work tree is |worktree| (NULL: found as worktree_of
+ * finds it). */
+static int protect_named_by(builder *b, const char *gitdir, const char *worktree)
+{
+        _cleanup_free_ char *found = worktree ? NULL : worktree_of(b, gitdir);
+        named_walk w = {b, {.worktree = worktree ? worktree : found, .home = b->p->git_home}, 0, 0};
+        w.o.gitdir = w.o.worktree ? NULL : gitdir;
         for (size_t i = 0; w.r == 0 && b->p->git_configs && b->p->git_configs[i]; i++)
                 walk_config(&w, b->p->git_configs[i]);
-        _cleanup_free_ char *config = path_join(gitdir, "config"), *wtconfig = path_join(gitdir, "config.worktree");
+        _cleanup_free_ char *cd = path_join(gitdir, "commondir"), *wtconfig = path_join(gitdir, "config.worktree");
+        size_t len = 0;
+        _cleanup_free_ char *common = cd ? read_config_file(b, cd, &len) : NULL;
+        if (common)
+                common[strcspn(common, "\r\n")] = '\0';
+        _cleanup_free_ char *cdir = common && common[0] ? git_expand_path(common, gitdir, NULL) : NULL;
+        _cleanup_free_ char *config = path_join(cdir ? cdir : gitdir, "config");
         if (!config || !wtconfig)
                 return -ENOMEM;
         if (w.r == 0)
@@ -320,7 +341,7 @@ static int protect_nested_gitdirs(builder *b, const plan_mount *rw, const char *
                         if (!head)
                                 return -ENOMEM;
                         if (lstat_below(b, rw, head, &st, NULL) == 0)
-                                r = protect_gitdir(b, rw, g, depth + 1, true);
+                                r = protect_gitdir(b, rw, g, depth + 1, true, NULL);
                         else
                                 r = protect_nested_gitdirs(b, rw, g, depth + 1);
                 }
@@ -333,7 +354,8 @@ static int protect_nested_gitdirs(builder *b, const plan_mount *rw, const char *
 /* Protect the control files of the git directory |rel| below |rw|. |pin|:
  * it is bound (writable) over itself, a mount point that the command can
  * neither rename nor replace. */
-static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin)
+static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int depth, bool pin,
+                          const char *worktree)
 {
         int r = 0;
         if (pin) {
@@ -345,8 +367,9 @@ static int protect_gitdir(builder *b, const plan_mount *rw, const char *rel, int
                 _cleanup_free_ char *c = !e->protect ? NULL : rel[0] ? path_join(rel, e->name) : strdup(e->name);
                 r = !e->protect ? 0 : c ? protect_one(b, rw, c, e->dir, e->placeholder) : -ENOMEM;
         }
+        _cleanup_free_ char *gitdir = r == 0 ? (rel[0] ? path_join(rw->source, rel) : strdup(rw->source)) : NULL;
         if (r == 0)
-                r = protect_named_by(b, rw, rel);
+                r = gitdir ? protect_named_by(b, gitdir, worktree) : -ENOMEM;
         return r == 0 ? protect_nested_gitdirs(b, rw, rel, depth) : r;
 }
 
@@ -398,10 +421,13 @@ static int protect_gitfile(builder *b, const plan_mount *rw, const char *rel)
                 return link_error(b, "cannot protect the git directory named by", h,
                                   "cordon will not run with a link there: remove it");
         const plan_mount *w = e == 0 ? writable_bind_of(b->p, real) : NULL;
-        if (!w)
-                return 0; /* missing, or not writable in the sandbox */
+        _cleanup_free_ char *worktree = path_dirname(h);
+        if (!worktree)
+                return -ENOMEM;
+        if (!w) /* missing, or not writable in the sandbox: what its config names may be */
+                return e == 0 ? protect_named_by(b, real, worktree) : 0;
         plan_mount copy = *w; /* protect_gitdir adds mounts: |w| may move */
-        return protect_gitdir(b, &copy, path_skip_prefix(real, copy.source), 0, !streq(real, copy.source));
+        return protect_gitdir(b, &copy, path_skip_prefix(real, copy.source), 0, !streq(real, copy.source), worktree);
 }
 
 /* A bare repository at the top of a writable mount (HEAD, objects/, refs/). */
@@ -422,7 +448,7 @@ static int scan_repositories(builder *b, const plan_mount *rw, const char *rel, 
         if (r == -ELOOP)
                 return protect_link_error(b, rw, git);
         if (r == 0 && S_ISDIR(st.st_mode))
-                r = protect_gitdir(b, rw, git, 0, true);
+                r = protect_gitdir(b, rw, git, 0, true, NULL);
         else if (r == 0 && S_ISREG(st.st_mode))
                 r = protect_gitfile(b, rw, git);
         else
@@ -443,7 +469,7 @@ static int protect_mount(builder *b, const plan_mount *rw)
 {
         int r = 0;
         if (is_bare_repository(b, rw))
-                r = protect_gitdir(b, rw, "", 0, false);
+                r = protect_gitdir(b, rw, "", 0, false, NULL);
         /* below the instance root are the command's own files
          * (runtime-user-env) and the workspace, a writable mount of its own */
         if (r == 0)

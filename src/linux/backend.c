@@ -548,4 +548,5 @@ const backend_ops linux_backend_ops = {
         .network_denied = backend_proxy_denied,
         .git_check = git_check_report,
         .helper_main = helper_main,
+        .recover = git_check_recover_dead,
 };

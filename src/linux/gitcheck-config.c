@@ -62,7 +62,7 @@ static bool inside_writable(const git_check *gc, const char *path)
  * run made; a link it did not make is followed by its text, part by part
  * (git follows it; nothing is opened through it). Before the run
  * (landlock), how new it is is noted instead. */
-static void check_path(git_check *gc, const char *path, int links)
+static void check_path(git_check *gc, const char *path, int links, bool touched)
 {
         const char *root = NULL;
         for (size_t i = 0; gc->writable && gc->writable[i]; i++)
@@ -72,6 +72,7 @@ static void check_path(git_check *gc, const char *path, int links)
                 return;
         int dfd = sys_open_nofollow(root, O_RDONLY | O_DIRECTORY);
         _cleanup_free_ char *at = strdup(root);
+        bool moved = touched; /* a directory on the way made, moved in or changed in the run */
         for (const char *c = path_skip_prefix(path, root); dfd >= 0 && at && *c;) {
                 while (*c == '/')
                         c++;
@@ -91,7 +92,7 @@ static void check_path(git_check *gc, const char *path, int links)
                                 _cleanup_free_ char *rel = k <= 0 ? NULL : *c ? path_join(text, c) : strdup(text);
                                 _cleanup_free_ char *next = rel ? git_expand_path(rel, at, NULL) : NULL;
                                 if (next)
-                                        check_path(gc, next, links + 1);
+                                        check_path(gc, next, links + 1, touched);
                         } else {
                                 git_set_aside(gc, dfd, part, at); /* made in the run */
                         }
@@ -103,13 +104,15 @@ static void check_path(git_check *gc, const char *path, int links)
                                         gc->newest = st.st_ctim;
                                 if (S_ISDIR(st.st_mode))
                                         git_tree_note(dfd, part, &gc->newest);
-                        } else if (git_changed(gc, &st) || (S_ISDIR(st.st_mode) && git_tree_changed(gc, dfd, part))) {
+                        } else if (moved || git_changed(gc, &st) ||
+                                   (S_ISDIR(st.st_mode) && git_tree_changed(gc, dfd, part))) {
                                 git_set_aside(gc, dfd, part, at);
                         }
                         break;
                 }
                 if (!S_ISDIR(st.st_mode))
                         break;
+                moved |= git_changed(gc, &st);
                 int sub = openat(dfd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 close(dfd);
                 dfd = sub;
@@ -140,6 +143,7 @@ typedef struct named_walk {
         git_check *gc;
         git_config_origin o;
         int depth;
+        bool touched; /* the git directory was made or changed in the run: whatever it names counts as made */
         struct git_globals *collect; /* reading the user's own: keep each text */
 } named_walk;
 
@@ -148,7 +152,7 @@ static void walk_config(named_walk *w, char *text, size_t len, const char *dir);
 static void on_path(git_key_kind kind, const char *path, void *userdata)
 {
         named_walk *w = userdata;
-        check_path(w->gc, path, 0);
+        check_path(w->gc, path, 0, w->touched);
         if (kind != GIT_KEY_INCLUDE || w->depth >= INCLUDE_DEPTH)
                 return;
         size_t len = 0;
@@ -184,12 +188,12 @@ static struct git_globals *globals(git_check *gc)
 {
         if (!gc->globals && !(gc->globals = calloc(1, sizeof(*gc->globals))))
                 return NULL;
-        named_walk w = {gc, {.home = gc->home}, 0, gc->globals};
+        named_walk w = {gc, {.home = gc->home}, 0, false, gc->globals};
         for (size_t i = 0; !gc->globals->read && gc->configs && gc->configs[i]; i++) {
                 size_t len = 0;
                 char *text = read_config_path(gc, gc->configs[i], &len);
                 _cleanup_free_ char *dir = path_dirname(gc->configs[i]);
-                check_path(gc, gc->configs[i], 0);
+                check_path(gc, gc->configs[i], 0, false);
                 if (text && dir)
                         walk_config(&w, text, len, dir);
                 else
@@ -208,10 +212,10 @@ static void walk_config_at(named_walk *w, int dfd, const char *name, const char 
                 walk_config(w, text, len, dir);
 }
 
-void git_check_named(git_check *gc, int gfd, const char *path, const char *worktree)
+void git_check_named(git_check *gc, int gfd, const char *path, const char *worktree, bool touched)
 {
         struct git_globals *g = globals(gc);
-        named_walk w = {gc, {.worktree = worktree, .gitdir = path, .home = gc->home}, 0, NULL};
+        named_walk w = {gc, {.worktree = worktree, .gitdir = path, .home = gc->home}, 0, touched, NULL};
         for (size_t i = 0; g && i < g->n; i++) { /* their includes are among them */
                 w.o.file_dir = g->v[i].dir;
                 w.depth = INCLUDE_DEPTH;

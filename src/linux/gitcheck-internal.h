@@ -80,8 +80,10 @@ void git_set_aside(git_check *gc, int dfd, const char *name, const char *dir);
 /* gitcheck-config.c: the files the config of the git directory |gfd|
  * (|path|, work tree |worktree| or NULL) and the user's own config files
  * name (include.path, includeIf, core.hooksPath, the programs of
- * GIT_KEY_PROGRAM keys) that the run made or changed are set aside. */
-void git_check_named(git_check *gc, int gfd, const char *path, const char *worktree);
+ * GIT_KEY_PROGRAM keys) that the run made or changed, or moved a
+ * directory on their way, are set aside; every one that exists when
+ * |touched| (the git directory is the run's). */
+void git_check_named(git_check *gc, int gfd, const char *path, const char *worktree, bool touched);
 void git_globals_free(struct git_globals *g);
 
 /* gitcheck-journal.c */

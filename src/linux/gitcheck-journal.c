@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -147,6 +148,13 @@ static int journal_load(git_check *gc, int fd, bool all)
         return r;
 }
 
+static void merge(char ***into, char **from)
+{
+        for (size_t i = 0; from && from[i]; i++)
+                if (!strv_contains(*into, from[i]))
+                        strv_push(into, from[i]);
+}
+
 static bool shares_a_mount(const git_check *gc, char **roots)
 {
         for (size_t i = 0; roots && roots[i]; i++)
@@ -170,10 +178,13 @@ static void take_over_one(int fd, const char *name, void *userdata)
 {
         git_check *gc = userdata;
         git_check *dead = git_check_new(NULL, NULL);
-        if (dead && journal_load(dead, fd, false) == 0 && shares_a_mount(gc, dead->walk)) {
+        if (dead && journal_load(dead, fd, true) == 0 && shares_a_mount(gc, dead->walk)) {
                 if (!git_not_before(&dead->t0, &gc->t0))
                         gc->t0 = dead->t0;
                 strv_push(&gc->dead, name);
+                merge(&gc->walk, dead->walk); /* its other workspaces are checked with ours */
+                merge(&gc->writable, dead->writable);
+                merge(&gc->worktrees, dead->worktrees);
         }
         git_check_free(dead);
 }
@@ -227,9 +238,14 @@ static int lock_journal(int logs, const char *name)
         int fd = openat(logs, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        for (int i = 0; i < 100; i++) {
-                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-                        return fd;
+        struct stat st;
+        for (int i = 0; i < 1500; i++) { /* 30 s: the last process of the sandbox may be slow to go */
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                        if (fstat(fd, &st) == 0 && st.st_nlink > 0)
+                                return fd;
+                        close(fd);
+                        return -ENOENT; /* checked meanwhile by another */
+                }
                 nanosleep(&(struct timespec){0, 20000000}, NULL);
         }
         close(fd);
@@ -254,5 +270,23 @@ int git_check_recover(int logs, const char *name, cordon_log_fn log_fn, void *lo
                 close(fd);
         r = r == 0 && git_check_not_set_aside(gc) ? -EIO : r;
         git_check_free(gc);
+        return r;
+}
+
+static void collect_dead(int fd, const char *name, void *userdata)
+{
+        (void)fd;
+        strv_push(userdata, name);
+}
+
+int git_check_recover_dead(int logs, cordon_log_fn log_fn, void *log_userdata)
+{
+        static const journal_kind kinds[] = {{JOURNAL_PREFIX, LOCK_EX, collect_dead}};
+        _cleanup_strv_ char **dead = NULL;
+        journal_each(logs, kinds, ARRAY_SIZE(kinds), NULL, O_RDONLY | O_NONBLOCK, true, &dead);
+        int r = 0; /* each checked once the listing's locks are gone */
+        for (size_t i = 0; dead && dead[i]; i++)
+                if (git_check_recover(logs, dead[i], log_fn, log_userdata) == -EIO)
+                        r = -EIO;
         return r;
 }

@@ -376,12 +376,25 @@ static void check_common(git_check *gc, int gfd, const char *path)
  * what its config names elsewhere, and its commondir's target. A known
  * one (the plan protected it) on the linux backend has only its writable
  * entries checked. */
+/* The work tree of the git directory |gfd| (|path|) not named ".git"
+ * (gitmodel.h's git_worktree_of), or NULL. */
+static char *worktree_of(int gfd, const char *path)
+{
+        size_t glen = 0, clen = 0;
+        _cleanup_free_ char *gitdir = git_read_small(gfd, "gitdir", POINTER_MAX, &glen);
+        _cleanup_free_ char *config = gitdir ? NULL : git_read_small(gfd, "config", CONFIG_MAX, &clen);
+        return git_worktree_of(path, gitdir, glen, config, clen);
+}
+
 static void check_gitdir_at(git_check *gc, int gfd, const char *path, const char *worktree, bool touched,
                             bool common)
 {
         struct stat st;
         if (fstat(gfd, &st) < 0)
                 return;
+        _cleanup_free_ char *found = worktree ? NULL : worktree_of(gfd, path);
+        if (!worktree)
+                worktree = found;
         bool known = is_known(gc, &st);
         if (gc->recording) {
                 if (!known && git_add_identity(&gc->known, &gc->n_known, st.st_dev, st.st_ino) == 0 && worktree)
@@ -403,9 +416,9 @@ static void check_gitdir_at(git_check *gc, int gfd, const char *path, const char
                                 git_set_aside(gc, gfd, e->name, path);
                 }
         }
-        /* a known one's config, and what it names, were kept read-only */
-        if (!known || gc->unprotected || gc->dead || gc->named_open || gc->recording)
-                git_check_named(gc, gfd, path, worktree);
+        /* a known one's too: what its config names was read-only only as
+         * long as nothing (another run's clean-up) took a placeholder away */
+        git_check_named(gc, gfd, path, worktree, touched && !known);
         struct stat c;
         if (common && fstatat(gfd, "commondir", &c, AT_SYMLINK_NOFOLLOW) == 0)
                 check_common(gc, gfd, path); /* git reads no commondir of a common directory */
@@ -713,7 +726,8 @@ static int note_mount(git_check *gc, const cordon_plan *p, const plan_mount *m)
                 return r == 0 && worktree ? strv_push(&gc->worktrees, worktree) : r;
         }
         int r = strv_push(&gc->writable, m->source);
-        if (r == 0 && m->origin != ORIGIN_INSTANCE) /* the host runs no git in runtime-user-env */
+        /* the host runs no git in runtime-user-env, nor in a device */
+        if (r == 0 && m->origin != ORIGIN_INSTANCE && m->is_dir)
                 r = strv_push(&gc->walk, m->source);
         struct stat st;
         if (r == 0 && plan_protects_in(p, m->source, "config") && stat(m->source, &st) == 0)

@@ -36,3 +36,6 @@ git_check *git_check_free(git_check *gc) HIDDEN;
  * journal: checked already), -EBUSY (its run, or another check, holds
  * it), -errno. */
 int git_check_recover(int logs, const char *name, cordon_log_fn log_fn, void *log_userdata) HIDDEN;
+/* git_check_recover for every journal in |logs| whose run is gone (its
+ * lock free). Returns 0, or -EIO when one left something live. */
+int git_check_recover_dead(int logs, cordon_log_fn log_fn, void *log_userdata) HIDDEN;

@@ -111,8 +111,10 @@ static void hclose(int fd)
                 HCALL(SYS_close, fd, 0, 0, 0);
 }
 
-/* The whole helper has about two seconds from the launcher's death. */
+/* The whole helper has about two seconds from the launcher's death, and
+ * then up to half a minute more for the sandbox's end before the git check. */
 #define HELPER_BUDGET_NS (1800LL * 1000000)
+#define GIT_CHECK_WAIT_NS (30000LL * 1000000)
 
 static long long now_ns(void)
 {
@@ -317,7 +319,10 @@ static void run_git_check(const undo_area *a, long long start)
 {
         if (a->exe < 0 || a->logs < 0 || !__atomic_load_n(&a->git, __ATOMIC_ACQUIRE))
                 return;
-        wait_init(__atomic_load_n(&a->init, __ATOMIC_ACQUIRE), start + HELPER_BUDGET_NS);
+        /* longer than the rest: a loaded machine takes its time to end a
+         * tree, and the check must not run before */
+        (void)start;
+        wait_init(__atomic_load_n(&a->init, __ATOMIC_ACQUIRE), now_ns() + GIT_CHECK_WAIT_NS);
         int exe = (int)HCALL(SYS_fcntl, a->exe, F_DUPFD_CLOEXEC, 4, 0); /* out of 3's way */
         if (exe < 0 ||
             (a->logs != 3 ? HCALL(SYS_dup3, a->logs, 3, 0, 0) < 0 : HCALL(SYS_fcntl, 3, F_SETFD, 0, 0) < 0))

@@ -126,9 +126,10 @@ done
 # (as subprocess.communicate, Go's Wait and Node's 'close' do) finds the
 # check done: the helper holds stderr until it is
 KILLPLANT='git init -q nr && git -C nr config core.fsmonitor "touch $1; false" && touch planted && sleep 30'
-# killed NAME [helper]: run it, SIGKILL cordon (and with "helper", its clean-up helper first)
+# killed NAME [helper [nogit]]: run it, SIGKILL cordon (and with "helper", its
+# clean-up helper first), then the host's git in it (not with "nogit")
 killed() {
-    local name=$1 also=${2:-}
+    local name=$1 also=${2:-} nogit=${3:-}
     fresh_repo "$name"
     rm -f "$T/fifo"; mkfifo "$T/fifo"; chmod 666 "$T/fifo"
     cat "$T/fifo" >"$T/$name.out" & local reader=$!
@@ -139,7 +140,7 @@ killed() {
     [ -n "$also" ] && kill -STOP "$BG_PID" && pkill -9 -P "$BG_PID" 2>/dev/null
     kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
     wait "$reader"
-    host_work "$WS/nr"
+    [ -z "$nogit" ] && host_work "$WS/nr"
 }
 for B in linux landlock; do
     BK="--backend $B"
@@ -150,6 +151,42 @@ for B in linux landlock; do
     check_contains "... its helper set the config aside" "set aside $WS/nr/.git/config" cat "$T/h6-$B.out"
     check "... and left no journal" sh -c "! ls '$H/.cordon/logs' | grep -q 'gitcheck\.$BG_PID\.'"
 done
+
+# H6b: cordon and its helper both SIGKILLed (a kill of their cgroup): the
+# next run of the instance, in another workspace, checks the killed one's
+# workspace at once and leaves its own alone
+for B in linux landlock; do
+    BK="--backend $B"
+    killed "h6b-$B" helper nogit
+    A=$WS
+    check "control: $B, cordon and its helper SIGKILLed: the plant is left unchecked" grep -q fsmonitor "$A/nr/.git/config"
+    fresh_repo "h6b-other-$B"
+    host_git -C "$WS" config core.pager less
+    box "$WS" -- true >"$T/h6b-$B.out" 2>&1
+    check_contains "$B: ... the next run, elsewhere, sets the killed run's plant aside" "set aside $A/nr/.git/config" cat "$T/h6b-$B.out"
+    check "... and not its own workspace's config" grep -q pager "$WS/.git/config"
+    host_work "$A/nr"
+    check "... and the host's git in the killed run's workspace runs nothing" not_ran "h6b-$B"
+done
+# H6c: the killed run (helper too) left a .git symlink into a repository it
+# made: the next run there does not refuse to start with the link in place
+# and leave it for the host: the killed run is checked first
+BK="--backend linux"
+fresh_ws() { WS=$T/ws/$1; rm -rf "$WS"; mkdir -p "$WS"; own "$WS"; }
+fresh_ws h6c
+rm -f "$T/fifo"; mkfifo "$T/fifo"; chmod 666 "$T/fifo"
+cat "$T/fifo" >/dev/null &
+bg_as_user env HOME="$H" "$CORDON" run $BK --workspace "$WS" -C "$WS" -- sh -c \
+    'git init -q --bare real && git --git-dir=real config core.fsmonitor "touch $1; false" && ln -s real .git && touch planted && sleep 30' \
+    sh "$MK/h6c" 2>"$T/fifo" >/dev/null </dev/null
+for _ in $(seq 150); do [ -e "$WS/planted" ] && break; sleep 0.1; done
+kill -STOP "$BG_PID"; pkill -9 -P "$BG_PID"; kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
+check "control: the killed run left its .git link" test -L "$WS/.git"
+box "$WS" -- true >"$T/h6c.out" 2>&1; rc=$?
+check_out "linux: the next run there starts (the link was set aside before it planned)" 0 echo "$rc"
+check_contains "... and says so" "set aside $WS/.git" cat "$T/h6c.out"
+(cd "$WS" && as_user env GIT_CONFIG_NOSYSTEM=1 HOME="$H" git status >/dev/null 2>&1)
+check "... and the host's git there runs nothing" not_ran h6c
 
 # What stays: git init and git clone inside set nothing aside (git's own
 # template: sample hooks, default keys, remote.origin)
