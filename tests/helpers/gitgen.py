@@ -977,7 +977,7 @@ def variant(case, prep, backend, detach_wait=DETACH_WAIT):
             if case.how in KILLED:  # its journal, left for the next run, in an instance root of its own
                 argv += ["--home", jn(V, "home")]
             argv += ["--", "sh", "-c", s, "sh", p["M"]]
-            r = run_killed(argv, p["WS"]) if case.how in KILLED else run_user(argv, cwd=PROJ)
+            r = run_killed(argv, p["WS"], V) if case.how in KILLED else run_user(argv, cwd=PROJ)
             if case.how == "killed-next":  # then a run in another workspace, and one in this one
                 for ws in (jn(V, "elsewhere"), p["WS"]):
                     r2 = run_user([CORDON, "run", "--backend", backend, "--home", jn(V, "home"), "--workspace", ws,
@@ -1007,9 +1007,10 @@ def variant(case, prep, backend, detach_wait=DETACH_WAIT):
                 detach_wait=detach_wait)
 
 
-def run_killed(argv, WS):
-    """cordon, SIGKILLed once the command planted (as a binding's timeout does), then the
-    command's processes gone."""
+def run_killed(argv, WS, V):
+    """cordon, SIGKILLed once the command planted (as a binding's timeout does); then, before
+    the host's git, every process working in the case's directories gone (the command's, and
+    whatever cordon left to check after it: the time it takes is in the log)."""
     ready = jn(WS, ".ggready")
     p = subprocess.Popen(argv + ["kill"], cwd=PROJ, env=host_env(), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **user_kw())
@@ -1017,24 +1018,31 @@ def run_killed(argv, WS):
     while not os.path.exists(ready) and p.poll() is None and time.time() < end:
         time.sleep(0.01)
     p.kill()
+    t = time.time()
     out = p.communicate()[0]
     end = time.time() + 10
-    while time.time() < end and procs_in(WS):
+    while time.time() < end and procs_in(V):
         time.sleep(0.02)
-    time.sleep(0.2)
-    return subprocess.CompletedProcess(argv, p.returncode, out + b"\n(SIGKILL)")
+    left = procs_in(V)
+    out += b"\n(SIGKILL; its processes gone %.2f s later%s)" % (time.time() - t, b"" if not left else
+                                                              b", not: " + " ".join(left).encode())
+    return subprocess.CompletedProcess(argv, p.returncode, out)
 
 
-def procs_in(WS):
-    """Processes whose working directory is WS (the planted command's)."""
+def procs_in(V):
+    """Processes (not this one) with their working directory or an open file in V."""
     found = []
+    me = str(os.getpid())
     for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if os.readlink("/proc/%s/cwd" % pid) == WS:
-                    found.append(pid)
-            except OSError:
-                pass
+        if not pid.isdigit() or pid == me:
+            continue
+        try:
+            paths = [os.readlink("/proc/%s/cwd" % pid)]
+            paths += [os.readlink("/proc/%s/fd/%s" % (pid, fd)) for fd in os.listdir("/proc/%s/fd" % pid)]
+        except OSError:
+            continue
+        if any(x == V or x.startswith(V + "/") for x in paths):
+            found.append(pid)
     return found
 
 
