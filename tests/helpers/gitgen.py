@@ -1,10 +1,8 @@
 #!/usr/bin/python3
 """gitgen: plants what git 2.39 would run, inside cordon, then runs the host's git.
 
-The grammar, and the lines of git's source each part follows: tests/escape/git-generator.md.
-
-For each case of a grammar (WHERE x WHAT x HOW, tests/escape/git-generator.md
-derives it from git's source) the plant runs three times on a fresh copy of
+For each case of a grammar (WHERE x WHAT x HOW; tests/escape/git-generator.md
+derives it from git's source, with the lines each part follows) the plant runs three times on a fresh copy of
 the user's state: by plain sh as the test user (the CONTROL), and inside
 `cordon run --backend linux|landlock --workspace WS -C WS -- sh -c PLANT`.
 Then the host's git runs as the test user on a terminal (status, log, diff,
@@ -22,7 +20,9 @@ Environment (set by tests/escape/git-generator.sh):
   GITGEN_BACKENDS   "linux landlock" (default)
   GITGEN_LIST=1     print the cases and exit
   GITGEN_KEEP=1     keep the directories of failing cases
-  GITGEN_DIR=DIR    where the cases' directories are made (the wrapper: a tmpfs, /dev/shm)
+  GITGEN_VERBOSE=1  a failure's diagnostics add the plant and the terminal (GITGEN_DIAG=N lines,
+                    GITGEN_DIAG_ALL=1 for passing lines too)
+  GITGEN_DIR=DIR    where the cases' directories are made (the wrapper: a tmpfs at $T/gg)
 """
 import json
 import os
@@ -628,9 +628,10 @@ class Case:
             run2 = [mk, "mv -f %s %s" % (sq(S), sq(F))]
         elif how == "dirrenamed":
             SD = jn(stage, "d")
-            run1 = head + prog + post + ["mkdir -p %s" % sq(stage),
-                                  "if [ -d %s ]; then cp -a %s %s; else mkdir -p %s; fi" % (sq(D), sq(D), sq(SD), sq(SD)),
-                                  put(jn(SD, os.path.basename(F)))]
+            run1 = head + prog + post + [
+                "mkdir -p %s" % sq(stage),
+                "if [ -d %s ]; then cp -a %s %s; else mkdir -p %s; fi" % (sq(D), sq(D), sq(SD), sq(SD)),
+                put(jn(SD, os.path.basename(F)))]
             run2 = ["mkdir -p %s" % sq(os.path.dirname(D)),
                     "mv %s %s 2>/dev/null; mv %s %s" % (sq(D), sq(jn(stage, "old")), sq(SD), sq(D))]
         elif how == "rodir":
@@ -673,7 +674,7 @@ class Case:
 
     def quarantine_names(self, p, F):
         names = [F]
-        for d in {p["G"], p["CG"]}:
+        for d in dict.fromkeys((p["G"], p["CG"])):
             names += [jn(d, n) for n in ("config", "config.worktree", "commondir", "hooks")]
         if not self.wh.own and self.wh.shape not in ("adopt",):
             names.append(jn(p["wt"], ".git"))
@@ -935,8 +936,8 @@ def pty_run(args, cwd, env, timeout):
 class Result:
     def __init__(self, case):
         self.case = case
-        self.control = None  # (fired, detail)
-        self.backends = {}  # backend -> (ok, detail)
+        self.control = None  # (fired, why not, the variant)
+        self.backends = {}  # backend -> (ok, the variant)
 
 
 PROFILE = {}  # phase -> seconds, in this worker; each result carries its case's
