@@ -1010,35 +1010,68 @@ def variant(case, prep, backend, detach_wait=DETACH_WAIT):
 
 def run_killed(argv, WS, V):
     """cordon, SIGKILLed once the command planted (as a binding's timeout does); then, before
-    the host's git, every process working in the case's directories gone (the command's, and
-    whatever cordon left to check after it: the time it takes is in the log)."""
+    the host's git, every process the launcher had started gone, and every process working in
+    the case's directories (the command's, and whatever cordon left to check after it: the
+    time it takes is in the log)."""
     ready = jn(WS, ".ggready")
     p = subprocess.Popen(argv + ["kill"], cwd=PROJ, env=host_env(), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **user_kw())
     end = time.time() + 30
     while not os.path.exists(ready) and p.poll() is None and time.time() < end:
         time.sleep(0.01)
+    started = descendants(p.pid)
     p.kill()
     t = time.time()
     out = p.communicate()[0]
     end = time.time() + 10
-    while time.time() < end and procs_in(V):
+    while time.time() < end and (any(alive(x) for x in started) or procs_in(V)):
         time.sleep(0.02)
-    left = procs_in(V)
+    left = [x for x in started if alive(x)] + procs_in(V)
     out += b"\n(SIGKILL; its processes gone %.2f s later%s)" % (time.time() - t, b"" if not left else
                                                               b", not: " + " ".join(left).encode())
     return subprocess.CompletedProcess(argv, p.returncode, out)
 
 
+def descendants(pid):
+    """The processes below |pid| now (by their parent in /proc)."""
+    parent = {}
+    for q in os.listdir("/proc"):
+        if q.isdigit():
+            try:
+                with open("/proc/%s/stat" % q) as f:
+                    parent[q] = f.read().rsplit(")", 1)[1].split()[1]
+            except (OSError, IndexError):
+                pass
+    out, todo = [], [str(pid)]
+    while todo:
+        x = todo.pop()
+        kids = [q for q, pp in parent.items() if pp == x]
+        out += kids
+        todo += kids
+    return out
+
+
+def alive(pid):
+    """|pid| exists and is not a zombie."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def procs_in(V):
-    """Processes (not this one) with their working directory or an open file in V."""
+    """Processes (not this one) with their working directory, an open file or an argument in V
+    (a helper cordon left behind has the launcher's command line)."""
     found = []
     me = str(os.getpid())
     for pid in os.listdir("/proc"):
-        if not pid.isdigit() or pid == me:
+        if not pid.isdigit() or pid == me or not alive(pid):
             continue
         try:
-            paths = [os.readlink("/proc/%s/cwd" % pid)]
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                paths = f.read().decode(errors="replace").split("\0")
+            paths.append(os.readlink("/proc/%s/cwd" % pid))
             paths += [os.readlink("/proc/%s/fd/%s" % (pid, fd)) for fd in os.listdir("/proc/%s/fd" % pid)]
         except OSError:
             continue
