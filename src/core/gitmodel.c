@@ -451,6 +451,8 @@ char *git_expand_path(const char *value, const char *base, const char *home)
                 if (n == 2 && c[0] == '.' && c[1] == '.') {
                         while (out.len && out.data[--out.len] != '/')
                                 ;
+                        if (out.data)
+                                out.data[out.len] = '\0';
                 } else if (n && !(n == 1 && c[0] == '.')) {
                         buf_put(&out, "/", 1);
                         buf_put(&out, c, n);

@@ -123,6 +123,37 @@ static void test_program_path(void)
         expect_program("core.editor", "vim;./x", NULL);
 }
 
+static void expect_expand(const char *value, const char *base, const char *want)
+{
+        char *got = git_expand_path(value, base, "/home/u");
+        if (want)
+                CHECK_STREQ(got, want);
+        else
+                CHECK(!got);
+        free(got);
+}
+
+static void test_expand(void)
+{
+        expect_expand("../..", "/w/r/.git/worktrees/wt", "/w/r/.git");
+        expect_expand("../../../x", "/a/b", "/x");
+        expect_expand("./a/./b/../c", "/w", "/w/a/c");
+        expect_expand("~/x", "/w", "/home/u/x");
+        expect_expand("/abs//p/", "/w", "/abs/p");
+        expect_expand("~other/x", "/w", NULL);
+        expect_expand("%(prefix)/etc", "/w", NULL);
+        expect_expand("rel", NULL, NULL);
+        expect_expand("..", "/", "/");
+        const char gd[] = "/w/r/wt/.git\n", cfg[] = "[core]\n\tworktree = ../../../s\n";
+        char *wt = git_worktree_of("/w/r/.git/worktrees/wt", gd, sizeof(gd) - 1, NULL, 0);
+        CHECK_STREQ(wt, "/w/r/wt");
+        free(wt);
+        wt = git_worktree_of("/w/r/.git/modules/s", NULL, 0, cfg, sizeof(cfg) - 1);
+        CHECK_STREQ(wt, "/w/r/s");
+        free(wt);
+        CHECK(!git_worktree_of("/w/bare", NULL, 0, "[core]\n\tbare = true\n", 22));
+}
+
 static void expect_benign(const char *text, bool want)
 {
         bool got = git_config_benign(text, strlen(text));
@@ -217,6 +248,7 @@ int main(int argc, char **argv)
         tap_run("HEAD as git validates it", test_head);
         tap_run("keys that run programs or read files", test_classify);
         tap_run("the program a value names", test_program_path);
+        tap_run("paths as git expands them, work trees", test_expand);
         tap_run("benign configs: what init and clone write", test_benign);
         tap_run("todo lists that run programs", test_todo);
         tap_run("hooks git never runs", test_hooks);
