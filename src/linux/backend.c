@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -519,8 +520,10 @@ static void log_stderr(cordon_log_level level, const char *message, void *userda
  * whose launcher died (undo.h), started by its clean-up helper. */
 static int helper_main(int argc, char **argv)
 {
-        /* the helper had every signal blocked: the SIGTERM of its parent's
-         * death is pending, and is not for this check */
+        /* the helper had every signal blocked, and its parent death signal
+         * set: each thread of the dead launcher that exits sends it again
+         * (prctl(2)), and none of them is for this check */
+        (void)prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
         sigset_t term, none;
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
