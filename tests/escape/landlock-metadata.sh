@@ -5,7 +5,10 @@
 # succeeds unsandboxed (the control) and is denied on the backend.
 . "$(dirname "$0")/../integration/lib.sh"
 user_dir() { mkdir -p "$@" && { is_root_run || chown -R $TEST_UID:$TEST_GID "$@"; }; }
+# the host files the probes change lie on a file system of the test's own
+# (the controls, chattr above all, hold there whatever holds /tmp)
 OUT=$T/outside
+own_fs "$OUT"
 user_dir "$OUT" "$OUT/sub"
 ws=$H/.cordon/workspace
 LL="run --backend landlock --expose $T/bin"

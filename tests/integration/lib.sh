@@ -7,6 +7,8 @@
 #   PROBE   $T/bin/probe (tests/helpers/probe.c, no sanitizers)
 #   cordon ARGS...        run the CLI as the test user, in $W
 #   as_user CMD...        run CMD as the test user (unsandboxed: negative controls)
+#   own_fs DIR            a tmpfs of the test's own on DIR (as root; removed at exit), so
+#                         that a control does not depend on what holds /tmp on this machine
 #   check DESC CMD...     ok when CMD succeeds
 #   check_fails DESC CMD...
 #   check_status DESC N CMD...
@@ -29,6 +31,8 @@ chmod 755 "$T"
 trap 'cleanup_test' EXIT
 cleanup_test() {
     [ -n "${CLEANUP_PIDS:-}" ] && kill $CLEANUP_PIDS 2>/dev/null
+    local m
+    for m in ${CLEANUP_MOUNTS:-}; do umount -l "$m" 2>/dev/null; done
     rm -rf "$T"
 }
 mkdir -p "$T/bin" "$T/home" "$T/proj"
@@ -74,6 +78,18 @@ bg_as_user() {
 }
 
 cordon() { (cd "${CWD:-$W}" && as_user "$CORDON" "$@"); }
+
+# A tmpfs on DIR (made) for files whose metadata a control changes (chattr,
+# user xattrs, times, modes: each works on a tmpfs, not on every file system
+# that may hold /tmp). Needs root, which the suites have (TEST_AS=user drops
+# only in as_user); where mounting is refused (a container without
+# CAP_SYS_ADMIN), DIR stays where it is and a control that fails there fails.
+own_fs() {
+    mkdir -p "$1" || return 1
+    if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o mode=755,size=64m cordon-test "$1" 2>/dev/null; then
+        CLEANUP_MOUNTS="${CLEANUP_MOUNTS:-} $1"
+    fi
+}
 
 check() {
     local d=$1; shift
