@@ -44,6 +44,9 @@ static const char *const LANDLOCK_LACKS[] = {
         "command made or changed are set aside after the run (config, config.worktree, commondir, hooks/; "
         "of the user's own repositories too, so a git config inside is set aside)",
         "--pids without cgroups",
+        "paths hidden entirely: Landlock does not govern stat, so a command can learn that a path it guesses under "
+        "a refused directory exists (a host POSIX shm name in /dev/shm, a file in a home) and read its metadata "
+        "(size, owner, times), never its content",
         "the command's own abstract unix sockets (refused here), AF_UNIX datagram sockets, TCP Fast Open "
         "(but with the network full), 32-bit metadata calls and socket calls (with the network full their "
         "connect, listen and socketcall) (refused here)",

@@ -25,6 +25,18 @@ check_out "control: a host process's /dev/shm object is readable unsandboxed" "h
 check_contains "landlock: it is not readable" "Permission denied" cordon $LL -- cat "$shm"
 check_contains "landlock: nor writable" "Permission denied" cordon $LL -- sh -c "echo x >'$shm'"
 check_out "... and it is intact" "host shm" cat "$shm"
+# Landlock does not govern stat (nor access, readlink of a known name): a
+# guessed name under a refused directory answers whether it exists, and its
+# size, owner and times (a documented limit: the README's "cannot enforce"
+# row, cordon check); its content stays refused. The linux backend shows no
+# such directory at all.
+check_out "landlock (a documented limit): a guessed host /dev/shm name can be stat'ed" "regular file 9" \
+    cordon $LL -- stat -c '%F %s' "$shm"
+check_contains "landlock: ... its content stays refused" "Permission denied" cordon $LL -- cat "$shm"
+check_contains "landlock: ... and the directory cannot be listed" "Permission denied" cordon $LL -- ls /dev/shm
+check_contains "linux: the name does not exist there" "No such file" cordon run -- stat -c '%F %s' "$shm"
+check_contains "cordon check --backend landlock says so" "Landlock does not govern stat" \
+    cordon check --backend landlock
 rm -f "$shm"
 sem='import multiprocessing as m; l = m.Lock(); l.acquire(); l.release(); print("semaphore OK")'
 check_out "control: a named semaphore (Python multiprocessing's Lock) unsandboxed" "semaphore OK" as_user python3 -c "$sem"
