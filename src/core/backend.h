@@ -48,6 +48,9 @@ struct backend_ops {
         /* cordon_recover: the checks of the runs whose launcher (and its
          * helper) died, from their journals in |logs| (NULL: none). */
         int (*recover)(int logs, cordon_log_fn log_fn, void *log_userdata);
+        /* The steps the run went without (plan_degraded), a JSON array, or
+         * NULL (also the NULL op): none. */
+        json_t *(*degraded)(const cordon_process *p);
 };
 
 /* What `cordon plan` shows of a backend's own rules after the neutral plan

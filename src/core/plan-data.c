@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The plan as data: names, accessors, freeing. Shared by every build (the
  * Windows build plans with src/windows/plan-host.c instead of plan.c). */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan.h"
 
@@ -60,11 +62,30 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->git_home);
         free(p->helper_exe);
         strv_free(p->warnings);
+        for (size_t i = 0; i < p->n_degraded; i++) {
+                free(p->degraded[i].step);
+                free(p->degraded[i].why);
+        }
+        free(p->degraded);
         strv_free(p->hints);
         free(p->hint_exit);
         path_note_free(p->path_note);
         free(p);
         return NULL;
+}
+
+int plan_add_degraded(cordon_plan *p, const char *step, char *why)
+{
+        plan_degraded *d = why ? realloc(p->degraded, (p->n_degraded + 1) * sizeof(*d)) : NULL;
+        char *s = d ? strdup(step) : NULL;
+        if (d)
+                p->degraded = d;
+        if (!s) {
+                free(why);
+                return -ENOMEM;
+        }
+        p->degraded[p->n_degraded++] = (plan_degraded){s, why};
+        return 0;
 }
 
 void path_note_free(struct path_note *n)

@@ -177,6 +177,8 @@ char *cordon_plan_to_text(const cordon_plan *p)
         }
         for (size_t i = 0; p->warnings && p->warnings[i]; i++) /* what cordon run says at the start */
                 buf_printf(&b, "warning: %s\n", p->warnings[i]);
+        for (size_t i = 0; i < p->n_degraded; i++)
+                buf_printf(&b, "without: %s: %s\n", p->degraded[i].step, p->degraded[i].why);
         const char *const *hints = cordon_plan_hints(p);
         for (size_t i = 0; hints && hints[i]; i++)
                 buf_printf(&b, "note: %s\n", hints[i]);
@@ -190,6 +192,18 @@ char *cordon_plan_to_text(const cordon_plan *p)
 }
 
 static json_t *json_str_or_null(const char *s) { return s ? json_text(s) : json_null(); }
+
+json_t *plan_degraded_json(const cordon_plan *p)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; i < p->n_degraded; i++) {
+                json_t *o = json_object();
+                json_object_set_new(o, "step", json_text(p->degraded[i].step));
+                json_object_set_new(o, "why", json_text(p->degraded[i].why));
+                json_array_append_new(a, o);
+        }
+        return a;
+}
 
 static json_t *json_mount(const plan_mount *m)
 {
@@ -281,6 +295,8 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
         if (p->warnings && p->warnings[0])
                 json_object_set_new(o, "warnings", json_strv(p->warnings));
+        if (p->n_degraded)
+                json_object_set_new(o, "degraded", plan_degraded_json(p));
         const char *const *hints = cordon_plan_hints(p);
         if (hints && hints[0])
                 json_object_set_new(o, "notes", json_strv((char *const *)hints));

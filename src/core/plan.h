@@ -88,6 +88,16 @@ typedef enum backend_kind {
         BACKEND_WINDOWS,  /* a restricted token and a job object (src/windows/) */
 } backend_kind;
 
+/* A step of the backend this host cannot take and the run goes on
+ * without: never a security property (the hostname; the landlock
+ * backend's supervised connect, which then fails closed). The backend's
+ * prepare finds them; `cordon plan`, `cordon check` and the --stats
+ * record say so. */
+typedef struct plan_degraded {
+        char *step; /* "hostname" */
+        char *why;  /* what the run does without it, why, and the fix */
+} plan_degraded;
+
 /* What enforces the process limit; cordon_prepare asks the host. */
 typedef enum pids_by {
         PIDS_BY_UNKNOWN, /* not asked: no limit, or a plan built without the host */
@@ -138,6 +148,8 @@ struct cordon_plan {
          * (a link on the way): the check after the run looks at them all */
         bool git_named_open;
         char **warnings;           /* said at every start (log callback) */
+        plan_degraded *degraded;   /* what the run goes without here (not said at the start) */
+        size_t n_degraded;
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */
         int *hint_exit;            /* per hint: the command's exit status it explains */
         /* The PATH note is named with the profiles that would show each
@@ -170,6 +182,11 @@ struct cordon_plan {
 };
 
 void path_note_free(struct path_note *n) HIDDEN;
+/* Note that the run goes without |step| (plan_degraded); takes |why|
+ * (NULL: ENOMEM). 0 or -ENOMEM. */
+int plan_add_degraded(cordon_plan *p, const char *step, char *why) HIDDEN;
+/* The plan's degraded steps as a JSON array of {step, why} (plan-output.c). */
+json_t *plan_degraded_json(const cordon_plan *p) HIDDEN;
 
 /* Everything the plan reads about the host, in one place so that tests can
  * inject a fixture tree (|root| is prefixed to every path read). */

@@ -44,7 +44,9 @@ char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
         json_t *o = result_object(r);
         json_t *denied = ops && ops->network_denied ? ops->network_denied(p) : json_array();
         json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
-        if (!json_put(o, "network_denied", denied) || !json_put(o, "git_check", git)) {
+        json_t *degraded = ops && ops->degraded ? ops->degraded(p) : NULL;
+        if (!json_put(o, "network_denied", denied) || !json_put(o, "git_check", git) ||
+            (degraded && !json_put(o, "degraded", degraded))) {
                 json_decref(o);
                 return NULL;
         }

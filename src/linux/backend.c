@@ -3,6 +3,7 @@
  * plans: linux_backend_ops and the process it starts (through launch.c),
  * waits for, kills and frees. */
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
@@ -44,9 +45,39 @@ static double ts_s(const struct timespec *ts) { return (double)ts->tv_sec + (dou
 
 /* ---- prepare ---------------------------------------------------------------------- */
 
+/* The steps a seccomp profile from outside (a container runtime's) refuses
+ * and the run goes without: none a security property (plan_degraded). */
+static int note_degraded(cordon_plan *p)
+{
+        if (!host_seccomp_filtered())
+                return 0;
+        int r = 0;
+        int e = p->backend == BACKEND_LINUX ? host_probe_hostname() : 0;
+        if (e) {
+                free(p->hostname);
+                p->hostname = NULL; /* the init leaves it */
+                r = plan_add_degraded(p, "hostname",
+                                      xasprintf("the sandbox keeps the host's hostname, in a UTS namespace of its "
+                                                "own: sethostname is refused here (%s), as a container's seccomp "
+                                                "profile does (the fix: %s)",
+                                                strerror(e), host_engine_flag("hostname")));
+        }
+        /* ENOSYS: the kernel lacks it, and prepare_launch refuses the run */
+        e = p->backend == BACKEND_LANDLOCK ? host_probe_pidfd_getfd() : 0;
+        if (r == 0 && e && e != ENOSYS)
+                r = plan_add_degraded(p, "connect",
+                                      xasprintf("the command's connect() and listen() fail (EPERM), on every "
+                                                "network: the call supervisor takes the command's socket with "
+                                                "pidfd_getfd, which is refused here (%s), as Docker's default "
+                                                "seccomp profile does without CAP_SYS_PTRACE (the fix: %s)",
+                                                strerror(e), host_engine_flag("pidfd_getfd")));
+        return r;
+}
+
 static int prepare(cordon_plan *p, cordon_error **ret_error)
 {
-        (void)ret_error;
+        if (note_degraded(p) < 0)
+                return error_set(ret_error, ENOMEM, "out of memory");
         if (p->limits[CORDON_LIMIT_PIDS] > 0) {
                 /* what would enforce the process limit, for `cordon plan` */
                 _cleanup_free_ char *text = NULL;
@@ -75,6 +106,10 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->debug_timing = p->debug_timing;
         proc->log_fn = p->log_fn;
         proc->log_userdata = p->log_userdata;
+        if (p->n_degraded && !(proc->degraded = plan_degraded_json(p))) {
+                free(proc);
+                return NULL;
+        }
         return proc;
 }
 
@@ -505,7 +540,25 @@ static void free_sandbox(cordon_process *p)
         if (p->view_lock >= 0)
                 close(p->view_lock);
         process_head_close(&p->head);
+        json_decref(p->degraded);
         free(p);
+}
+
+int linux_trial_start(const cordon_plan *p, child_report *ret_report, cordon_error **ret_error)
+{
+        *ret_report = (child_report){.step = STEP_NONE};
+        cordon_process *proc = process_new(p);
+        if (!proc)
+                return error_set(ret_error, ENOMEM, "out of memory");
+        launch_storage s;
+        launch_storage_init(&s);
+        int r = prepare_launch(p, false, &s, ret_error);
+        if (r == 0)
+                r = clone_sandbox(p, &s, proc, ret_error);
+        *ret_report = s.report;
+        launch_storage_free(&s);
+        free_sandbox(proc); /* kills what may run, reaps */
+        return r;
 }
 
 static json_t *git_check_report(const cordon_process *p) { return p->git ? git_check_json(p->git) : json_null(); }
@@ -539,6 +592,7 @@ static int helper_main(int argc, char **argv)
         int r = git_check_recover((int)fd, argv[4], log_stderr, NULL);
         return r == 0 || r == -ENOENT || r == -EBUSY ? 0 : 125;
 }
+static json_t *degraded_report(const cordon_process *p) { return p->degraded ? json_incref(p->degraded) : NULL; }
 
 const backend_ops linux_backend_ops = {
         .name = "linux",
@@ -552,4 +606,5 @@ const backend_ops linux_backend_ops = {
         .git_check = git_check_report,
         .helper_main = helper_main,
         .recover = git_check_recover_dead,
+        .degraded = degraded_report,
 };

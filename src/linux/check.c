@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check-run.h"
 #include "env.h"
 #include "error.h"
 #include "host.h"
@@ -73,6 +74,80 @@ static void landlock_backend_text(buf *b, int abi)
                 buf_printf(b, "    - %s\n", LANDLOCK_LACKS[i]);
 }
 
+static const char *const STATE_NAME[] = {[CHECK_OK] = "ok", [CHECK_FAILED] = "failed",
+                                          [CHECK_NOT_TRIED] = "not tried", [CHECK_WITHOUT] = "without"};
+
+static const char *errno_name(int e)
+{
+        static const struct {
+                int e;
+                const char *name;
+        } N[] = {{EPERM, "EPERM"}, {EACCES, "EACCES"}, {ENOSYS, "ENOSYS"}, {EINVAL, "EINVAL"}, {ENOENT, "ENOENT"},
+                 {EROFS, "EROFS"}, {ENOSPC, "ENOSPC"}, {EBUSY, "EBUSY"}, {ENOMEM, "ENOMEM"}, {EAGAIN, "EAGAIN"}};
+        for (size_t i = 0; i < ARRAY_SIZE(N); i++)
+                if (N[i].e == e)
+                        return N[i].name;
+        return NULL;
+}
+
+/* The fix for the first step of |run| that failed on |backend|. */
+static char *trial_fix(const check_run *run, const char *backend, const char *userns_reason)
+{
+        const check_step_result *f = &run->steps[run->failed];
+        bool linux_backend = streq(backend, "linux");
+        const char *other = linux_backend ? ", or use --backend landlock" : "";
+        if (streq(f->name, "user namespace"))
+                return xasprintf("%s", userns_reason ? userns_reason : f->detail ? f->detail : "no user namespace");
+        if (streq(f->name, "a fresh /proc") && f->err == EPERM)
+                return xasprintf("a fresh /proc is refused: this host's /proc is partly covered (as a container's "
+                                 "masked paths cover it), and the kernel mounts a new one only where the whole /proc "
+                                 "is visible; run the container with %s (or --privileged)%s",
+                                 host_engine_flag("proc"), other);
+        if (streq(f->name, "sandbox user") && f->err == EPERM)
+                return xasprintf("cordon runs as root without a user namespace, so the command runs as a sandbox "
+                                 "user (isolation.user), which needs CAP_SETUID and CAP_SETGID: run the container "
+                                 "with %s, or --user caller to run the command as root",
+                                 host_engine_flag("setuid"));
+        return xasprintf("%s: %s%s", f->name, f->detail ? f->detail : strerror(f->err), other);
+}
+
+static void steps_text(buf *b, const check_run *run)
+{
+        buf_printf(b, "  steps (each tried as a run takes it, in a throwaway sandbox):\n");
+        for (size_t i = 0; i < run->n; i++) {
+                const check_step_result *s = &run->steps[i];
+                buf_printf(b, "    %s: %s%s%s\n", s->name, STATE_NAME[s->state], s->detail ? ": " : "",
+                           s->detail ? s->detail : "");
+        }
+}
+
+static json_t *steps_json(const check_run *run)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; i < run->n; i++) {
+                const check_step_result *s = &run->steps[i];
+                json_t *o = json_object();
+                json_object_set_new(o, "step", json_text(s->name));
+                json_object_set_new(o, "result", json_text(STATE_NAME[s->state]));
+                if (s->state == CHECK_FAILED && errno_name(s->err))
+                        json_object_set_new(o, "errno", json_text(errno_name(s->err)));
+                if (s->detail)
+                        json_object_set_new(o, s->state == CHECK_WITHOUT ? "why" : "error", json_text(s->detail));
+                json_array_append_new(a, o);
+        }
+        return a;
+}
+
+static const char *without_list(const check_run *run, buf *b)
+{
+        for (size_t i = 0; i < run->n; i++)
+                if (run->steps[i].state == CHECK_WITHOUT)
+                        buf_printf(b, "%s%s", b->len ? ", " : " (without: ", run->steps[i].name);
+        if (b->len)
+                buf_printf(b, ")");
+        return b->data ? b->data : "";
+}
+
 int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
 {
         _cleanup_free_ char *userns_reason = NULL, *cg = NULL, *pids = NULL;
@@ -87,29 +162,39 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         int by = host_pids_mechanism(streq(backend, "linux"), &pids);
         bool ok, apparmor_fix = false;
         _cleanup_free_ char *why = NULL;
+        check_run run = {.failed = -1}, ll_run = {.failed = -1};
+        bool trial = streq(backend, "linux") || streq(backend, "landlock");
+        if (trial && check_run_backend(c, backend, &run) < 0)
+                return -ENOMEM;
         if (streq(backend, "linux")) {
-                ok = userns == 1 && seccomp;
+                ok = run.failed < 0;
                 if (userns != 1 && userns_limit() == LIMIT_APPARMOR)
                         why = apparmor_fix_here();
                 apparmor_fix = why != NULL; /* says all that the short reason does */
-                if (userns != 1 && !why)
-                        why = xasprintf("%s", userns_reason ? userns_reason : "user namespaces unavailable");
-                else if (userns == 1 && !seccomp)
-                        why = strdup("the kernel lacks seccomp filters (CONFIG_SECCOMP_FILTER)");
+                if (!ok && !why)
+                        why = trial_fix(&run, backend, userns_reason);
         } else if (streq(backend, "landlock")) {
-                ok = abi >= 1 && seccomp;
-                if (!ok)
+                ok = abi >= 1 && seccomp && run.failed < 0;
+                if (abi < 1 || !seccomp)
                         why = xasprintf("the landlock backend needs Landlock and seccomp: %s",
                                         abi < 1 ? landlock_hint(abi) : "seccomp filters are missing");
+                else if (!ok)
+                        why = trial_fix(&run, backend, NULL);
         } else if (streq(backend, "seatbelt")) {
                 ok = false;
                 why = strdup("the seatbelt backend runs only on macOS; `cordon plan --backend seatbelt` shows its "
                              "profile");
         } else {
                 ok = false;
-                why = xasprintf("the \"%s\" backend is not available in this version", backend);
+                why = xasprintf("the \"%s\" backend is not available in this version", backend ? backend : "?");
         }
-        bool landlock_strongest = userns != 1 && abi >= 1 && seccomp;
+        /* where the linux backend cannot run, the landlock one is tried too */
+        if (!ok && streq(backend, "linux") && abi >= 1 && seccomp && check_run_backend(c, "landlock", &ll_run) < 0) {
+                check_run_free(&run);
+                return -ENOMEM;
+        }
+        bool landlock_strongest = !ok && streq(backend, "linux") && abi >= 1 && seccomp && ll_run.n &&
+                                  ll_run.failed < 0;
         buf b = {0};
         if (json) {
                 json_t *o = json_object();
@@ -129,6 +214,8 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 json_object_set_new(o, "pids_limit", json_text(pids ? pids : "unknown"));
                 json_object_set_new(o, "backend", json_text(backend));
                 json_object_set_new(o, "backend_ok", json_boolean(ok));
+                if (trial)
+                        json_object_set_new(o, "steps", steps_json(&run));
                 if (why)
                         json_object_set_new(o, "fix", json_text(why));
                 json_t *lacks = json_array();
@@ -136,7 +223,9 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                         json_array_append_new(lacks, json_text(LANDLOCK_LACKS[i]));
                 json_object_set_new(o, "landlock_backend_lacks", lacks);
                 json_object_set_new(o, "strongest_backend",
-                                    json_text(userns == 1 ? "linux" : landlock_strongest ? "landlock" : "none"));
+                                    json_text(streq(backend, "linux") && ok ? "linux"
+                                              : landlock_strongest || (streq(backend, "landlock") && ok) ? "landlock"
+                                                                                                          : "none"));
                 char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
                 json_decref(o);
                 buf_printf(&b, "%s\n", s ? s : "{}");
@@ -163,7 +252,12 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                                        "runs go without a session keyring of their own\n");
                 buf_printf(&b, "cgroups: %s\n", cg ? cg : "unknown");
                 buf_printf(&b, "process limit (--pids): %s\n", pids ? pids : "unknown");
-                buf_printf(&b, "backend %s: %s\n", backend, ok ? "can run" : "cannot run");
+                buf without = {0};
+                buf_printf(&b, "backend %s: %s%s\n", backend, ok ? "can run" : "cannot run",
+                           ok ? without_list(&run, &without) : "");
+                free(buf_steal(&without));
+                if (trial)
+                        steps_text(&b, &run);
                 if (why)
                         buf_printf(&b, "  fix: %s\n", why);
                 if (landlock_strongest)
@@ -171,6 +265,8 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 if (abi >= 1 && (landlock_strongest || streq(backend, "landlock")))
                         landlock_backend_text(&b, abi);
         }
+        check_run_free(&run);
+        check_run_free(&ll_run);
         char *s = buf_steal(&b);
         if (!s)
                 return -ENOMEM;

@@ -57,6 +57,8 @@ const char *child_step_name(child_step s)
                 [STEP_SUBREAPER] = "becoming the supervisor of the process tree (a session of its own)",
                 [STEP_SUPERVISE] = "handing the command's metadata and connect calls to the launcher",
                 [STEP_PLACEHOLDERS] = "waiting for the placeholders of protected paths",
+                [STEP_CLONE] = "creating the namespaces",
+                [STEP_ID_MAPS] = "writing the uid/gid maps",
         };
         return (size_t)s < ARRAY_SIZE(N) && N[s] ? N[s] : "setup";
 }

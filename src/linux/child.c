@@ -220,7 +220,9 @@ static void init_prepare(const launch *l)
                 CHECK(l, unshare(CLONE_NEWNET), STEP_NETNS, NULL);
         /* After the launcher placed us in our cgroup: that becomes our root. */
         CHECK(l, unshare(CLONE_NEWCGROUP), STEP_IDENTITY, "cgroup namespace");
-        CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
+        /* NULL where sethostname is refused from outside (the plan says so) */
+        if (l->hostname)
+                CHECK(l, sethostname(l->hostname, strlen(l->hostname)), STEP_HOSTNAME, l->hostname);
         stamp(l, MARK_UNSHARED);
         enter_new_root(l);
         stamp(l, MARK_ROOT);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,13 @@
 #include "landlock.h"
 #include "plan.h"
 #include "sys.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
 
 /* ---- probing the kernel ------------------------------------------------------------ */
 
@@ -162,6 +170,103 @@ char *host_apparmor_fix(const char *exe, const char *installed_profile)
         buf_printf(&b, "  or, bluntly, lift the restriction for every program until the next boot:\n"
                        "    sudo sysctl -w " APPARMOR_SYSCTL "=0");
         return buf_steal(&b);
+}
+
+bool host_seccomp_filtered(void) { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2; }
+
+/* |fn| in a short-lived child: the errno it returns, or -errno when the
+ * child could not be run. The child makes system calls only (the caller
+ * may be multi-threaded). */
+static int in_child(int (*fn)(void))
+{
+        int pipefd[2];
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                int e = errno;
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return -e;
+        }
+        if (pid == 0) {
+                int e = fn();
+                (void)!write(pipefd[1], &e, sizeof(e));
+                _exit(0);
+        }
+        close(pipefd[1]);
+        int e = -EIO;
+        if (read(pipefd[0], &e, sizeof(e)) != sizeof(e))
+                e = -EIO;
+        close(pipefd[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return e;
+}
+
+static int try_hostname(void)
+{
+        if (unshare(CLONE_NEWUSER | CLONE_NEWUTS) < 0)
+                return 0;
+        return sethostname("cordon", 6) < 0 ? errno : 0;
+}
+
+int host_probe_hostname(void)
+{
+        int e = in_child(try_hostname);
+        return e > 0 ? e : 0;
+}
+
+int host_probe_pidfd_getfd(void)
+{
+        int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        if (pidfd < 0)
+                return errno;
+        int fd = (int)syscall(SYS_pidfd_getfd, pidfd, pidfd, 0);
+        int e = fd < 0 ? errno : 0;
+        if (fd >= 0)
+                close(fd);
+        close(pidfd);
+        return e;
+}
+
+const char *host_container_engine(void)
+{
+        if (access("/run/.containerenv", F_OK) == 0)
+                return "podman";
+        if (access("/.dockerenv", F_OK) == 0)
+                return "docker";
+        return NULL;
+}
+
+const char *host_engine_flag(const char *what)
+{
+        /* what the engine's own flags are for each need, both where the
+         * engine is unknown; --privileged gives every one of them */
+        static const struct {
+                const char *what, *docker, *podman, *unknown;
+        } F[] = {
+                {"userns", "--security-opt seccomp=unconfined (Docker's default profile refuses new user namespaces)",
+                 "--security-opt seccomp=unconfined", "--security-opt seccomp=unconfined (Docker, Podman)"},
+                {"proc", "--security-opt systempaths=unconfined (Docker covers parts of /proc)",
+                 "--security-opt unmask=ALL (Podman covers parts of /proc)",
+                 "Docker: --security-opt systempaths=unconfined, Podman: --security-opt unmask=ALL (both cover "
+                 "parts of /proc)"},
+                {"hostname", "--cap-add SYS_ADMIN (its profile allows sethostname with it)",
+                 "--cap-add SYS_ADMIN (its profile allows sethostname with it)",
+                 "--cap-add SYS_ADMIN (Docker's and Podman's profiles allow sethostname with it)"},
+                {"pidfd_getfd", "--cap-add SYS_PTRACE (Docker's profile allows pidfd_getfd with it)",
+                 "--cap-add SYS_PTRACE", "--cap-add SYS_PTRACE (Docker's profile allows pidfd_getfd with it)"},
+                {"setuid", "--cap-add SETUID --cap-add SETGID", "--cap-add SETUID --cap-add SETGID",
+                 "--cap-add SETUID --cap-add SETGID (Docker, Podman)"},
+        };
+        const char *engine = host_container_engine();
+        for (size_t i = 0; i < ARRAY_SIZE(F); i++)
+                if (streq(F[i].what, what))
+                        return streq(engine, "docker") ? F[i].docker
+                               : streq(engine, "podman") ? F[i].podman
+                                                         : F[i].unknown;
+        return "--privileged";
 }
 
 int probe_seccomp(void)

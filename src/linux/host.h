@@ -16,6 +16,26 @@ enum userns_limit { LIMIT_NONE, LIMIT_MAX_NAMESPACES, LIMIT_CLONE, LIMIT_APPARMO
 enum userns_limit userns_limit(void) HIDDEN;
 /* 1 when the kernel has seccomp filters, else 0. Installs nothing. */
 int probe_seccomp(void) HIDDEN;
+/* Whether this process runs under a seccomp filter (a container runtime's
+ * profile, an outer sandbox): only then may the probes below find a call
+ * refused that the kernel has. */
+bool host_seccomp_filtered(void) HIDDEN;
+/* The errno of sethostname in a new user and UTS namespace (a short-lived
+ * child), as the linux backend's init calls it; 0 when it works, or when
+ * the namespaces themselves cannot be made (the run fails there first). */
+int host_probe_hostname(void) HIDDEN;
+/* The errno of pidfd_getfd (the landlock backend's call supervisor takes
+ * the command's socket with it) on this process's own descriptor, 0 when
+ * it works. */
+int host_probe_pidfd_getfd(void) HIDDEN;
+/* The container engine this process runs under, by the file each leaves
+ * in its containers ("docker": /.dockerenv, "podman": /run/.containerenv),
+ * or NULL. */
+const char *host_container_engine(void) HIDDEN;
+/* The engine's flag that gives what |what| names, for a fix: "cap-add
+ * SYS_PTRACE" becomes "--cap-add SYS_PTRACE", each engine's own spelling
+ * where they differ (see host.c). Static text. */
+const char *host_engine_flag(const char *what) HIDDEN;
 /* The AppArmor profile (apparmor/cordon.in) that lets the binary |exe|
  * create user namespaces; NULL when |exe| is not a plain absolute path
  * (AppArmor would read it as a pattern) or on ENOMEM. Caller frees. */

@@ -506,8 +506,8 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
                 close(s->supervise_pair[1]);
                 s->supervise_pair[1] = -1;
         }
-        if (p->backend == BACKEND_LINUX)
-                r = write_id_maps(proc->head.pid, p->uid, p->gid, ret_error);
+        if (p->backend == BACKEND_LINUX && (r = write_id_maps(proc->head.pid, p->uid, p->gid, ret_error)) < 0)
+                s->report = (child_report){.step = STEP_ID_MAPS, .err = -r};
         if (r == 0 && proc->cg)
                 r = cgroup_attach(proc->cg, proc->head.pid, ret_error);
         if (r == 0 && write(s->pipes[1][1], "g", 1) != 1)
@@ -534,6 +534,7 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         }
         if (n != (ssize_t)sizeof(rep))
                 rep = (child_report){.step = STEP_NONE, .err = n < 0 ? errno : EIO};
+        s->report = rep;
         kill(proc->head.pid, SIGKILL);
         reap_quietly(proc->head.pid);
         proc->reaped = true;
@@ -592,6 +593,7 @@ int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc,
         int e = errno;
         int r;
         if (pid < 0) {
+                s->report = (child_report){.step = STEP_CLONE, .err = e};
                 r = p->backend == BACKEND_LINUX
                             ? clone_error(e, ret_error)
                             : error_set(ret_error, e, "cannot start the command: %s", strerror(e));

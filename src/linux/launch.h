@@ -95,6 +95,9 @@ typedef enum child_step {
         STEP_SUBREAPER,
         STEP_SUPERVISE,
         STEP_PLACEHOLDERS,
+        /* the launcher's, around the clone: where it reports them too */
+        STEP_CLONE,
+        STEP_ID_MAPS,
 } child_step;
 
 /* One failure report, written in one write() (< PIPE_BUF). */

@@ -41,6 +41,7 @@ struct cordon_process {
         bool debug_timing;       /* CORDON_DEBUG=timing: the line after the command too */
         cordon_log_fn log_fn;
         void *log_userdata;
+        json_t *degraded;        /* the plan's degraded steps, for the --stats record, or NULL */
 };
 
 /* The command's stack between clone and execve (a few frames, no big
@@ -76,6 +77,7 @@ typedef struct launch_storage {
         void *stacks;           /* stacks_map(), until the process owns it */
         landlock_rights ll;     /* what Landlock handles for this run */
         int abi;                /* Landlock ABI, or -errno */
+        child_report report;    /* the step the start failed at (clone_sandbox), STEP_NONE before it */
 } launch_storage;
 
 /* The launcher's checkpoints before the clone (CORDON_DEBUG=timing). */
@@ -100,3 +102,8 @@ void report_timing(const cordon_plan *p, const launch_storage *s, const double *
 /* clone() into the sandbox and wait until the command was executed: 0 or
  * -errno (filled error). */
 int clone_sandbox(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error) HIDDEN;
+/* `cordon check`'s run (check-run.c): |p| started as a run starts (backend.c),
+ * for a plan whose executable does not exist and that makes nothing on the
+ * host; the step the start stopped at in *ret_report (STEP_EXEC: every step
+ * before the execve passed; STEP_NONE: before the clone, see the error). */
+int linux_trial_start(const cordon_plan *p, child_report *ret_report, cordon_error **ret_error) HIDDEN;
