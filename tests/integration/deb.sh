@@ -4,7 +4,9 @@
 # without errors, and what they hold working when extracted into a fresh
 # root: the binary runs a sandboxed command, the man pages render, the
 # completions, profiles, schemas and AppArmor profile are where their
-# consumers look, and a program builds against the -dev package.
+# consumers look, the AppArmor profile goes to /etc/apparmor.d only where
+# the target's apparmor_parser accepts it (as `make install`), and a program
+# builds against the -dev package.
 . "$(dirname "$0")/lib.sh"
 
 # The package build reads the source only: key it by the source's content.
@@ -31,7 +33,7 @@ for p in "$pkg" "$DEB"/libcordon0_${version}_${arch}.deb "$DEB"/libcordon-dev_${
     dpkg-deb -x "$p" "$R"
 done
 missing=
-for f in usr/bin/cordon etc/apparmor.d/cordon usr/share/man/man1/cordon.1.gz usr/share/man/man1/cordon-run.1.gz \
+for f in usr/bin/cordon usr/share/man/man1/cordon.1.gz usr/share/man/man1/cordon-run.1.gz \
     usr/share/man/man5/cordon.json.5.gz usr/share/bash-completion/completions/cordon \
     usr/share/zsh/site-functions/_cordon usr/share/fish/vendor_completions.d/cordon.fish \
     usr/share/cordon/profiles/git.json usr/share/cordon/schema/config.schema.json \
@@ -40,7 +42,41 @@ for f in usr/bin/cordon etc/apparmor.d/cordon usr/share/man/man1/cordon.1.gz usr
     ls "$R"/$f >/dev/null 2>&1 || missing="$missing $f"
 done
 check_out "the packages hold the binary, man pages, completions, profiles, schemas, AppArmor profile, header" "" echo $missing
-check_contains "the AppArmor profile is for /usr/bin/cordon" "profile cordon /usr/bin/cordon" cat "$R/etc/apparmor.d/cordon"
+check_contains "the AppArmor profile is for /usr/bin/cordon" "profile cordon /usr/bin/cordon" cat "$R/usr/share/cordon/apparmor/cordon"
+check_fails "... and the package does not ship it in /etc/apparmor.d (postinst decides)" test -e "$R/etc/apparmor.d/cordon"
+
+# postinst and prerm, run on the extracted root (DPKG_ROOT): with this
+# system's apparmor_parser, and with stand-ins that accept and refuse it
+dpkg-deb -e "$pkg" "$T/ctl"
+mkdir -p "$R/etc/apparmor.d" "$T/aa-yes" "$T/aa-no"
+printf '#!/bin/sh\nexit 0\n' >"$T/aa-yes/apparmor_parser"
+printf '#!/bin/sh\nexit 1\n' >"$T/aa-no/apparmor_parser"
+chmod 755 "$T/aa-yes/apparmor_parser" "$T/aa-no/apparmor_parser"
+maint() { # DIR-FIRST-ON-PATH SCRIPT ARG
+    env PATH="$1:$PATH" DPKG_ROOT="$R" sh "$T/ctl/$2" "$3"
+}
+if apparmor_parser -Q -K "$R/usr/share/cordon/apparmor/cordon" >/dev/null 2>&1; then
+    check "postinst: this system's apparmor_parser accepts it: installed" \
+        sh -c "DPKG_ROOT='$R' sh '$T/ctl/postinst' configure && test -f '$R/etc/apparmor.d/cordon'"
+    rm -f "$R/etc/apparmor.d/cordon"
+else
+    check "postinst: this system's apparmor_parser ($(apparmor_parser --version | head -1)) refuses it: not installed" \
+        sh -c "DPKG_ROOT='$R' sh '$T/ctl/postinst' configure && ! test -e '$R/etc/apparmor.d/cordon'"
+fi
+check "postinst: a parser that accepts it: installed" maint "$T/aa-yes" postinst configure
+check "... the packaged profile, mode 644" sh -c "cmp '$R/usr/share/cordon/apparmor/cordon' '$R/etc/apparmor.d/cordon' &&
+    test \"\$(stat -c %a '$R/etc/apparmor.d/cordon')\" = 644"
+check "postinst: a parser that now refuses it: the profile it installed is removed" maint "$T/aa-no" postinst configure
+check_fails "... gone" test -e "$R/etc/apparmor.d/cordon"
+echo "# my own profile" >"$R/etc/apparmor.d/cordon"
+check "postinst: ... but a file of the user's at that path is left alone" \
+    sh -c "env PATH='$T/aa-no:$PATH' DPKG_ROOT='$R' sh '$T/ctl/postinst' configure && grep -q 'my own' '$R/etc/apparmor.d/cordon'"
+check "... and prerm remove leaves it too" \
+    sh -c "DPKG_ROOT='$R' sh '$T/ctl/prerm' remove && grep -q 'my own' '$R/etc/apparmor.d/cordon'"
+rm -f "$R/etc/apparmor.d/cordon"
+maint "$T/aa-yes" postinst configure
+check "prerm remove: removes the profile postinst installed" maint "$T/aa-no" prerm remove
+check_fails "... gone" test -e "$R/etc/apparmor.d/cordon"
 check_contains "the packaged cordon looks for profiles in /usr/share/cordon" "/usr/share/cordon/profiles" \
     as_user env XDG_CONFIG_HOME=/nonexistent "$R/usr/bin/cordon" profiles
 
