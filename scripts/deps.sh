@@ -3,7 +3,7 @@
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages), musl and dpkg-dev (the static CLI: jansson from its source package)
-#   scripts/deps.sh test    + what the test suites drive (setpriv, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
+#   scripts/deps.sh test    + what the test suites drive (setpriv, runc, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time, python3, git, curl
 #   scripts/deps.sh deb     + debhelper, lintian (make deb)
 #   scripts/deps.sh windows mingw-w64 (make windows)
@@ -12,7 +12,7 @@
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc musl-tools dpkg-dev"
-TEST="util-linux procps strace nodejs npm golang-go mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
+TEST="util-linux procps strace runc nodejs npm golang-go mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
 BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for

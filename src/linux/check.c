@@ -35,9 +35,9 @@ static char *apparmor_fix_here(void)
 static const char *const LANDLOCK_LACKS[] = {
         "a private /tmp (TMPDIR points into the instance) and /dev/shm (the host's is not granted: "
         "--expose-rw /dev/shm shares it)",
-        "an own /proc: other processes' command lines can be read, and, unless cordon runs as root (an IPC "
-        "namespace of its own then), /proc/sysvipc lists the host's System V IPC objects (keys, owners, sizes; "
-        "the objects themselves are refused)",
+        "an own /proc: other processes' command lines can be read, and, unless cordon runs as root with "
+        "CAP_SYS_ADMIN (an IPC namespace of its own then; not in a container without it), /proc/sysvipc lists "
+        "the host's System V IPC objects (keys, owners, sizes; the objects themselves are refused)",
         "no network interfaces: TCP is denied by Landlock, other families by seccomp; the proxy of "
         "--allow-net listens on the host's loopback",
         /* one literal per line (bugprone-suspicious-missing-comma) */
