@@ -42,6 +42,7 @@ static const flag_spec FLAGS[] = {
         {{"ignore-default-excludes", no_argument, NULL, OPT_IGNORE_DEFAULT_EXCLUDES}, F_VIEW},
         {{"protect", required_argument, NULL, OPT_PROTECT}, F_VIEW},
         {{"landlock", required_argument, NULL, OPT_LANDLOCK}, F_VIEW},
+        {{"user", required_argument, NULL, OPT_USER}, F_VIEW | F_CHECK},
         {{"log-plan", no_argument, NULL, OPT_LOG_PLAN}, F_RUN},
         {{"timeout", required_argument, NULL, OPT_TIMEOUT}, F_RUN | F_PLAN},
         {{"kill-after", required_argument, NULL, OPT_KILL_AFTER}, F_RUN | F_PLAN},
@@ -266,6 +267,8 @@ void cli_args_free(cli_args *a)
         "  --backend auto|linux|landlock|seatbelt|windows  isolation backend (default auto = linux)\n"    \
         "  --protect PATH             keep PATH read-only inside a writable mount (repeatable)\n"      \
         "  --landlock required|best_effort|off  Landlock requirement (default best_effort)\n"          \
+        "  --user auto|sandbox|caller the command's user (default auto: a sandbox user of its\n"        \
+        "                             own as root without a user namespace, else the caller)\n"       \
         "  --inherit core|all|none    environment template (default core)\n"                           \
         "  --set NAME=VALUE           set a variable (repeatable; always wins)\n"                      \
         "  --pass-env NAME            pass NAME from this environment even when an exclude\n"          \

@@ -60,6 +60,7 @@ enum {
         OPT_IGNORE_DEFAULT_EXCLUDES,
         OPT_PROTECT,
         OPT_LANDLOCK,
+        OPT_USER,
         OPT_LOG_PLAN,
         OPT_TIMEOUT,
         OPT_KILL_AFTER,

@@ -136,6 +136,7 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         case OPT_IGNORE_DEFAULT_EXCLUDES: return cordon_config_set_ignore_default_excludes(c, true);
         case OPT_PROTECT: return cordon_config_add_protect(c, v, err);
         case OPT_LANDLOCK: return cordon_config_set_landlock(c, v, err);
+        case OPT_USER: return cordon_config_set_user(c, v, err);
         case OPT_LOG_PLAN: return cordon_config_set_log_plan(c, true);
         case OPT_LIMITS_BEST_EFFORT: return cordon_config_set_limits_best_effort(c, true);
         case OPT_TIMEOUT: return cordon_config_set_limit_text(c, CORDON_LIMIT_WALL_TIME_S, v, err);

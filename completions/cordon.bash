@@ -4,7 +4,7 @@
 # checks that they are the same).
 
 _cordon_run_flags='--config --profile --expose --expose-ro --expose-rw --network
- --allow-net --home --workspace --backend --protect --landlock --inherit --set
+ --allow-net --home --workspace --backend --protect --landlock --user --inherit --set
  --pass-env --exclude --include-only --ignore-default-excludes
  --keep-default-excludes --timeout --kill-after --memory --pids --cpus
  --cpu-time --nofile --fsize --tmp-size --limits-best-effort -C --cwd
@@ -36,6 +36,7 @@ _cordon()
     --backend) COMPREPLY=($(compgen -W 'auto linux landlock seatbelt windows' -- "$cur")); return ;;
     --network) COMPREPLY=($(compgen -W 'none loopback full proxy' -- "$cur")); return ;;
     --landlock) COMPREPLY=($(compgen -W 'required best_effort off' -- "$cur")); return ;;
+    --user) COMPREPLY=($(compgen -W 'auto sandbox caller' -- "$cur")); return ;;
     --inherit) COMPREPLY=($(compgen -W 'core all none' -- "$cur")); return ;;
     --profile)
         COMPREPLY=($(compgen -W "$(cordon profiles 2>/dev/null | sed -n 's/^\([^ ]*\) (.*)$/\1/p')" -- "$cur"))

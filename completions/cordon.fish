@@ -30,6 +30,7 @@ complete -c cordon -n "$runlike" -l workspace -x -a '(__fish_complete_directorie
 complete -c cordon -n "$runlike" -l backend -x -a 'auto linux landlock seatbelt windows' -d 'isolation backend'
 complete -c cordon -n "$runlike" -l protect -r -F -d 'keep PATH read-only'
 complete -c cordon -n "$runlike" -l landlock -x -a 'required best_effort off' -d 'Landlock requirement'
+complete -c cordon -n "$runlike" -l user -x -a 'auto sandbox caller' -d 'the user the command runs as'
 complete -c cordon -n "$runlike" -l inherit -x -a 'core all none' -d 'environment template'
 complete -c cordon -n "$runlike" -l set -x -d 'NAME=VALUE'
 complete -c cordon -n "$runlike" -l pass-env -x -a '(set -nx)' -d 'pass NAME from this environment'

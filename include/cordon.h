@@ -251,6 +251,11 @@ CORDON_API int cordon_config_set_log_plan(cordon_config *c, bool log_plan);
 CORDON_API int cordon_config_set_die_with_parent(cordon_config *c, bool die);
 /* Landlock requirement: "required", "best_effort" (default) or "off". */
 CORDON_API int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error);
+/* Who the command runs as (isolation.user): "auto" (the default: a
+ * sandbox user of its own where cordon runs as root without a user
+ * namespace, the landlock backend; else the caller), "sandbox" (that user,
+ * or an error where there is none) or "caller" (root stays root). */
+CORDON_API int cordon_config_set_user(cordon_config *c, const char *mode, cordon_error **ret_error);
 
 /* Environment policy (shell_environment_policy). */
 CORDON_API int cordon_config_set_inherit(cordon_config *c, cordon_inherit inherit);

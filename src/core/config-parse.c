@@ -519,6 +519,14 @@ static int m_landlock(layer *L, json_t *v)
         return i < 0 ? i : 0;
 }
 
+static int m_user(layer *L, json_t *v)
+{
+        int i = get_enum(L, v, USER_MODES);
+        if (i >= 0)
+                L->c->user = (user_mode)i;
+        return i < 0 ? i : 0;
+}
+
 /* isolation.profiles: applied before the rest of their layer, which wins. */
 static int profile_put(layer *L, const char *name, void *unused)
 {
@@ -560,6 +568,7 @@ static int m_isolation(layer *L, json_t *v)
                 {"log_plan", m_log_plan},
                 {"die_with_parent", m_die_with_parent},
                 {"landlock", m_landlock},
+                {"user", m_user},
                 {NULL, NULL},
         };
         return apply_members(L, v, t);

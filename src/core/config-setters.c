@@ -364,6 +364,14 @@ int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error 
         return i < 0 ? i : 0;
 }
 
+int cordon_config_set_user(cordon_config *c, const char *mode, cordon_error **ret_error)
+{
+        int i = setter_enum(c, ret_error, "isolation.user", mode, USER_MODES, USER_MODES);
+        if (i >= 0)
+                c->user = (user_mode)i;
+        return i < 0 ? i : 0;
+}
+
 int cordon_config_set_inherit(cordon_config *c, cordon_inherit inherit)
 {
         if (inherit < CORDON_INHERIT_CORE || inherit > CORDON_INHERIT_NONE)

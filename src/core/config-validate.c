@@ -222,6 +222,7 @@ const char *const USABLE_BACKENDS[] = {"auto", "linux", "landlock", "seatbelt", 
 const char *const NETWORKS[] = {"none", "loopback", "full", "proxy", NULL};
 const char *const EXPOSE_MODES[] = {"off", "ro", "rw", NULL};
 const char *const LANDLOCK_MODES[] = {"best_effort", "required", "off", NULL};
+const char *const USER_MODES[] = {"auto", "sandbox", "caller", NULL};
 const char *const INHERITS[] = {"core", "all", "none", NULL};
 
 const char *const LIMIT_NAMES[CORDON_LIMIT__MAX] = {

@@ -16,6 +16,7 @@ extern const char *const USABLE_BACKENDS[] HIDDEN;
 extern const char *const NETWORKS[] HIDDEN;
 extern const char *const EXPOSE_MODES[] HIDDEN;
 extern const char *const LANDLOCK_MODES[] HIDDEN;
+extern const char *const USER_MODES[] HIDDEN; /* user_mode's names, in its order */
 extern const char *const INHERITS[] HIDDEN;
 extern const char *const LIMIT_NAMES[CORDON_LIMIT__MAX] HIDDEN;
 

@@ -28,6 +28,13 @@ typedef enum landlock_mode {
         LANDLOCK_OFF,
 } landlock_mode;
 
+/* isolation.user: who the command runs as (plan-user.c). */
+typedef enum user_mode {
+        USER_AUTO = 0, /* the sandbox user where cordon runs as root without a user namespace, else the caller */
+        USER_SANDBOX,  /* the sandbox user, or an error where there is none */
+        USER_CALLER,   /* the caller (root stays root: what cordon did before the sandbox user) */
+} user_mode;
+
 struct cordon_config {
         /* isolation */
         bool enabled;
@@ -50,6 +57,7 @@ struct cordon_config {
         bool die_with_parent; /* the launcher ends the sandbox when its parent dies */
         landlock_mode landlock;
         char *helper_program; /* cordon_config_set_helper_program, or NULL: the installed CLI's */
+        user_mode user;
 
         /* shell_environment_policy */
         cordon_inherit inherit;

@@ -6,7 +6,7 @@
  * plan-writable.c (the checks of the instance root and the writable
  * paths), plan-git.c (repositories in writable mounts and their
  * protection), plan-hints.c (notes for people: hidden PATH entries, the
- * git identity). */
+ * git identity), plan-user.c (who the command runs as). */
 #pragma once
 
 #include <stdbool.h>
@@ -155,3 +155,15 @@ int plan_path_hint(builder *b) HIDDEN;
 int plan_git_hint(builder *b) HIDDEN;
 /* The hint on a repository config git cannot write inside. 0 or -ENOMEM. */
 int plan_git_config_hint(builder *b) HIDDEN;
+
+/* ---- plan-user.c: who the command runs as ---- */
+
+/* p->run_uid/run_gid and p->sandbox_user for c->user (after the backend
+ * and the instance root); an error for "sandbox" where there is none. */
+int plan_user(const cordon_config *c, const host_info *h, cordon_plan *p, cordon_error **ret_error) HIDDEN;
+/* The sandbox user's id for |instance_root| (uid and gid), not in
+ * |root|/etc/passwd nor /etc/group. */
+uint32_t plan_sandbox_id(const char *root, const char *instance_root) HIDDEN;
+/* The sandbox user's environment: git told the user's repositories are
+ * safe (after the environment is built). 0 or -ENOMEM. */
+int plan_user_env(cordon_plan *p) HIDDEN;

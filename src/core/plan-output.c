@@ -114,7 +114,9 @@ static void text_limits(buf *b, const cordon_plan *p)
                 char v[32];
                 format_limit(i, p->limits[i], v);
                 buf_printf(b, "%s %s=%s%s", any ? "" : "limits:", LIMIT_KEYS[i], v,
-                           i == CORDON_LIMIT_PIDS ? pids_by_text(p->pids_by) : "");
+                           i != CORDON_LIMIT_PIDS               ? ""
+                           : p->sandbox_user && p->pids_by == PIDS_BY_RLIMIT ? " (by RLIMIT_NPROC of the sandbox user)"
+                                                                             : pids_by_text(p->pids_by));
                 any = true;
         }
         buf_printf(b, "%s\n", any ? "" : "limits: none");
@@ -149,6 +151,10 @@ char *cordon_plan_to_text(const cordon_plan *p)
                                 buf_printf(&b, " %s", NAMESPACES[i].name);
                 buf_printf(&b, "%s\n", p->namespaces ? "" : " none");
                 buf_printf(&b, "network: %s\n", network_name(p->network));
+                if (p->sandbox_user)
+                        buf_printf(&b, "user: the sandbox user, uid %u gid %u (isolation.user: root without a user "
+                                       "namespace; the writable paths are granted to it by ACLs)\n",
+                                   (unsigned)p->run_uid, (unsigned)p->run_gid);
                 if (p->network == CORDON_NETWORK_PROXY)
                         text_network_allow(&b, p);
                 if (p->backend == BACKEND_LANDLOCK) /* src/linux/supervise.c */
@@ -292,6 +298,11 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(o, "workspace", json_str_or_null(p->workspace));
         json_object_set_new(o, "uid", json_integer(p->uid));
         json_object_set_new(o, "gid", json_integer(p->gid));
+        json_t *user = json_object();
+        json_object_set_new(user, "uid", json_integer(p->run_uid));
+        json_object_set_new(user, "gid", json_integer(p->run_gid));
+        json_object_set_new(user, "sandbox", json_boolean(p->sandbox_user));
+        json_object_set_new(o, "user", user);
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
         if (p->warnings && p->warnings[0])
                 json_object_set_new(o, "warnings", json_strv(p->warnings));

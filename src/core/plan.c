@@ -786,6 +786,9 @@ static int plan_init(builder *b)
                 return r;
         if (p->instance_root)
                 p->workspace = instance_workspace(p->instance_root, c->workspace);
+        r = plan_user(c, b->h, p, b->err);
+        if (r < 0)
+                return r;
         if (b->cmd && !(p->argv = strv_copy((const char *const *)b->cmd->argv)))
                 return -ENOMEM;
         return p->hostname ? 0 : -ENOMEM;
@@ -837,6 +840,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
                 r = plan_check_config_files(&b);
         if (r == 0)
                 r = plan_environment(&b);
+        if (r == 0)
+                r = plan_user_env(p);
         if (r == 0)
                 r = plan_writable_roots(&b);
         if (r == 0 && p->backend != BACKEND_NONE) {

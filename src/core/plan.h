@@ -128,6 +128,11 @@ struct cordon_plan {
         char *hostname;
         uid_t uid;
         gid_t gid;
+        /* who the command runs as (plan-user.c): uid/gid above, or the
+         * instance's sandbox user (landlock backend, as root) */
+        bool sandbox_user;
+        uid_t run_uid;
+        gid_t run_gid;
         double limits[CORDON_LIMIT__MAX];
         pids_by pids_by;           /* for limits[CORDON_LIMIT_PIDS] */
         bool limits_best_effort;

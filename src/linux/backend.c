@@ -27,6 +27,7 @@
 #include "net/proxy.h"
 #include "process.h"
 #include "protect.h"
+#include "sandbox-user.h"
 #include "supervise.h"
 #include "terminal.h"
 #include "undo.h"
@@ -81,7 +82,7 @@ static int prepare(cordon_plan *p, cordon_error **ret_error)
         if (p->limits[CORDON_LIMIT_PIDS] > 0) {
                 /* what would enforce the process limit, for `cordon plan` */
                 _cleanup_free_ char *text = NULL;
-                int by = host_pids_mechanism(p->backend == BACKEND_LINUX, &text);
+                int by = host_pids_mechanism(p->backend == BACKEND_LINUX, p->sandbox_user, &text);
                 p->pids_by = by > 0 ? (pids_by)by : PIDS_BY_UNKNOWN;
         }
         return 0;
@@ -250,6 +251,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         _cleanup_close_ int logs = -1; /* checked once, for the journals */
         if (p->backend != BACKEND_NONE)
                 r = instance_create(p->instance_root, p->workspace, &logs, ret_error);
+        if (r == 0 && p->sandbox_user)
+                r = sandbox_user_grant(p, ret_error);
         lm[LMARK_INSTANCE] = now_s();
         if (r < 0)
                 return r;

@@ -99,7 +99,7 @@ bool cgroup_nproc_rlimit(const cgroup_env *env, char **ret_why)
         return true;
 }
 
-int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, char **ret_text)
+int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, bool sandbox_user, char **ret_text)
 {
         *ret_text = NULL;
         probe pr;
@@ -114,6 +114,11 @@ int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, char **ret_tex
         if (r == 0) {
                 by = PIDS_BY_CGROUP;
                 *ret_text = xasprintf("the pids cgroup (in %s)", where ? where : "?");
+        } else if (sandbox_user) {
+                by = PIDS_BY_RLIMIT;
+                *ret_text = xasprintf("RLIMIT_NPROC of the sandbox user, whose uid is the instance's alone (no "
+                                      "pids cgroup: %s)",
+                                      why ? why : strerror(-r));
         } else if (own_userns && cgroup_nproc_rlimit(env, &nproc_why)) {
                 by = PIDS_BY_RLIMIT;
                 *ret_text = xasprintf("RLIMIT_NPROC in the sandbox's user namespace (no pids cgroup: %s)",
@@ -170,8 +175,8 @@ char *host_cgroup_summary(void)
         return cgroup_summary(&env);
 }
 
-int host_pids_mechanism(bool own_userns, char **ret_text)
+int host_pids_mechanism(bool own_userns, bool sandbox_user, char **ret_text)
 {
         cgroup_env env = cgroup_env_host();
-        return cgroup_pids_mechanism(&env, own_userns, ret_text);
+        return cgroup_pids_mechanism(&env, own_userns, sandbox_user, ret_text);
 }

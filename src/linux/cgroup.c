@@ -398,13 +398,16 @@ int cgroup_prepare(const cordon_plan *p, undo_log *undo, cgroup **ret, bool *ret
 {
         cgroup_env env = cgroup_env_host();
         _cleanup_free_ char *nproc_why = NULL;
-        /* only the linux backend gives the sandbox a user namespace of its own */
-        bool nproc = p->limits[CORDON_LIMIT_PIDS] > 0 && p->backend == BACKEND_LINUX &&
-                     cgroup_nproc_rlimit(&env, &nproc_why);
-        if (p->limits[CORDON_LIMIT_PIDS] > 0 && p->backend != BACKEND_LINUX) {
+        /* only the linux backend gives the sandbox a user namespace of its
+         * own; on the landlock backend the sandbox user's uid is the
+         * instance's alone (plan-user.c) */
+        bool nproc = p->limits[CORDON_LIMIT_PIDS] > 0 &&
+                     ((p->backend == BACKEND_LINUX && cgroup_nproc_rlimit(&env, &nproc_why)) ||
+                      (p->backend == BACKEND_LANDLOCK && p->sandbox_user));
+        if (p->limits[CORDON_LIMIT_PIDS] > 0 && p->backend != BACKEND_LINUX && !nproc) {
                 free(nproc_why);
                 nproc_why = xasprintf("it counts the user's processes on the whole host without the linux "
-                                      "backend's user namespace");
+                                      "backend's user namespace or the sandbox user (as root)");
         }
         *ret_pids_by_rlimit = false;
         cgroup_request req = {

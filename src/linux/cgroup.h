@@ -99,10 +99,11 @@ const char *cgroup_dir(const cgroup *cg, const char *controller) HIDDEN;
 bool cgroup_nproc_rlimit(const cgroup_env *env, char **ret_why) HIDDEN;
 
 /* How a process limit (--pids) would be enforced on |env|'s host, for a
- * sandbox with a user namespace of its own when |own_userns|: a pids_by
+ * sandbox with a user namespace of its own when |own_userns|, of a
+ * sandbox user (plan-user.c) when |sandbox_user|: a pids_by
  * (plan.h) other than PIDS_BY_UNKNOWN, with a line for people in *ret_text
  * (caller frees), or -ENOMEM. */
-int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, char **ret_text) HIDDEN;
+int cgroup_pids_mechanism(const cgroup_env *env, bool own_userns, bool sandbox_user, char **ret_text) HIDDEN;
 
 /* One line on what |env|'s host offers, for `cordon check`, e.g.
  * "v1 (memory pids cpu), usable" or "memory pids cpu: v1, not writable by

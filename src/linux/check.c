@@ -159,7 +159,8 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         const char *backend = c && !streq(c->backend, "auto") ? c->backend : "linux";
         static const char *const PIDS_BY[] = {[PIDS_BY_CGROUP] = "cgroup", [PIDS_BY_RLIMIT] = "rlimit",
                                               [PIDS_BY_NONE] = "none"};
-        int by = host_pids_mechanism(streq(backend, "linux"), &pids);
+        bool sandbox_user = streq(backend, "landlock") && geteuid() == 0 && (!c || c->user != USER_CALLER);
+        int by = host_pids_mechanism(streq(backend, "linux"), sandbox_user, &pids);
         bool ok, apparmor_fix = false;
         _cleanup_free_ char *why = NULL;
         check_run run = {.failed = -1}, ll_run = {.failed = -1};

@@ -2,7 +2,8 @@
 /* The command's side, from the init's fork (or the landlock backend's
  * child) to execve, in minijail_enter's order: new session -> stdio ->
  * the pty -> fds closed on exec -> cwd -> rlimits -> fresh session
- * keyring -> drop capabilities -> no_new_privs -> Landlock -> signal mask
+ * keyring -> drop capabilities (the sandbox user taken on the way) ->
+ * no_new_privs -> Landlock -> signal mask
  * -> seccomp (last: it cuts off the calls above) -> the supervisor's
  * filter -> execve. Called by child.c (exec_command) on memory shared
  * with the init or the launcher: system calls only. */
@@ -118,6 +119,15 @@ static void drop_capabilities(const launch *l)
                   0, 0, 0) < 0 &&
             privileged)
                 fail(l, STEP_CAPS, errno, "securebits");
+        /* The sandbox user, while CAP_SETUID and CAP_SETGID are still
+         * effective (the bounding set limits only what execve gives; the
+         * capset below clears them). Raw calls: glibc's would signal every
+         * thread of a process it thinks it shares (the memory is the
+         * launcher's). */
+        if (l->switch_user && (syscall(SYS_setgroups, 0, NULL) < 0 ||
+                               syscall(SYS_setresgid, l->run_gid, l->run_gid, l->run_gid) < 0 ||
+                               syscall(SYS_setresuid, l->run_uid, l->run_uid, l->run_uid) < 0))
+                fail(l, STEP_IDENTITY, errno, "the sandbox user");
         struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
         struct __user_cap_data_struct data[2] = {{0}};
         if (syscall(SYS_capset, &hdr, data) < 0)

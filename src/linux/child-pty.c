@@ -39,6 +39,9 @@ void open_terminal(const launch *l, const struct winsize *ws)
         }
         if (ws)
                 ioctl(slave, TIOCSWINSZ, ws);
+        /* the sandbox user's own terminal, to reopen by name (ttyname) */
+        if (l->switch_user)
+                CHECK(l, fchown(slave, l->run_uid, (gid_t)-1), STEP_PTY, "the terminal for the sandbox user");
         for (int i = 0; i < 3; i++)
                 if (l->pty[i] && dup2(slave, i) < 0)
                         fail(l, STEP_PTY, errno, NULL);

@@ -49,4 +49,4 @@ char *host_apparmor_fix(const char *exe, const char *installed_profile) HIDDEN;
 char *host_cgroup_summary(void) HIDDEN;
 /* How --pids would be enforced here (a pids_by of plan.h), with a
  * line for people in *ret_text (caller frees); -ENOMEM. */
-int host_pids_mechanism(bool own_userns, char **ret_text) HIDDEN;
+int host_pids_mechanism(bool own_userns, bool sandbox_user, char **ret_text) HIDDEN;

@@ -38,7 +38,9 @@ int launch_set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error
                 double v = p->limits[R[i].limit];
                 if (v <= 0 || (R[i].resource == RLIMIT_NPROC && !nproc))
                         continue;
-                v += (double)R[i].extra;
+                /* the init counts in the linux backend's user namespace; the
+                 * landlock backend's supervisor is root, not the sandbox user */
+                v += p->backend == BACKEND_LINUX ? (double)R[i].extra : 0;
                 struct rlimit cur, want = {(rlim_t)v, (rlim_t)v + R[i].grace};
                 if (getrlimit(R[i].resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY) {
                         if (want.rlim_cur > cur.rlim_max)
@@ -47,7 +49,9 @@ int launch_set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error
                                                  "which a sandbox cannot raise (not even as root): raise the hard "
                                                  "limit first (ulimit -H) or ask for at most that",
                                                  R[i].name, p->limits[R[i].limit], R[i].flag,
-                                                 (unsigned long long)(cur.rlim_max - R[i].extra));
+                                                 (unsigned long long)(cur.rlim_max - (p->backend == BACKEND_LINUX
+                                                                                          ? R[i].extra
+                                                                                          : 0)));
                         if (want.rlim_max > cur.rlim_max)
                                 want.rlim_max = cur.rlim_max;
                 }
@@ -131,7 +135,10 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
         *o = (supervise_options){.full_network = p->network == CORDON_NETWORK_FULL,
                                  .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0,
                                  .log_fn = p->log_fn,
-                                 .log_userdata = p->log_userdata};
+                                 .log_userdata = p->log_userdata,
+                                 .sandbox_user = p->sandbox_user,
+                                 .uid = p->run_uid,
+                                 .gid = p->run_gid};
         r = supervise_filter(o, &s->l.supervise);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));

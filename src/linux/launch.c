@@ -271,6 +271,9 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
         l->uid = p->uid;
         l->gid = p->gid;
         l->drop_groups = p->uid == 0 && p->backend == BACKEND_LINUX;
+        l->switch_user = p->sandbox_user && p->backend == BACKEND_LANDLOCK;
+        l->run_uid = p->run_uid;
+        l->run_gid = p->run_gid;
         l->exe = p->exe;
         l->exe_check = p->exe_untrusted;
         l->exe_by_fd = p->exe_untrusted && !p->exe_is_script;
@@ -417,6 +420,10 @@ static int write_id_maps(pid_t pid, uid_t uid, gid_t gid, cordon_error **ret_err
 
 static const char *step_hint(const child_report *rep)
 {
+        if (rep->step == STEP_IDENTITY && rep->err == EPERM && streq(rep->path, "the sandbox user"))
+                return " (cordon runs as root without a user namespace, so the command runs as a sandbox user, which "
+                       "needs CAP_SETUID and CAP_SETGID: give them to the container, or --user caller to run the "
+                       "command as root)";
         if (rep->step == STEP_PROC && rep->err == EPERM)
                 return " (the host's /proc is partly covered, as in many containers; a fresh /proc needs an "
                        "uncovered one)";

@@ -148,6 +148,11 @@ typedef struct launch {
         uid_t uid;
         gid_t gid;
         bool drop_groups;       /* root launcher: clear supplementary groups */
+        /* the landlock backend as root: the command becomes the sandbox
+         * user (plan-user.c), no supplementary groups */
+        bool switch_user;
+        uid_t run_uid;
+        gid_t run_gid;
         /* descriptors */
         int stdio[3];           /* fds to install as 0, 1, 2 */
         int report_fd;          /* child -> parent failures (close-on-exec) */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,10 +52,31 @@ static void drop_thread_capabilities(void)
         (void)syscall(SYS_capset, &hdr, data);
 }
 
+/* The sandbox user's identity on this thread only (raw calls: glibc's
+ * change every thread), keeping CAP_FOWNER (supervise_options). A failure
+ * leaves no capability: the calls then fail as the kernel refuses them. */
+static void become_sandbox_user(const supervise_options *o)
+{
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct data[2] = {{0}};
+        bool ok = prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0 && syscall(SYS_setgroups, 0, NULL) == 0 &&
+                  syscall(SYS_setresgid, o->gid, o->gid, o->gid) == 0 &&
+                  syscall(SYS_setresuid, o->uid, o->uid, o->uid) == 0;
+        if (ok) {
+                data[0].permitted = data[0].effective = 1u << CAP_FOWNER;
+                ok = syscall(SYS_capset, &hdr, data) == 0;
+        }
+        if (!ok)
+                drop_thread_capabilities();
+}
+
 static void *supervise_main(void *arg)
 {
         call_supervisor *s = arg;
-        drop_thread_capabilities();
+        if (s->opt.sandbox_user)
+                become_sandbox_user(&s->opt);
+        else
+                drop_thread_capabilities();
         struct seccomp_notif *req = malloc(s->sizes.seccomp_notif);
         s->resp = malloc(s->sizes.seccomp_notif_resp);
         struct pollfd pfd[2 + PENDING_MAX] = {{.fd = s->stop_fd, .events = POLLIN},

@@ -40,6 +40,14 @@ typedef struct supervise_options {
          * the supervisor's thread; NULL: none) */
         cordon_log_fn log_fn;
         void *log_userdata;
+        /* the command runs as the sandbox user (plan-user.c): the calls are
+         * made as that user, with CAP_FOWNER alone (the target is checked
+         * to lie beneath a writable path first, as for every call), so
+         * that the modes and times of the user's own files there change
+         * as they did for root's command */
+        bool sandbox_user;
+        uid_t uid;
+        gid_t gid;
 } supervise_options;
 
 /* The filter that hands those calls over (the native architecture; the

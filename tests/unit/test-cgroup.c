@@ -688,21 +688,25 @@ static void test_pids_mechanism(void)
         put("/proc/self/uid_map", 0444, "0 0 4294967295\n");
         cgroup_env env = env_as(0);
         char *text = NULL;
-        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, &text), PIDS_BY_CGROUP);
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, false, &text), PIDS_BY_CGROUP);
         CHECK_STREQ(text, "the pids cgroup (in /sys/fs/cgroup/pids/cordon)");
         free(text);
         env = env_as(UID);
-        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, &text), PIDS_BY_RLIMIT);
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, false, &text), PIDS_BY_RLIMIT);
         CHECK(text && strstr(text, "RLIMIT_NPROC in the sandbox's user namespace (no pids cgroup: the cgroup v1 "
                                    "hierarchy "));
         free(text);
         /* no user namespace of its own (the landlock backend) */
-        CHECK_INTEQ(cgroup_pids_mechanism(&env, false, &text), PIDS_BY_NONE);
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, false, false, &text), PIDS_BY_NONE);
         CHECK(text && strstr(text, "cannot be enforced: no pids cgroup (") &&
               strstr(text, "RLIMIT_NPROC cannot stand in (only in the linux backend's user namespace)"));
         free(text);
+        /* ... but for root's sandbox user, whose uid is the instance's */
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, false, true, &text), PIDS_BY_RLIMIT);
+        CHECK(text && strstr(text, "RLIMIT_NPROC of the sandbox user"));
+        free(text);
         put("/proc/sys/kernel/osrelease", 0444, "5.4.0\n");
-        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, &text), PIDS_BY_NONE);
+        CHECK_INTEQ(cgroup_pids_mechanism(&env, true, false, &text), PIDS_BY_NONE);
         CHECK(text && strstr(text, "RLIMIT_NPROC cannot stand in (Linux 5.4 counts it per user"));
         free(text);
 }
