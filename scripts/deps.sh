@@ -12,7 +12,7 @@
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc musl-tools dpkg-dev"
-TEST="util-linux procps strace runc nodejs npm golang-go mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
+TEST="util-linux procps strace runc acl nodejs npm golang-go mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
 BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for

@@ -150,17 +150,31 @@ check_out "... and the sandbox has the container's hostname" "ctr-podman" cat "$
 inside docker unconfined "\$C run -- hostname" >"$T/host-du" 2>&1
 check_out "docker unconfined: the sandbox's own hostname" "cordon" cat "$T/host-du"
 
+# -- the container's root: the sandbox user binds --pids by RLIMIT_NPROC
+# (no pids cgroup in these containers), where root's command cannot be
+if is_root_run; then
+    inside docker default "\$C plan --backend landlock --pids 10 -- true >$X/pids-plan 2>&1
+        \$C check --backend landlock >$X/pids-check 2>&1
+        \$C run --backend landlock --user caller --pids 10 -- true >$X/pids-caller 2>&1; echo \$? >>$X/pids-caller"
+    check_contains "docker, as root: --pids is RLIMIT_NPROC of the sandbox user" "pids=10 (by RLIMIT_NPROC of the sandbox user)" \
+        cat "$X/pids-plan"
+    check_contains "... cordon check says so" "process limit (--pids): RLIMIT_NPROC of the sandbox user" cat "$X/pids-check"
+    check_contains "control: root's own command (--user caller) cannot be bound: refused" "RLIMIT_NPROC cannot stand in" \
+        cat "$X/pids-caller"
+    check_out "... with 125" "125" tail -1 "$X/pids-caller"
+fi
+
 # -- the landlock backend's suites inside, as the container's root or as
 # a user in it; the linux backend's checks in them need namespaces
 # (docs/backends.md), which these containers refuse. Docker's default: the
 # escape probes (docs/backends.md), whose connects there fail closed (no
 # pidfd_getfd: their section has no control); with the fix check names
 # (--cap-add SYS_PTRACE) and Podman's default: every landlock suite.
-ALL="probes landlock landlock-metadata landlock-attack landlock-net landlock-git"
+ALL="probes landlock landlock-metadata landlock-attack landlock-net landlock-git sandbox-user"
 for ev in docker:default docker:cap-ptrace podman:default; do
     e=${ev%%:*} v=${ev#*:}
     SUITES=$ALL
-    [ "$ev" = docker:default ] && SUITES="probes landlock landlock-metadata"
+    [ "$ev" = docker:default ] && SUITES="probes landlock landlock-metadata sandbox-user"
     for s in ${CONTAINER_SUITES:-$SUITES}; do
         f=$TOP/tests/escape/$s.sh
         out=$X/suite-$e-$v-$s.tap
