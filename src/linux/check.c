@@ -44,7 +44,7 @@ static const char *const LANDLOCK_LACKS[] = {
         "paths cannot be remapped, nor protected inside writable paths: there the git control files the "
         "command made or changed are set aside after the run (config, config.worktree, commondir, hooks/; "
         "of the user's own repositories too, so a git config inside is set aside)",
-        "--pids without cgroups",
+        "--pids without cgroups (but as root: the sandbox user's RLIMIT_NPROC)",
         "paths hidden entirely: Landlock does not govern stat, so a command can learn that a path it guesses under "
         "a refused directory exists (a host POSIX shm name in /dev/shm, a file in a home) and read its metadata "
         "(size, owner, times), never its content",
