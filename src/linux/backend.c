@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -242,6 +243,36 @@ static int git_prep_finish(git_prep *g, int r, cordon_error **ret_error)
         return g->r;
 }
 
+/* The sandbox user's setresuid, in the command's process that shares our
+ * memory until execve, and on the supervisor's thread, makes the kernel
+ * mark this whole process not dumpable (no core dump, no ptrace by a user
+ * of its): so it stays while any such sandbox runs (the sandbox user could
+ * otherwise trace that thread, Landlock aside), and the caller's
+ * dumpability is put back when the last one is done. */
+static pthread_mutex_t dumpable_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned sandbox_users;
+static int caller_dumpable;
+
+static void sandbox_user_begin(cordon_process *proc)
+{
+        pthread_mutex_lock(&dumpable_lock);
+        if (sandbox_users++ == 0)
+                caller_dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+        pthread_mutex_unlock(&dumpable_lock);
+        proc->sandbox_user = true;
+}
+
+static void sandbox_user_end(cordon_process *proc)
+{
+        if (!proc->sandbox_user)
+                return;
+        proc->sandbox_user = false;
+        pthread_mutex_lock(&dumpable_lock);
+        if (--sandbox_users == 0 && caller_dumpable == 1)
+                (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        pthread_mutex_unlock(&dumpable_lock);
+}
+
 static void free_sandbox(cordon_process *p);
 
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
@@ -297,6 +328,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0 && p->backend != BACKEND_NONE)
                 terminals_save(s.l.stdio, proc->terminals);
         lm[LMARK_CLONE] = now_s();
+        if (r == 0 && p->sandbox_user)
+                sandbox_user_begin(proc);
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
         if (prepping)
@@ -499,6 +532,7 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
         double t[AFTER__MAX] = {now_s()};
         proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
         supervise_stop(p->calls);
+        sandbox_user_end(p);
         terminals_restore(p->terminals);
         t[AFTER_STOP] = now_s();
         p->placeholders = protect_placeholders_remove(p->placeholders);
@@ -536,6 +570,7 @@ static void free_sandbox(cordon_process *p)
         p->undo = undo_free(p->undo);
         p->proxy = proxy_free(p->proxy);
         p->calls = supervise_free(p->calls);
+        sandbox_user_end(p);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
         if (p->status_fd >= 0)
@@ -556,6 +591,8 @@ int linux_trial_start(const cordon_plan *p, child_report *ret_report, cordon_err
         launch_storage s;
         launch_storage_init(&s);
         int r = prepare_launch(p, false, &s, ret_error);
+        if (r == 0 && p->sandbox_user)
+                sandbox_user_begin(proc);
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
         *ret_report = s.report;
