@@ -123,6 +123,9 @@ static int plan_for(const cordon_config *c, const char *backend, cordon_plan **r
         if (n <= 0)
                 return error_set(ret_error, errno ? errno : EIO, "cannot read /proc/self/exe: %s", strerror(errno));
         exe[n] = '\0';
+        cordon_config *defaults = c ? NULL : cordon_config_new(); /* NULL: the defaults */
+        if (!c && !(c = defaults))
+                return error_set(ret_error, ENOMEM, "out of memory");
         cordon_config trial = *c; /* shallow: plan_build only reads it */
         trial.backend = (char *)backend;
         trial.enabled = true;
@@ -136,6 +139,7 @@ static int plan_for(const cordon_config *c, const char *backend, cordon_plan **r
                               .stdio = {CORDON_STDIO_NULL, CORDON_STDIO_NULL, CORDON_STDIO_NULL},
                               .pty = CORDON_PTY_OFF};
         int r = cordon_prepare(&trial, &cmd, ret, ret_error);
+        cordon_config_free(defaults);
         if (r == 0 && trial_plan(*ret) < 0) {
                 *ret = cordon_plan_free(*ret);
                 r = error_set(ret_error, ENOMEM, "out of memory");
