@@ -3,7 +3,8 @@
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages), musl and dpkg-dev (the static CLI: jansson from its source package)
-#   scripts/deps.sh test    + what the test suites drive (setpriv, runc, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...)
+#   scripts/deps.sh test    + what the test suites drive (setpriv, runc, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...);
+#                           as root also the engines' seccomp profiles (scripts/container-profiles.sh, for container.sh)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time, python3, git, curl
 #   scripts/deps.sh deb     + debhelper, lintian (make deb)
 #   scripts/deps.sh windows mingw-w64 (make windows)
@@ -43,7 +44,13 @@ for p in $want; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     case $status in *"ok installed"*) ;; *) missing="$missing $p" ;; esac
 done
-[ -z "$missing" ] && exit 0
+# the test suites' data out of Debian's packages (container.sh): once
+fetch_data() {
+    [ "${1:-build}" = test ] && [ "$(id -u)" -eq 0 ] || return 0
+    "$(dirname "$0")/container-profiles.sh" /var/cache/cordon/container-profiles ||
+        { echo "cordon: the engines' seccomp profiles could not be fetched (scripts/container-profiles.sh)" >&2; exit 125; }
+}
+[ -z "$missing" ] && { fetch_data "${1:-build}"; exit 0; }
 
 if [ "$(id -u)" -eq 0 ]; then
     echo "cordon: installing:$missing" >&2
@@ -51,6 +58,7 @@ if [ "$(id -u)" -eq 0 ]; then
     apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 ||
         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $missing >/dev/null; } ||
         { echo "cordon: apt-get install$missing failed" >&2; exit 125; }
+    fetch_data "${1:-build}"
     exit 0
 fi
 echo "cordon: missing packages:$missing" >&2
