@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +56,10 @@ typedef struct grant_ctx {
 
 /* The ACL |name| of |path| (a /proc/self/fd link), or, when it has none,
  * the one |mode| means (default ACLs: none, *a->n == 0). 0 or -errno. */
-static int acl_get(const char *path, const char *name, mode_t mode, acl *a)
+static int acl_get(const char *path, const char *name, mode_t mode, acl *a, bool nofollow)
 {
         unsigned char raw[4 + ACL_MAX * 8];
-        ssize_t n = getxattr(path, name, raw, sizeof(raw));
+        ssize_t n = nofollow ? lgetxattr(path, name, raw, sizeof(raw)) : getxattr(path, name, raw, sizeof(raw));
         a->n = 0;
         if (n < 0 && errno != ENODATA)
                 return -errno;
@@ -154,7 +155,7 @@ static int grant_fd(grant_ctx *g, int fd, const struct stat *st, uint16_t perm, 
         for (int k = 0; k < (defaults ? 2 : 1); k++) {
                 const char *name = k ? ACL_DEFAULT : ACL_ACCESS;
                 acl a;
-                int r = acl_get(path, name, st->st_mode, &a);
+                int r = acl_get(path, name, st->st_mode, &a, false);
                 if (r == 0 && acl_add(&a, g->uid, perm, st->st_mode))
                         r = acl_set(path, name, &a);
                 if (r == -EOPNOTSUPP || r == -ENOTSUP) {
@@ -170,6 +171,26 @@ static int grant_fd(grant_ctx *g, int fd, const struct stat *st, uint16_t perm, 
 static bool one_link(const struct stat *st)
 {
         return (S_ISREG(st->st_mode) || S_ISSOCK(st->st_mode)) && st->st_nlink == 1;
+}
+
+/* Whether the entry |name| of the directory |dir| (what |st| says it is)
+ * already gives |uid| |perm| (and its default, on a directory): a look by
+ * name, without opening it; a change is made on a pinned descriptor. */
+static bool already_granted(int dir, const char *name, const struct stat *st, uid_t uid, uint16_t perm)
+{
+        if (st->st_uid == uid)
+                return true;
+        char path[NAME_MAX + 48];
+        snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dir, name);
+        for (int k = 0; k < (S_ISDIR(st->st_mode) ? 2 : 1); k++) {
+                acl a;
+                if (acl_get(path, k ? ACL_DEFAULT : ACL_ACCESS, st->st_mode, &a, true) < 0)
+                        return false;
+                acl_entry *u = acl_find(&a, TAG_USER, uid), *m = acl_find(&a, TAG_MASK, 0);
+                if (!u || (u->perm & perm) != perm || !m || (m->perm & perm) != perm)
+                        return false;
+        }
+        return true;
 }
 
 static uint16_t file_perm(const struct stat *st, uint16_t want)
@@ -200,6 +221,9 @@ static int grant_tree(grant_ctx *g, int dir, uint16_t want, int depth)
                     !(S_ISDIR(st.st_mode) || (one_link(&st))))
                         continue;
                 bool is_dir = S_ISDIR(st.st_mode);
+                bool done = already_granted(dir, de->d_name, &st, g->uid, is_dir ? want : file_perm(&st, want));
+                if (done && !is_dir)
+                        continue; /* the usual case once granted: two calls an entry */
                 int fd = openat(dir, de->d_name,
                                 (is_dir ? O_RDONLY | O_DIRECTORY : O_PATH) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
                 struct stat now;
@@ -208,7 +232,7 @@ static int grant_tree(grant_ctx *g, int dir, uint16_t want, int depth)
                 /* the pinned inode is what was looked at (nothing swapped it) */
                 if (fstat(fd, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev &&
                     (S_ISDIR(now.st_mode) || one_link(&now))) {
-                        r = grant_fd(g, fd, &now, is_dir ? want : file_perm(&now, want), is_dir);
+                        r = done ? 0 : grant_fd(g, fd, &now, is_dir ? want : file_perm(&now, want), is_dir);
                         if (r == 0 && is_dir)
                                 r = grant_tree(g, fd, want, depth + 1);
                 }
