@@ -244,33 +244,19 @@ static int git_prep_finish(git_prep *g, int r, cordon_error **ret_error)
 }
 
 /* The sandbox user's setresuid, in the command's process that shares our
- * memory until execve, and on the supervisor's thread, makes the kernel
- * mark this whole process not dumpable (no core dump, no ptrace by a user
- * of its): so it stays while any such sandbox runs (the sandbox user could
- * otherwise trace that thread, Landlock aside), and the caller's
- * dumpability is put back when the last one is done. */
-static pthread_mutex_t dumpable_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned sandbox_users;
-static int caller_dumpable;
-
-static void sandbox_user_begin(cordon_process *proc)
+ * memory until execve, makes the kernel mark this whole process not
+ * dumpable: what it was before the clone is put back once the command
+ * executed (a thread of ours as the sandbox user, the call supervisor's,
+ * puts it back too: supervise.c). -1: nothing to put back. */
+static int dumpable_before(const cordon_plan *p)
 {
-        pthread_mutex_lock(&dumpable_lock);
-        if (sandbox_users++ == 0)
-                caller_dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-        pthread_mutex_unlock(&dumpable_lock);
-        proc->sandbox_user = true;
+        return p->sandbox_user ? prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) : -1;
 }
 
-static void sandbox_user_end(cordon_process *proc)
+static void dumpable_restore(int before)
 {
-        if (!proc->sandbox_user)
-                return;
-        proc->sandbox_user = false;
-        pthread_mutex_lock(&dumpable_lock);
-        if (--sandbox_users == 0 && caller_dumpable == 1)
+        if (before == 1)
                 (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-        pthread_mutex_unlock(&dumpable_lock);
 }
 
 static void free_sandbox(cordon_process *p);
@@ -328,10 +314,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0 && p->backend != BACKEND_NONE)
                 terminals_save(s.l.stdio, proc->terminals);
         lm[LMARK_CLONE] = now_s();
-        if (r == 0 && p->sandbox_user)
-                sandbox_user_begin(proc);
+        int dumpable = dumpable_before(p);
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
+        dumpable_restore(dumpable);
         if (prepping)
                 r = git_prep_finish(&prep, r, ret_error);
         if (r == 0 && p->debug_timing)
@@ -532,7 +518,6 @@ static int wait_sandbox(cordon_process *p, int timeout_ms, cordon_result *ret_re
         double t[AFTER__MAX] = {now_s()};
         proxy_stop(p->proxy); /* the sandbox is gone: so are its connections */
         supervise_stop(p->calls);
-        sandbox_user_end(p);
         terminals_restore(p->terminals);
         t[AFTER_STOP] = now_s();
         p->placeholders = protect_placeholders_remove(p->placeholders);
@@ -570,7 +555,6 @@ static void free_sandbox(cordon_process *p)
         p->undo = undo_free(p->undo);
         p->proxy = proxy_free(p->proxy);
         p->calls = supervise_free(p->calls);
-        sandbox_user_end(p);
         if (p->stacks) /* the init is reaped: it ran there until its end */
                 munmap(p->stacks, STACKS_SIZE);
         if (p->status_fd >= 0)
@@ -591,10 +575,10 @@ int linux_trial_start(const cordon_plan *p, child_report *ret_report, cordon_err
         launch_storage s;
         launch_storage_init(&s);
         int r = prepare_launch(p, false, &s, ret_error);
-        if (r == 0 && p->sandbox_user)
-                sandbox_user_begin(proc);
+        int dumpable = dumpable_before(p);
         if (r == 0)
                 r = clone_sandbox(p, &s, proc, ret_error);
+        dumpable_restore(dumpable);
         *ret_report = s.report;
         launch_storage_free(&s);
         free_sandbox(proc); /* kills what may run, reaps */

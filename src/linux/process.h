@@ -42,7 +42,6 @@ struct cordon_process {
         cordon_log_fn log_fn;
         void *log_userdata;
         json_t *degraded;        /* the plan's degraded steps, for the --stats record, or NULL */
-        bool sandbox_user;       /* counted among the runs that keep this process not dumpable (backend.c) */
 };
 
 /* The command's stack between clone and execve (a few frames, no big

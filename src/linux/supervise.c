@@ -54,14 +54,20 @@ static void drop_thread_capabilities(void)
 
 /* The sandbox user's identity on this thread only (raw calls: glibc's
  * change every thread), keeping CAP_FOWNER (supervise_options). A failure
- * leaves no capability: the calls then fail as the kernel refuses them. */
+ * leaves no capability: the calls then fail as the kernel refuses them.
+ * The kernel marks the launcher not dumpable for it: put back as it was,
+ * as for root's command before (the command cannot trace the launcher's
+ * threads: Landlock refuses it ptrace outside its domain). */
 static void become_sandbox_user(const supervise_options *o)
 {
         struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
         struct __user_cap_data_struct data[2] = {{0}};
+        int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
         bool ok = prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0 && syscall(SYS_setgroups, 0, NULL) == 0 &&
                   syscall(SYS_setresgid, o->gid, o->gid, o->gid) == 0 &&
                   syscall(SYS_setresuid, o->uid, o->uid, o->uid) == 0;
+        if (dumpable == 1)
+                (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         if (ok) {
                 data[0].permitted = data[0].effective = 1u << CAP_FOWNER;
                 ok = syscall(SYS_capset, &hdr, data) == 0;
