@@ -19,6 +19,8 @@
  * - what it may write it gets by POSIX ACLs (src/linux/sandbox-user.c),
  *   never by a change of owner, so the host's git keeps trusting the
  *   user's own repositories.
+ * Root of a user namespace that maps no other id (a rootless container's)
+ * stays itself: it is not the host's root, and has no other id to be.
  * "caller" keeps root root, as cordon did before. */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +59,25 @@ static bool id_listed(const char *root, const char *file, uint32_t id)
         }
         if (f)
                 fclose(f);
+        return found;
+}
+
+/* Whether |id| is mapped in |root|/|file| (/proc/self/uid_map: "inside
+ * outside count" lines). Root in a user namespace of its own (a rootless
+ * runtime's) has no other id to become, and is not the host's root. An
+ * unreadable map counts as the initial namespace's, which maps all. */
+static bool id_mapped(const char *root, const char *file, uint32_t id)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s%s", root ? root : "", file);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return true;
+        unsigned long long in, out, n;
+        bool found = false;
+        while (!found && fscanf(f, "%llu %llu %llu", &in, &out, &n) == 3)
+                found = id >= in && id - in < n;
+        fclose(f);
         return found;
 }
 
@@ -115,7 +136,16 @@ int plan_user(const cordon_config *c, const host_info *h, cordon_plan *p, cordon
                                            "of its own, with no capability; the sandbox user is the landlock "
                                            "backend's, for root without one"
                                          : "the sandbox user is the landlock backend's");
+        uint32_t id = plan_sandbox_id(h->root, p->instance_root);
+        if (!id_mapped(h->root, "/proc/self/uid_map", id) || !id_mapped(h->root, "/proc/self/gid_map", id)) {
+                if (c->user == USER_AUTO)
+                        return 0; /* root of a user namespace: not the host's root */
+                return error_set(ret_error, EINVAL,
+                                 "isolation.user \"sandbox\": cordon runs as root of a user namespace that maps no "
+                                 "other id (a rootless container's): the command runs as that root, which is not "
+                                 "the host's (\"auto\")");
+        }
         p->sandbox_user = true;
-        p->run_uid = p->run_gid = plan_sandbox_id(h->root, p->instance_root);
+        p->run_uid = p->run_gid = id;
         return 0;
 }

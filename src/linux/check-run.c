@@ -193,6 +193,7 @@ int check_run_backend(const cordon_config *c, const char *backend, check_run *ru
                 cordon_error_free(e);
                 return r == -ENOMEM ? r : 0;
         }
+        run->sandbox_user = p->sandbox_user;
         for (size_t i = 0; i < p->n_degraded; i++)
                 for (size_t g = 0; g < run->n; g++)
                         if (streq(run->steps[g].name, p->degraded[i].step))

@@ -22,6 +22,7 @@ typedef struct check_run {
         check_step_result steps[16];
         size_t n;
         int failed;        /* the first failed step's index, -1: none (it can run) */
+        bool sandbox_user; /* the run's command is the sandbox user (plan-user.c) */
 } check_run;
 
 /* Runs what a run of |c| on |backend| ("linux" or "landlock") runs, in a

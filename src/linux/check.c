@@ -159,14 +159,14 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
         const char *backend = c && !streq(c->backend, "auto") ? c->backend : "linux";
         static const char *const PIDS_BY[] = {[PIDS_BY_CGROUP] = "cgroup", [PIDS_BY_RLIMIT] = "rlimit",
                                               [PIDS_BY_NONE] = "none"};
-        bool sandbox_user = streq(backend, "landlock") && geteuid() == 0 && (!c || c->user != USER_CALLER);
-        int by = host_pids_mechanism(streq(backend, "linux"), sandbox_user, &pids);
         bool ok, apparmor_fix = false;
         _cleanup_free_ char *why = NULL;
         check_run run = {.failed = -1}, ll_run = {.failed = -1};
         bool trial = streq(backend, "linux") || streq(backend, "landlock");
         if (trial && check_run_backend(c, backend, &run) < 0)
                 return -ENOMEM;
+        /* the trial's plan says whether a run has the sandbox user */
+        int by = host_pids_mechanism(streq(backend, "linux"), run.sandbox_user, &pids);
         if (streq(backend, "linux")) {
                 ok = run.failed < 0;
                 if (userns != 1 && userns_limit() == LIMIT_APPARMOR)

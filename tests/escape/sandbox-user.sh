@@ -39,6 +39,14 @@ check_contains "cordon plan says so" "user: the sandbox user, uid $uid" cordon p
 check_contains "cordon check: the step is tried" "sandbox user: ok" cordon check --backend landlock
 check_contains "--user sandbox on the linux backend is an error" "the linux backend runs the command as you" \
     cordon run --user sandbox -- true
+# root of a user namespace that maps no other id (a rootless container's):
+# not the host's root, no other id to become (unshare -r maps 0 alone)
+if unshare -U -r true 2>/dev/null; then
+    check_out "root of a user namespace mapping no other id: the command stays that root" "0" \
+        sh -c "cd '$W' && HOME='$H' unshare -U -r '$CORDON' $LL -- id -u"
+    check_contains "... and --user sandbox says why it cannot be" "maps no other id" \
+        sh -c "cd '$W' && HOME='$H' unshare -U -r '$CORDON' $LL --user sandbox -- true"
+fi
 
 # -- root's files
 echo root-secret >"$T/secret" && chmod 600 "$T/secret"
