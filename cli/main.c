@@ -33,9 +33,11 @@ static int stats_file = -1;     /* --stats FILE, once opened */
 static volatile sig_atomic_t pending_signal;
 /* After a SIGTERM, what still runs this long later is killed. */
 static double kill_after_s = 2;
+#ifndef _WIN32
 /* --die-with-parent: the process that started cordon (its pid noted at the
  * start, or the one --die-with-parent=PID gives). */
 static pid_t started_by;
+#endif
 
 static void on_log(cordon_log_level level, const char *message, void *userdata)
 {
