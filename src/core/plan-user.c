@@ -73,10 +73,19 @@ static bool id_mapped(const char *root, const char *file, uint32_t id)
         FILE *f = fopen(path, "re");
         if (!f)
                 return true;
-        unsigned long long in, out, n;
+        char line[256];
         bool found = false;
-        while (!found && fscanf(f, "%llu %llu %llu", &in, &out, &n) == 3)
-                found = id >= in && id - in < n;
+        while (!found && fgets(line, sizeof(line), f)) {
+                char *p = line, *end = NULL;
+                unsigned long long v[3];
+                int k = 0;
+                for (; k < 3; k++, p = end) {
+                        v[k] = strtoull(p, &end, 10);
+                        if (end == p)
+                                break;
+                }
+                found = k == 3 && id >= v[0] && id - v[0] < v[2];
+        }
         fclose(f);
         return found;
 }
