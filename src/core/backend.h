@@ -46,8 +46,9 @@ struct backend_ops {
         /* cordon_helper_main's work (NULL: none in this backend). */
         int (*helper_main)(int argc, char **argv);
         /* cordon_recover: the checks of the runs whose launcher (and its
-         * helper) died, from their journals in |logs| (NULL: none). */
-        int (*recover)(int logs, cordon_log_fn log_fn, void *log_userdata);
+         * helper) died, from the journals in the instance |c| and |h| name
+         * (NULL: none). */
+        int (*recover)(const cordon_config *c, const host_info *h, cordon_error **ret_error);
         /* The steps the run went without (plan_degraded), a JSON array, or
          * NULL (also the NULL op): none. */
         json_t *(*degraded)(const cordon_process *p);

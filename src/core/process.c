@@ -14,7 +14,6 @@
 #include "backend.h"
 #include "config.h"
 #include "env.h"
-#include "instance.h"
 #include "error.h"
 #include "util.h"
 
@@ -179,18 +178,8 @@ int cordon_recover(const cordon_config *c, cordon_error **ret_error)
         host_info h;
         host_storage s;
         int r = host_info_read(&h, &s, environ, ret_error);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *root = NULL;
-        r = instance_resolve_root(c->home, h.environ ? env_get(h.environ, "CORDON_HOME") : NULL, h.home, &root, NULL);
+        if (r == 0)
+                r = ops->recover(c, &h, ret_error);
         host_info_free(&s);
-        /* no instance yet (or one cordon_prepare will refuse): nothing to check */
-        _cleanup_close_ int logs = r == 0 && access(root, F_OK) == 0 ? instance_open_logs(root, NULL) : -1;
-        if (logs < 0)
-                return 0;
-        r = ops->recover(logs, c->log_fn, c->log_userdata);
-        return r < 0 ? error_set(ret_error, -r,
-                                 "git: a killed run left what the host's git would run in its workspace, and it could "
-                                 "not be set aside (see the warnings above); remove it before you run git there")
-                     : 0;
+        return r;
 }

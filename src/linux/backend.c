@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "cgroup.h"
 #include "config.h"
+#include "env.h"
 #include "error.h"
 #include "gitcheck.h"
 #include "host.h"
@@ -617,6 +618,22 @@ static int helper_main(int argc, char **argv)
 }
 static json_t *degraded_report(const cordon_process *p) { return p->degraded ? json_incref(p->degraded) : NULL; }
 
+static int recover(const cordon_config *c, const host_info *h, cordon_error **ret_error)
+{
+        _cleanup_free_ char *root = NULL;
+        int r = instance_resolve_root(c->home, h->environ ? env_get(h->environ, "CORDON_HOME") : NULL, h->home, &root,
+                                      NULL);
+        /* no instance yet (or one cordon_prepare will refuse): nothing to check */
+        _cleanup_close_ int logs = r == 0 && access(root, F_OK) == 0 ? instance_open_logs(root, NULL) : -1;
+        if (logs < 0)
+                return 0;
+        r = git_check_recover_dead(logs, c->log_fn, c->log_userdata);
+        return r < 0 ? error_set(ret_error, -r,
+                                 "git: a killed run left what the host's git would run in its workspace, and it could "
+                                 "not be set aside (see the warnings above); remove it before you run git there")
+                     : 0;
+}
+
 const backend_ops linux_backend_ops = {
         .name = "linux",
         .prepare = prepare,
@@ -628,6 +645,6 @@ const backend_ops linux_backend_ops = {
         .network_denied = backend_proxy_denied,
         .git_check = git_check_report,
         .helper_main = helper_main,
-        .recover = git_check_recover_dead,
+        .recover = recover,
         .degraded = degraded_report,
 };
