@@ -39,10 +39,11 @@ static char *read_line(const char *path)
         return r;
 }
 
-int host_probe_userns(char **ret_reason)
+/* |fn| in a short-lived child: the errno it returns, or -errno when the
+ * child could not be run. The child makes system calls only (the caller
+ * may be multi-threaded). */
+static int in_child(int (*fn)(void))
 {
-        unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-                              CLONE_NEWNET | CLONE_NEWCGROUP;
         int pipefd[2];
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return -errno;
@@ -54,17 +55,32 @@ int host_probe_userns(char **ret_reason)
                 return -e;
         }
         if (pid == 0) {
-                int e = unshare((int)flags) < 0 ? errno : 0;
+                int e = fn();
                 (void)!write(pipefd[1], &e, sizeof(e));
                 _exit(0);
         }
         close(pipefd[1]);
-        int e = EIO;
+        int e = -EIO;
         if (read(pipefd[0], &e, sizeof(e)) != sizeof(e))
-                e = EIO;
+                e = -EIO;
         close(pipefd[0]);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
+        return e;
+}
+
+static int try_userns(void)
+{
+        unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                              CLONE_NEWNET | CLONE_NEWCGROUP;
+        return unshare((int)flags) < 0 ? errno : 0;
+}
+
+int host_probe_userns(char **ret_reason)
+{
+        int e = in_child(try_userns);
+        if (e < 0)
+                return e;
         if (e == 0) {
                 *ret_reason = NULL;
                 return 1;
@@ -173,36 +189,6 @@ char *host_apparmor_fix(const char *exe, const char *installed_profile)
 }
 
 bool host_seccomp_filtered(void) { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2; }
-
-/* |fn| in a short-lived child: the errno it returns, or -errno when the
- * child could not be run. The child makes system calls only (the caller
- * may be multi-threaded). */
-static int in_child(int (*fn)(void))
-{
-        int pipefd[2];
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        pid_t pid = fork();
-        if (pid < 0) {
-                int e = errno;
-                close(pipefd[0]);
-                close(pipefd[1]);
-                return -e;
-        }
-        if (pid == 0) {
-                int e = fn();
-                (void)!write(pipefd[1], &e, sizeof(e));
-                _exit(0);
-        }
-        close(pipefd[1]);
-        int e = -EIO;
-        if (read(pipefd[0], &e, sizeof(e)) != sizeof(e))
-                e = -EIO;
-        close(pipefd[0]);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        return e;
-}
 
 static int try_hostname(void)
 {
