@@ -144,7 +144,9 @@ static char *not_set_aside(const cordon_process *p)
         buf b = {0};
         size_t i;
         json_t *v;
-        json_array_foreach(list, i, v) buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(v));
+        json_array_foreach(list, i, v) {
+                buf_printf(&b, "%s%s", i ? ", " : "", json_string_value(v));
+        }
         json_decref(git);
         return b.len || b.oom ? buf_steal(&b) : NULL;
 }
