@@ -57,6 +57,8 @@ static const flag_spec FLAGS[] = {
         {{"die-with-parent", optional_argument, NULL, OPT_DIE_WITH_PARENT}, F_RUN | F_PLAN},
         {{"stats", required_argument, NULL, OPT_STATS}, F_RUN | F_PLAN},
         {{"stats-fd", required_argument, NULL, OPT_STATS_FD}, F_RUN | F_PLAN},
+        {{"explain", no_argument, NULL, OPT_EXPLAIN}, F_RUN | F_PLAN},
+        {{"explain-on-failure", no_argument, NULL, OPT_EXPLAIN_ON_FAILURE}, F_RUN | F_PLAN},
         {{"quiet", no_argument, NULL, OPT_QUIET}, F_RUN},
         {{"verbose", no_argument, NULL, OPT_VERBOSE}, F_RUN},
         {{"pty", no_argument, NULL, OPT_PTY}, F_RUN},
@@ -302,6 +304,10 @@ const char *cli_usage(cli_command command)
                        "                             through a symlink)\n"
                        "  --die-with-parent[=PID]    when the process that started cordon (PID: checked at\n"
                        "                             the start) dies, end the sandbox as on SIGTERM\n"
+                       "  --explain-on-failure       when the command fails, what the sandbox refused and the\n"
+                       "                             flag that would allow it, on stderr after its output\n"
+                       "  --explain                  also observe the command's path calls (costs time), so\n"
+                       "                             that refused reads, writes and executions are named\n"
                        "  --quiet                    no notes, no denials, no message when a limit killed\n"
                        "                             the command (errors and warnings stay)\n"
                        "  --verbose                  notes (PATH entries not visible inside) also when stderr\n"

@@ -84,6 +84,8 @@ enum {
         OPT_VERBOSE,
         OPT_PASS_ENV,
         OPT_DIE_WITH_PARENT,
+        OPT_EXPLAIN,
+        OPT_EXPLAIN_ON_FAILURE,
 };
 
 /* Parse argv. Returns 0 (args filled) or -1 (args->error says why, and

@@ -132,6 +132,8 @@ static int apply_flag(cordon_config *c, const cli_flag *f, cordon_error **err)
         case OPT_SET: return flag_set(c, v, err);
         case OPT_PASS_ENV: return cordon_config_env_pass(c, v, err);
         case OPT_DIE_WITH_PARENT: return cordon_config_set_die_with_parent(c, true);
+        case OPT_EXPLAIN: return cordon_config_set_explain(c, true);
+        case OPT_EXPLAIN_ON_FAILURE: return cordon_config_set_explain_on_failure(c, true);
         case OPT_EXCLUDE: return cordon_config_env_exclude(c, v, err);
         case OPT_INCLUDE_ONLY: return cordon_config_env_include_only(c, v, err);
         case OPT_KEEP_DEFAULT_EXCLUDES: return cordon_config_set_ignore_default_excludes(c, false);
@@ -492,6 +494,21 @@ static void explain_limit(const cordon_result *res, const double *limits)
         }
 }
 
+/* --explain-on-failure: a few lines on what the sandbox refused, after
+ * the command's own output (which ended with it). */
+#define EXPLAIN_LINES 5
+static void explain_refusals(const cordon_process *p, const cordon_result *res)
+{
+        char *text = cordon_process_denied_summary(p, res, EXPLAIN_LINES);
+        for (char *line = text, *nl; line && *line; line = nl + 1) {
+                nl = strchr(line, '\n');
+                if (!nl)
+                        break;
+                fprintf(stderr, "cordon: %.*s\n", (int)(nl - line), line);
+        }
+        free(text);
+}
+
 /* Quiet by default: the caller is mostly a program that hands cordon's
  * stderr to a model. Notes are printed at the start on a terminal or with
  * --verbose, else only with the failure they explain (exit 127: a command
@@ -558,6 +575,8 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         }
         if (!a->quiet)
                 explain_limit(&res, limits);
+        if (res.status != 0 && cordon_plan_explain_on_failure(plan))
+                explain_refusals(p, &res);
         if (!a->quiet && !noted && res.status != 0)
                 print_notes(plan, res.status);
         cordon_plan_free(plan);

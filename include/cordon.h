@@ -249,6 +249,18 @@ CORDON_API int cordon_config_set_log_plan(cordon_config *c, bool log_plan);
  * sandbox always dies with the thread that started it, whatever this says
  * (see cordon_start). */
 CORDON_API int cordon_config_set_die_with_parent(cordon_config *c, bool die);
+/* Explain the refusals (isolation.explain, default false; the CLI's
+ * --explain): the run also observes the command's calls that take a path
+ * (seccomp user notification, answered "continue": the kernel decides as
+ * without it), so that cordon_process_denied_json names the reads,
+ * writes and executions the view refused. Costs time per such call
+ * (docs/performance.md); never changes what the command may do. */
+CORDON_API int cordon_config_set_explain(cordon_config *c, bool explain);
+/* isolation.explain_on_failure (default false; --explain-on-failure): the
+ * plan records the wish (cordon_plan_explain_on_failure) for the launcher,
+ * which then writes a few lines on what was refused when the command
+ * fails (the CLI does). */
+CORDON_API int cordon_config_set_explain_on_failure(cordon_config *c, bool explain);
 /* Landlock requirement: "required", "best_effort" (default) or "off". */
 CORDON_API int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error);
 /* Who the command runs as (isolation.user): "auto" (the default: a
@@ -375,6 +387,10 @@ CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);
 CORDON_API const char *cordon_plan_backend(const cordon_plan *plan);
 /* Whether the plan's config asked for isolation.die_with_parent. */
 CORDON_API bool cordon_plan_die_with_parent(const cordon_plan *plan);
+/* Whether the plan's config asked for isolation.explain_on_failure, and
+ * for isolation.explain. */
+CORDON_API bool cordon_plan_explain_on_failure(const cordon_plan *plan);
+CORDON_API bool cordon_plan_explain(const cordon_plan *plan);
 /* The value of limit |which| in the plan (0: none; a NaN for an unknown
  * |which|), e.g. to name the limit that ended a command. */
 CORDON_API double cordon_plan_limit(const cordon_plan *plan, cordon_limit which);
@@ -490,9 +506,33 @@ CORDON_API char *cordon_result_to_json(const cordon_result *r);
 
 /* The --stats JSON: cordon_result_to_json's object plus "network_denied",
  * the hosts the network proxy refused ([{"host", "port", "reason"}], each
- * host and port once; [] without a proxy). Complete once cordon_wait
+ * host and port once; [] without a proxy), and "denied" (as
+ * cordon_process_denied_json; "denied_omitted": how many more the bound
+ * left out, when any). Complete once cordon_wait
  * returned 0. The caller frees it with free(); NULL on ENOMEM. */
 CORDON_API char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r);
+
+/* What the boundary refused that cordon saw in |p|'s run (the record's
+ * "denied"), as a JSON array, each distinct refusal once: {"kind" (read,
+ * write, exec, connect, resolve, syscall), "target" (a path, HOST:PORT or
+ * a call), "rule" (what refused it), "host_has" (for a path: whether the
+ * host has it; else null), "suggestion" (the flag that would allow it:
+ * "--expose PATH", "--expose PATH:rw", "--allow-net HOST:PORT", or
+ * "cannot be allowed"), "seen_by"}. At most 64 entries of at most 512
+ * bytes of text each. |r| (NULL: none yet) leaves out what counts only
+ * for another exit status (a hidden PATH entry: on 127). Complete once
+ * cordon_wait returned 0. The caller frees it with free(); NULL on
+ * ENOMEM. */
+CORDON_API char *cordon_process_denied_json(const cordon_process *p, const cordon_result *r);
+/* At most |max_lines| lines for people (each ending in a newline) on what
+ * cordon_process_denied_json holds: "refused KIND TARGET (RULE): allow it
+ * with FLAG", then one that counts the rest; the command's text in them
+ * escaped for a terminal; "" when nothing was refused. What the CLI's
+ * --explain-on-failure prints after "cordon: ". The caller frees it with
+ * free(); NULL on ENOMEM. */
+CORDON_API char *cordon_process_denied_summary(const cordon_process *p, const cordon_result *r, size_t max_lines);
+/* How many entries cordon_process_denied_json would hold (0 for NULL). */
+CORDON_API size_t cordon_process_denied_count(const cordon_process *p, const cordon_result *r);
 
 /* The --stats record of a run that cordon refused before the command ran
  * (a bad setting, a command not found, a sandbox that could not start):

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "denied.h"
 #include "util.h"
 
 const backend_ops *backend_ops_for(backend_kind kind)
@@ -44,6 +45,7 @@ const backend_render *backend_render_for(backend_kind kind)
 void process_head_init(process_head *h, const backend_ops *ops)
 {
         *h = (process_head){.ops = ops, .pid = -1, .pidfd = -1, .pty = -1, .stdio = {-1, -1, -1}};
+        h->denied = denied_list_new();
 }
 
 void process_head_close(process_head *h)
@@ -54,6 +56,7 @@ void process_head_close(process_head *h)
                         close(*fds[i]);
                         *fds[i] = -1;
                 }
+        h->denied = denied_list_free(h->denied);
 }
 
 double monotonic_s(void)

@@ -23,6 +23,9 @@ typedef struct process_head {
         /* The allowlist proxy of a "proxy" network (the backend owns it), or
          * NULL: what backend_proxy_denied reports. */
         const struct proxy *proxy;
+        /* What the boundary refused that the run's observers saw (denied.h;
+         * NULL on ENOMEM: nothing is noted); the proxy's are read from it. */
+        struct denied_list *denied;
 } process_head;
 
 struct backend_ops {
@@ -93,7 +96,7 @@ json_t *backend_proxy_denied(const cordon_process *p) HIDDEN;
 
 /* Sets |h| to "no process yet" with |ops|. */
 void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;
-/* Closes the descriptors |h| holds (pidfd, stdio, pty). */
+/* Closes the descriptors |h| holds (pidfd, stdio, pty), frees its denials. */
 void process_head_close(process_head *h) HIDDEN;
 /* The end of the command into |res| (its usage already there): |sig| is
  * the signal that killed it (0: it exited with |exit_code|); then the

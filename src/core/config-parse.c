@@ -509,6 +509,8 @@ static int m_limits(layer *L, json_t *v)
 static int m_limits_best_effort(layer *L, json_t *v) { return get_bool(L, v, &L->c->limits_best_effort); }
 static int m_log_plan(layer *L, json_t *v) { return get_bool(L, v, &L->c->log_plan); }
 static int m_die_with_parent(layer *L, json_t *v) { return get_bool(L, v, &L->c->die_with_parent); }
+static int m_explain(layer *L, json_t *v) { return get_bool(L, v, &L->c->explain); }
+static int m_explain_on_failure(layer *L, json_t *v) { return get_bool(L, v, &L->c->explain_on_failure); }
 
 
 static int m_landlock(layer *L, json_t *v)
@@ -567,6 +569,8 @@ static int m_isolation(layer *L, json_t *v)
                 {"limits_best_effort", m_limits_best_effort},
                 {"log_plan", m_log_plan},
                 {"die_with_parent", m_die_with_parent},
+                {"explain", m_explain},
+                {"explain_on_failure", m_explain_on_failure},
                 {"landlock", m_landlock},
                 {"user", m_user},
                 {NULL, NULL},

@@ -356,6 +356,18 @@ int cordon_config_set_die_with_parent(cordon_config *c, bool die)
         return 0;
 }
 
+int cordon_config_set_explain(cordon_config *c, bool explain)
+{
+        c->explain = explain;
+        return 0;
+}
+
+int cordon_config_set_explain_on_failure(cordon_config *c, bool explain)
+{
+        c->explain_on_failure = explain;
+        return 0;
+}
+
 int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error)
 {
         int i = setter_enum(c, ret_error, "isolation.landlock", mode, LANDLOCK_MODES, LANDLOCK_MODES);

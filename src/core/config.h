@@ -55,6 +55,8 @@ struct cordon_config {
         bool limits_best_effort;
         bool log_plan;
         bool die_with_parent; /* the launcher ends the sandbox when its parent dies */
+        bool explain;            /* observe the command's path calls (--explain) */
+        bool explain_on_failure; /* the refusals on stderr when the command fails */
         landlock_mode landlock;
         char *helper_program; /* cordon_config_set_helper_program, or NULL: the installed CLI's */
         user_mode user;

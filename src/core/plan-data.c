@@ -70,6 +70,8 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         strv_free(p->hints);
         free(p->hint_exit);
         path_note_free(p->path_note);
+        strv_free(p->path_hidden);
+        free(p->caller_home);
         free(p);
         return NULL;
 }
@@ -101,6 +103,8 @@ void path_note_free(struct path_note *n)
 const char *const *cordon_plan_env(const cordon_plan *p) { return (const char *const *)p->env; }
 const char *cordon_plan_backend(const cordon_plan *p) { return backend_name(p->backend); }
 bool cordon_plan_die_with_parent(const cordon_plan *p) { return p && p->die_with_parent; }
+bool cordon_plan_explain_on_failure(const cordon_plan *p) { return p && p->explain_on_failure; }
+bool cordon_plan_explain(const cordon_plan *p) { return p && p->explain; }
 /* The notes are finished here, once: the plan is the caller's, not const
  * (one object is used from one thread at a time). */
 const char *const *cordon_plan_hints(const cordon_plan *p)

@@ -314,6 +314,10 @@ int plan_path_hint(builder *b)
                 path_note_free(n);
                 return -ENOMEM;
         }
+        if (!(b->p->path_hidden = strv_copy((const char *const *)hidden))) {
+                path_note_free(n);
+                return -ENOMEM;
+        }
         n->hidden = TAKE_PTR(hidden);
         n->no_view = no_view;
         n->hint = strv_len(b->p->hints);

@@ -762,6 +762,8 @@ static int plan_init(builder *b)
         p->limits_best_effort = c->limits_best_effort;
         p->log_plan = c->log_plan;
         p->die_with_parent = c->die_with_parent;
+        p->explain = c->explain;
+        p->explain_on_failure = c->explain_on_failure;
         /* the check after the run of a launcher that died runs in it */
         p->helper_exe = strdup(c->helper_program ? c->helper_program : CORDON_BINDIR "/cordon");
         if (!p->helper_exe)
@@ -834,6 +836,9 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
                      .home_real = home_real,
                      .passwd_home_real = passwd_home_real};
         int r = plan_init(&b);
+        const char *home = home_real ? home_real : caller_home(h);
+        if (r == 0 && home && !(p->caller_home = strdup(home)))
+                r = -ENOMEM;
         if (r == 0)
                 r = plan_check_writable(&b);
         if (r == 0)

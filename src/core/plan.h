@@ -138,6 +138,7 @@ struct cordon_plan {
         bool limits_best_effort;
         bool log_plan;
         bool die_with_parent;
+        bool explain, explain_on_failure; /* isolation.explain, .explain_on_failure */
         landlock_mode landlock;
         int stdio[3];
         cordon_pty pty;
@@ -169,6 +170,10 @@ struct cordon_plan {
                 bool no_view;         /* left out of the command's PATH */
         } *path_note;
         int (*name_path_note)(cordon_plan *p); /* plan-hints.c */
+        /* The hidden PATH entries, for the record's "denied" on exit 127
+         * (the note's list goes when it is named), or NULL. */
+        char **path_hidden;
+        char *caller_home;         /* the caller's home (what suggestions never name), or NULL */
         /* CORDON_DEBUG=word,word (read from the caller's environment; whole
          * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;

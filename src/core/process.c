@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "denied.h"
 #include "env.h"
 #include "error.h"
 #include "util.h"
@@ -55,6 +56,17 @@ static void say_warnings(const cordon_plan *p)
                 log_message(p->log_fn, p->log_userdata, CORDON_LOG_WARNING, "%s", p->warnings[i]);
 }
 
+/* What the plan foresees: a command not found (exit 127) may have been in
+ * a PATH entry the sandbox hides. */
+static void note_hidden_path(const cordon_plan *p, denied_list *l)
+{
+        for (size_t i = 0; p->path_hidden && p->path_hidden[i]; i++) {
+                _cleanup_free_ char *s = denied_path_suggestion(p->path_hidden[i], false, p->caller_home);
+                denied_note(l, DENIED_EXEC, p->path_hidden[i], "a PATH entry of the host's that the sandbox does not show",
+                            HOST_HAS_YES, s, "exit-status", 127);
+        }
+}
+
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
         if (!p->argv)
@@ -69,7 +81,10 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                                  "this cordon was built without the linux backend (-Dlinux_backend=false): "
                                  "use --backend seatbelt");
         say_warnings(p);
-        return ops->start(p, ret_proc, ret_error);
+        int r = ops->start(p, ret_proc, ret_error);
+        if (r == 0)
+                note_hidden_path(p, process_head_of(*ret_proc)->denied);
+        return r;
 }
 
 /* Not a cancellation point: a thread cancelled half-way would leave what

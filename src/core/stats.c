@@ -4,8 +4,10 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
+#include "denied.h"
 #include "error.h"
 #include "util.h"
 
@@ -38,15 +40,85 @@ static char *record_text(json_t *o)
         return s ? strjoin2(s, "\n") : NULL;
 }
 
+/* The proxy's denials (|net|: network_denied's array) in the form of the
+ * record's "denied". */
+static json_t *net_denied(const json_t *net)
+{
+        json_t *a = json_array();
+        size_t i;
+        json_t *v;
+        bool ok = a != NULL;
+        json_array_foreach(net, i, v)
+        {
+                const char *host = json_string_value(json_object_get(v, "host"));
+                unsigned port = (unsigned)json_integer_value(json_object_get(v, "port"));
+                _cleanup_free_ char *hp = xasprintf(host && strchr(host, ':') ? "[%s]:%u" : "%s:%u", host ? host : "",
+                                                    port);
+                _cleanup_free_ char *s = denied_net_suggestion(host, port);
+                ok = ok && hp && s &&
+                     json_put(a, NULL,
+                              denied_entry_json(DENIED_CONNECT, hp, json_string_value(json_object_get(v, "reason")),
+                                                HOST_HAS_UNKNOWN, s, "proxy"));
+        }
+        if (!ok)
+                json_decref(a);
+        return ok ? a : NULL;
+}
+
+/* The record's "denied" for |r| (NULL: every note), with |net| (the
+ * proxy's, NULL: none) first. */
+static json_t *denied_of(const cordon_process *p, const cordon_result *r, const json_t *net, size_t *ret_omitted)
+{
+        json_t *extra = net ? net_denied(net) : json_array();
+        return extra ? denied_json(p ? process_head_const(p)->denied : NULL, r ? r->status : -1, extra, ret_omitted)
+                     : NULL;
+}
+
+char *cordon_process_denied_json(const cordon_process *p, const cordon_result *r)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        json_t *d = denied_of(p, r, net, NULL);
+        json_decref(net);
+        _cleanup_free_ char *s = d ? json_dumps(d, JSON_PRESERVE_ORDER) : NULL;
+        json_decref(d);
+        return s ? TAKE_PTR(s) : NULL;
+}
+
+char *cordon_process_denied_summary(const cordon_process *p, const cordon_result *r, size_t max_lines)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        size_t omitted = 0;
+        json_t *d = denied_of(p, r, net, &omitted);
+        json_decref(net);
+        char *s = d ? denied_summary(d, omitted, max_lines) : NULL;
+        json_decref(d);
+        return s;
+}
+
+size_t cordon_process_denied_count(const cordon_process *p, const cordon_result *r)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        size_t n = (net ? json_array_size(net) : 0) + denied_count(p ? process_head_const(p)->denied : NULL,
+                                                                   r ? r->status : -1);
+        json_decref(net);
+        return n > DENIED_MAX ? DENIED_MAX : n;
+}
+
 char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
 {
         const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
         json_t *o = result_object(r);
-        json_t *denied = ops && ops->network_denied ? ops->network_denied(p) : json_array();
+        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : json_array();
+        size_t omitted = 0;
+        json_t *denied = net ? denied_of(p, r, net, &omitted) : NULL;
         json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
         json_t *degraded = ops && ops->degraded ? ops->degraded(p) : NULL;
-        if (!json_put(o, "network_denied", denied) || !json_put(o, "git_check", git) ||
-            (degraded && !json_put(o, "degraded", degraded))) {
+        if (!json_put(o, "network_denied", net) || !json_put(o, "denied", denied) ||
+            (omitted && !json_put(o, "denied_omitted", json_integer((json_int_t)omitted))) ||
+            !json_put(o, "git_check", git) || (degraded && !json_put(o, "degraded", degraded))) {
                 json_decref(o);
                 return NULL;
         }

@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "cgroup.h"
 #include "config.h"
+#include "denied.h"
 #include "env.h"
 #include "error.h"
 #include "gitcheck.h"
@@ -95,6 +96,7 @@ static cordon_process *process_new(const cordon_plan *p)
         if (!proc)
                 return NULL;
         process_head_init(&proc->head, &linux_backend_ops);
+        denied_list_set_home(proc->head.denied, p->caller_home);
         proc->backend = p->backend;
         proc->status_fd = -1;
         proc->view_lock = -1;

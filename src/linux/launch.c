@@ -534,6 +534,7 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         while (n < 0 && errno == EINTR);
         if (n == 0) { /* EOF: the command was executed */
                 r = receive_fds(s, proc, ret_error);
+                s->supervise_opt.denied = proc->head.denied;
                 if (r == 0 && s->supervise_listener >= 0)
                         r = supervise_start(TAKE_FD(s->supervise_listener), &s->supervise_opt, s->roots,
                                             s->n_roots, &proc->calls, ret_error);

@@ -6,6 +6,7 @@
  * calls). Called by the supervisor's loop (supervise.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "denied.h"
 #include "supervise-internal.h"
 
 #ifndef PIDFD_THREAD
@@ -128,6 +130,33 @@ static int connect_unix(const call *c, int *sock, const struct sockaddr_un *a, s
         return r;
 }
 
+/* A direct connect() to an address (the proxy is the only TCP peer), for
+ * the record: the entry that allows it, for programs that use the proxy. */
+static void note_direct(call_supervisor *s, const struct sockaddr_storage *ss, socklen_t len)
+{
+        char ip[INET6_ADDRSTRLEN] = "";
+        unsigned port = 0;
+        if (ss->ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+                const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+                inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+                port = ntohs(in->sin_port);
+        } else if (ss->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+                const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+                inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+                port = ntohs(in6->sin6_port);
+        }
+        if (!ip[0] || !s->opt.denied)
+                return;
+        _cleanup_free_ char *hp = xasprintf(ss->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+        _cleanup_free_ char *sug = denied_net_suggestion(ip, port);
+        if (hp && sug)
+                denied_note(s->opt.denied, DENIED_CONNECT, hp,
+                            s->opt.proxy_port ? "a direct connection: on the landlock backend the network proxy "
+                                                "(HTTP_PROXY, HTTPS_PROXY) is the only way out"
+                                              : "the network is none",
+                            HOST_HAS_UNKNOWN, sug, "supervisor", -1);
+}
+
 int serve_connect(const call *c)
 {
         const __u64 *a = c->req->data.args;
@@ -148,8 +177,10 @@ int serve_connect(const call *c)
                                             in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
                                             ntohs(in->sin_port) == c->s->opt.proxy_port))
                 r = connect_or_queue(c, &sock, &none, (const struct sockaddr *)&ss, len);
-        else
+        else {
                 r = -EACCES; /* the proxy is the only TCP peer */
+                note_direct(c->s, &ss, len);
+        }
         if (sock >= 0)
                 close(sock);
         return r;

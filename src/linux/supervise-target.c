@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "denied.h"
 #include "supervise-internal.h"
 #include "sys.h"
 
@@ -307,7 +308,7 @@ void supervise_report_refusal(call_supervisor *s, const char *what, const target
 {
         char link[40], where[PATH_MAX];
         fd_path(link, t->obj);
-        ssize_t n = s->opt.log_fn ? readlink(link, where, sizeof(where) - 1) : -1;
+        ssize_t n = s->opt.log_fn || s->opt.denied ? readlink(link, where, sizeof(where) - 1) : -1;
         if (n <= 0)
                 return;
         where[n] = '\0';
@@ -319,7 +320,13 @@ void supervise_report_refusal(call_supervisor *s, const char *what, const target
                 return;
         s->refused[s->n_refused++] = strdup(key);
         bool connect = strncmp(what, "connect", 7) == 0;
-        _cleanup_free_ char *shown = str_escape(key, false); /* a path the command chose */
+        /* the supervisor found it on the host, where the command runs */
+        _cleanup_free_ char *rule = xasprintf("%s: outside the writable paths%s", what,
+                                              connect ? " and the exposed ones" : "");
+        if (rule)
+                denied_note_path(s->opt.denied, connect ? DENIED_CONNECT : DENIED_WRITE, where, rule, HOST_HAS_YES,
+                                 !connect, "supervisor");
+        _cleanup_free_ char *shown = s->opt.log_fn ? str_escape(key, false) : NULL; /* a path the command chose */
         _cleanup_free_ char *m = shown ? xasprintf("refused %s: outside the writable paths%s (to allow it, expose "
                                                    "the path%s)",
                                                    shown, connect ? " and the exposed ones" : "",

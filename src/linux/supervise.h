@@ -40,6 +40,8 @@ typedef struct supervise_options {
          * the supervisor's thread; NULL: none) */
         cordon_log_fn log_fn;
         void *log_userdata;
+        /* and noted there (denied.h; the process's, NULL: none) */
+        struct denied_list *denied;
         /* the command runs as the sandbox user (plan-user.c): the calls are
          * made as that user, with CAP_FOWNER alone (the target is checked
          * to lie beneath a writable path first, as for every call), so
