@@ -138,7 +138,10 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  .log_userdata = p->log_userdata,
                                  .sandbox_user = p->sandbox_user,
                                  .uid = p->run_uid,
-                                 .gid = p->run_gid};
+                                 .gid = p->run_gid,
+                                 .explain = p->explain ? launch_explain_view(p) : NULL};
+        if (p->explain && !o->explain)
+                return error_set(ret_error, ENOMEM, "out of memory");
         r = supervise_filter(o, &s->l.supervise);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));

@@ -24,3 +24,11 @@ int launch_set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error
 int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_rights *ll, int *ret_abi, launch *l,
                           cordon_error **ret_error) HIDDEN;
 int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error) HIDDEN;
+
+/* launch-explain.c: --explain. The view the observer predicts refusals in
+ * (NULL on ENOMEM); the linux backend's observe-only filter and its
+ * listener's socket pair; the command's root, once it runs (|pid|: the
+ * sandbox's first process). */
+explain_view *launch_explain_view(const cordon_plan *p) HIDDEN;
+int launch_prepare_observer(const cordon_plan *p, launch_storage *s, cordon_error **ret_error) HIDDEN;
+void launch_explain_root(explain_view *v, pid_t pid) HIDDEN;

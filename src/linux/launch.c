@@ -20,6 +20,7 @@
  * child_report means it never ran. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -104,6 +105,7 @@ void launch_storage_free(launch_storage *s)
         if (s->supervise_listener >= 0)
                 close(s->supervise_listener);
         free(s->roots);
+        s->supervise_opt.explain = explain_view_free(s->supervise_opt.explain);
         seccomp_prog_free(&s->l.supervise);
         if (s->proxy_listener >= 0)
                 close(s->proxy_listener);
@@ -366,6 +368,8 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
                 if (!l->shared_memory)
                         read_arg_env_area(l); /* to scrub in the init's copy */
                 r = launch_build_ops(p, s, &ll);
+                if (r == 0 && p->explain)
+                        r = launch_prepare_observer(p, s, ret_error);
         } else {
                 s->roots = calloc(p->n_mounts + 1, sizeof(*s->roots));
                 r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, ret_error)
@@ -488,10 +492,44 @@ static int receive_fds(launch_storage *s, cordon_process *proc, cordon_error **r
         int r = 0;
         if (s->pty_pair[0] >= 0)
                 r = receive_fd(s->pty_pair[0], &proc->head.pty, "the command's terminal", ret_error);
-        if (r == 0 && s->supervise_pair[0] >= 0)
+        if (r == 0 && s->supervise_pair[0] >= 0 && s->supervise_listener < 0 && !proc->calls)
                 r = receive_fd(s->supervise_pair[0], &s->supervise_listener, "the supervised calls' listener",
                                ret_error);
         return r;
+}
+
+/* The supervisor (or --explain's observer) on its listener, with the
+ * run's denials and, for --explain, the command's root. */
+static int start_supervisor(launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+{
+        if (proc->calls || s->supervise_listener < 0)
+                return 0;
+        s->supervise_opt.denied = proc->head.denied;
+        if (s->supervise_opt.explain)
+                launch_explain_root(s->supervise_opt.explain, proc->head.pid);
+        int r = supervise_start(TAKE_FD(s->supervise_listener), &s->supervise_opt, s->roots, s->n_roots,
+                                &proc->calls, ret_error);
+        s->supervise_opt.explain = NULL; /* the supervisor's now, also on failure */
+        return r;
+}
+
+/* --explain observes the command's execve too, which waits for the
+ * observer: its listener is taken and served as soon as it arrives, before
+ * the exec can complete. 0 also when the report came first (a failure
+ * before it: read as without --explain). */
+static int serve_before_exec(launch_storage *s, cordon_process *proc, cordon_error **ret_error)
+{
+        if (!s->supervise_opt.explain || s->supervise_pair[0] < 0)
+                return 0;
+        struct pollfd pfd[2] = {{.fd = s->pipes[0][0], .events = POLLIN}, {.fd = s->supervise_pair[0], .events = POLLIN}};
+        int n;
+        do
+                n = poll(pfd, 2, -1);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0 || !(pfd[1].revents & POLLIN))
+                return 0;
+        int r = receive_fd(s->supervise_pair[0], &s->supervise_listener, "the observed calls' listener", ret_error);
+        return r == 0 ? start_supervisor(s, proc, ret_error) : r;
 }
 
 static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *proc, cordon_error **ret_error)
@@ -527,6 +565,8 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
                 proc->reaped = true;
                 return r;
         }
+        if ((r = serve_before_exec(s, proc, ret_error)) < 0)
+                return r; /* the caller kills the tree */
         child_report rep;
         ssize_t n;
         do
@@ -534,11 +574,7 @@ static int after_clone(const cordon_plan *p, launch_storage *s, cordon_process *
         while (n < 0 && errno == EINTR);
         if (n == 0) { /* EOF: the command was executed */
                 r = receive_fds(s, proc, ret_error);
-                s->supervise_opt.denied = proc->head.denied;
-                if (r == 0 && s->supervise_listener >= 0)
-                        r = supervise_start(TAKE_FD(s->supervise_listener), &s->supervise_opt, s->roots,
-                                            s->n_roots, &proc->calls, ret_error);
-                return r; /* a failure: the caller kills the tree (cordon_process_free) */
+                return r == 0 ? start_supervisor(s, proc, ret_error) : r; /* a failure: the caller kills the tree (cordon_process_free) */
         }
         if (n != (ssize_t)sizeof(rep))
                 rep = (child_report){.step = STEP_NONE, .err = n < 0 ? errno : EIO};

@@ -160,9 +160,24 @@ static void full_network_families(bpf *b, uint32_t nr)
         ld(b, offsetof(struct seccomp_data, nr));
 }
 
+/* --explain: the calls that take a path, handed over to be observed. */
+static void observe(bpf *b)
+{
+        long nr[32];
+        size_t n = observed_calls(nr, ARRAY_SIZE(nr));
+        for (size_t i = 0; i < n; i++)
+                on_nr(b, (uint32_t)nr[i], SECCOMP_RET_USER_NOTIF);
+}
+
 static void native_section(bpf *b, const supervise_options *o)
 {
         ld(b, offsetof(struct seccomp_data, nr));
+        if (o->explain)
+                observe(b);
+        if (o->observe_only) { /* the linux backend: nothing else changes */
+                emit_ret(b, SECCOMP_RET_ALLOW);
+                return;
+        }
 #ifdef X32_BIT
         /* x32 processes cannot run here: their calls are not supervised */
         op(b, BPF_JMP | BPF_JGE | BPF_K, 0, 1, X32_BIT);
@@ -230,7 +245,7 @@ int supervise_filter(const supervise_options *o, seccomp_prog *ret)
         bpf b = {.n = 0};
         int r = section(&b, NATIVE_ARCH, native_section, o);
 #ifdef X32_BIT
-        if (r == 0)
+        if (r == 0 && !o->observe_only)
                 r = section(&b, AUDIT_ARCH_I386, i386_section, o);
 #endif
         emit_ret(&b, SECCOMP_RET_ALLOW);

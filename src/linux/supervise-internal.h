@@ -20,7 +20,8 @@
 
 #define REFUSALS_MAX 32
 #define PENDING_MAX 64
-#define CALL_PENDING 1 /* a call answered later (a connect that waits) */
+#define CALL_PENDING 1  /* a call answered later (a connect that waits) */
+#define CALL_CONTINUE 2 /* a call observed (--explain): the kernel makes it */
 
 /* A connect() of the command's on a blocking socket that could not complete
  * at once (a unix listener's backlog is full, a TCP handshake runs): the
@@ -93,6 +94,11 @@ void supervise_report_refusal(call_supervisor *s, const char *what, const target
 
 /* supervise-meta.c: chmod, chown, utimes, setxattr, removexattr. */
 int serve_meta(const call *c) HIDDEN;
+
+/* supervise-observe.c: a call that takes a path, observed (--explain):
+ * CALL_CONTINUE. */
+int serve_observe(const call *c) HIDDEN;
+bool is_observed_call(long nr) HIDDEN;
 
 /* supervise-connect.c: connect and listen, and the connects that wait. */
 int serve_connect(const call *c) HIDDEN;

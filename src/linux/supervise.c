@@ -27,15 +27,19 @@ void supervise_respond(call_supervisor *s, uint64_t id, int r)
         memset(s->resp, 0, s->sizes.seccomp_notif_resp);
         s->resp->id = id;
         s->resp->error = r < 0 ? r : 0;
+        if (r == CALL_CONTINUE) /* observed only: the kernel makes the call, as without us */
+                s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
         (void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp); /* ENOENT: it died meanwhile */
 }
 
 static void serve(call_supervisor *s, const struct seccomp_notif *req)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
-        int r = req->data.nr == SYS_connect ? serve_connect(&c)
-                : req->data.nr == SYS_listen ? serve_listen(&c)
-                                             : serve_meta(&c);
+        int r = s->opt.explain && is_observed_call((long)req->data.nr) ? serve_observe(&c)
+                : s->opt.observe_only                                   ? CALL_CONTINUE
+                : req->data.nr == SYS_connect                           ? serve_connect(&c)
+                : req->data.nr == SYS_listen                            ? serve_listen(&c)
+                                                                        : serve_meta(&c);
         if (r != CALL_PENDING)
                 supervise_respond(s, req->id, r);
 }
@@ -167,6 +171,7 @@ call_supervisor *supervise_free(call_supervisor *s)
         if (s->stop_fd >= 0)
                 close(s->stop_fd);
         free(s->roots);
+        explain_view_free(s->opt.explain);
         for (size_t i = 0; i < s->n_refused; i++)
                 free(s->refused[i]);
         free(s);

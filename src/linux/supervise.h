@@ -31,6 +31,25 @@ typedef struct supervise_root {
         bool connect_only;
 } supervise_root;
 
+/* --explain: the view the observer predicts refusals in (owned by the
+ * supervisor once started). */
+typedef struct explain_mount {
+        char *source; /* a bind's host path, or NULL (tmpfs, proc, a file ...) */
+        char *target;
+        bool writable;
+} explain_mount;
+typedef struct explain_view {
+        explain_mount *m;
+        size_t n;
+        bool namespaced;   /* the linux backend: a view of its own (else the host's, Landlock's rules) */
+        int root_fd;       /* the command's root (O_PATH), or -1 */
+        char *home_inside; /* the command's HOME, or NULL */
+        char *home_host;   /* the caller's, or NULL */
+} explain_view;
+explain_view *explain_view_free(explain_view *v) HIDDEN;
+/* The calls the observer is handed (into |out|, at most |max|): how many. */
+size_t observed_calls(long *out, size_t max) HIDDEN;
+
 typedef struct supervise_options {
         /* the network "full": connect() and listen() on any address but
          * unix sockets outside the paths and abstract ones; TCP Fast Open */
@@ -42,6 +61,11 @@ typedef struct supervise_options {
         void *log_userdata;
         /* and noted there (denied.h; the process's, NULL: none) */
         struct denied_list *denied;
+        /* --explain: the calls that take a path, observed in this view
+         * (NULL: not observed); |observe_only|: nothing else is handed
+         * over (the linux backend) */
+        explain_view *explain;
+        bool observe_only;
         /* the command runs as the sandbox user (plan-user.c): the calls are
          * made as that user, with CAP_FOWNER alone (the target is checked
          * to lie beneath a writable path first, as for every call), so
