@@ -242,17 +242,19 @@ static void hidden(const call *c, denied_kind kind, const char *path, bool writa
                 note(c, kind, path, rule, HOST_HAS_YES, home_sug ? home_sug : sug);
 }
 
-/* A write to |path|, visible as |fd| (or its parent's, for a creation): a
- * read-only mount refuses it (EROFS). */
-static void read_only(const call *c, int fd, const char *path)
+/* A write to |path|, visible as |fd| (|dir|: its directory's, for a
+ * creation, which the suggestion names): a read-only mount refuses it
+ * (EROFS). */
+static void read_only(const call *c, int fd, const char *path, const char *dir)
 {
         const explain_view *v = c->s->opt.explain;
         struct statvfs sv;
         if (fstatvfs(fd, &sv) < 0 || !(sv.f_flag & ST_RDONLY))
                 return;
-        const explain_mount *m = covering(v, path);
-        _cleanup_free_ char *host = m && m->source ? path_join(m->source, path_skip_prefix(path, m->target)) : NULL;
-        _cleanup_free_ char *sug = denied_path_suggestion(host ? host : path, true, v->home_host);
+        const char *named = dir ? dir : path;
+        const explain_mount *m = covering(v, named);
+        _cleanup_free_ char *host = m && m->source ? path_join(m->source, path_skip_prefix(named, m->target)) : NULL;
+        _cleanup_free_ char *sug = denied_path_suggestion(host ? host : named, true, v->home_host);
         if (sug)
                 note(c, DENIED_WRITE, path,
                      m && m->source ? "a read-only exposure (or system path) of the sandbox's view"
@@ -302,7 +304,7 @@ static void predict(const call *c, const observed *o, const char *path, int open
         int fd = open_inside(v, path, o->nofollow);
         if (fd >= 0) {
                 if (write)
-                        read_only(c, fd, path);
+                        read_only(c, fd, path, NULL);
                 close(fd);
                 return;
         }
@@ -311,7 +313,7 @@ static void predict(const call *c, const observed *o, const char *path, int open
         _cleanup_free_ char *dir = create ? path_dirname(path) : NULL;
         int dfd = dir ? open_inside(v, dir, false) : -1;
         if (dfd >= 0) { /* its directory is there: the creation works, or meets a read-only mount */
-                read_only(c, dfd, path);
+                read_only(c, dfd, path, dir);
                 close(dfd);
                 return;
         }
