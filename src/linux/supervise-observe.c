@@ -190,6 +190,8 @@ static char *call_path(const call *c, const observed *o, char *raw, size_t cap)
 /* Inside the command's view, |path|: an O_PATH descriptor, or -errno. */
 static int open_inside(const explain_view *v, const char *path, bool nofollow)
 {
+        if (v->root_fd < 0)
+                return -EBADF; /* never the launcher's own view */
         struct open_how how = {.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
         long fd = syscall(SYS_openat2, v->root_fd, path, &how, sizeof(how));
@@ -320,10 +322,23 @@ static void predict(const call *c, const observed *o, const char *path, int open
         hidden(c, kind, path, write);
 }
 
+/* The command's root, where the launcher could not open it at the start
+ * (an unprivileged launcher whose sandbox's init is not dumpable): from the
+ * caller, once it executed (dumpable, the launcher's uid). */
+static void find_root(explain_view *v, pid_t tid)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/root", (int)tid);
+        if (v->namespaced && v->root_fd < 0)
+                v->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 int serve_observe(const call *c)
 {
         const observed *o = observed_of(c->req->data.nr);
-        const explain_view *v = c->s->opt.explain;
+        explain_view *v = c->s->opt.explain;
+        if (v)
+                find_root(v, c->tid);
         char raw[PATH_MAX];
         if (o && v && c->s->opt.denied) {
                 _cleanup_free_ char *path = call_path(c, o, raw, sizeof(raw));
