@@ -292,12 +292,21 @@ static void landlock_predict(const call *c, const char *path, denied_kind kind, 
                      HOST_HAS_YES, sug);
 }
 
+static bool creates(const observed *o, int open_flags)
+{
+        return o->what == INTENT_CREATE || (o->what == INTENT_OPEN && (open_flags & O_CREAT));
+}
+
+static bool writes(const observed *o, int open_flags)
+{
+        return creates(o, open_flags) || o->what == INTENT_WRITE ||
+               (o->what == INTENT_OPEN && (open_flags & (O_WRONLY | O_RDWR | O_TRUNC)));
+}
+
 static void predict(const call *c, const observed *o, const char *path, int open_flags)
 {
         const explain_view *v = c->s->opt.explain;
-        bool create = o->what == INTENT_CREATE || (o->what == INTENT_OPEN && (open_flags & O_CREAT));
-        bool write = create || o->what == INTENT_WRITE ||
-                     (o->what == INTENT_OPEN && (open_flags & (O_WRONLY | O_RDWR | O_TRUNC)));
+        bool create = creates(o, open_flags), write = writes(o, open_flags);
         denied_kind kind = o->what == INTENT_EXEC ? DENIED_EXEC : write ? DENIED_WRITE : DENIED_READ;
         if (!v->namespaced) {
                 landlock_predict(c, path, kind, write);
@@ -343,8 +352,16 @@ int serve_observe(const call *c)
         if (o && v && c->s->opt.denied) {
                 _cleanup_free_ char *path = call_path(c, o, raw, sizeof(raw));
                 int flags = o->flags_arg >= 0 ? (int)c->req->data.args[o->flags_arg] : 0;
-                if (path && call_still_valid(c))
+                if (path && call_still_valid(c)) {
+                        /* a read changes nothing the prediction looks at:
+                         * the command goes on while it is made */
+                        bool early = !writes(o, flags);
+                        if (early)
+                                supervise_respond(c->s, c->req->id, CALL_CONTINUE);
                         predict(c, o, path, flags);
+                        if (early)
+                                return CALL_PENDING; /* answered */
+                }
         }
         return CALL_CONTINUE;
 }
