@@ -88,7 +88,8 @@ class _Config:
                  expose: Sequence[Expose] = (), network: Optional[str] = None, allow_net: Sequence[str] = (),
                  profiles: Sequence[str] = (), backend: Optional[str] = None, pass_env: Sequence[str] = (),
                  env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
-                 die_with_parent: Optional[bool] = None, env_names: Sequence[str] = ()) -> None:
+                 die_with_parent: Optional[bool] = None, env_names: Sequence[str] = (), explain: bool = False
+                 ) -> None:
         self.names: Dict[str, str] = {}
         iso: Dict[str, Any] = {"enabled": True}
         for key, value in (("home", home), ("workspace", workspace)):
@@ -107,6 +108,8 @@ class _Config:
                 self.names[f"isolation.limits.{k}"] = f"limits[{k!r}]"
         self.die_with_parent = sys.platform.startswith("linux") if die_with_parent is None else die_with_parent
         iso["die_with_parent"] = self.die_with_parent
+        if explain:
+            iso["explain"] = True
         rules = []
         for i, e in enumerate(expose):
             source, target, mode = (e, None, "ro") if isinstance(e, (str, os.PathLike)) else e
@@ -119,7 +122,7 @@ class _Config:
             self.names[f"isolation.expose_paths[{i}]"] = f"expose[{i}]"
         if rules:
             iso["expose_paths"] = rules
-        for key in ("home", "workspace", "network", "backend", "die_with_parent"):
+        for key in ("home", "workspace", "network", "backend", "die_with_parent", "explain"):
             self.names.setdefault(f"isolation.{key}", key)
         self.data: Dict[str, Any] = {"isolation": iso}
         policy = dict(env_policy or {})
@@ -147,10 +150,10 @@ def config(*, home: Optional[StrPath] = None, workspace: Optional[StrPath] = Non
            network: Optional[str] = None, allow_net: Sequence[str] = (), profiles: Sequence[str] = (),
            backend: Optional[str] = None, pass_env: Sequence[str] = (),
            env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
-           die_with_parent: Optional[bool] = None) -> Dict[str, Any]:
+           die_with_parent: Optional[bool] = None, explain: bool = False) -> Dict[str, Any]:
     """cordon's JSON config layer for these options (a dict)."""
     return _Config(home, workspace, expose, network, allow_net, profiles, backend, pass_env, env_policy, limits,
-                   die_with_parent).data
+                   die_with_parent, explain=explain).data
 
 
 def _temporary(data: bytes = b"") -> IO[bytes]:
@@ -232,22 +235,27 @@ def _in_callers_terms(record: Dict[str, Any], cfg: _Config, config_path: str) ->
     return CordonError(message, record, option)
 
 
+Denied = List[Dict[str, Any]]
+
+
 def _outcome(returncode: int, stats: IO[bytes], cfg: _Config, config_path: str
-             ) -> Tuple[int, Optional[CordonError]]:
+             ) -> Tuple[int, Optional[CordonError], Denied]:
     """The command's return code as subprocess reports it (a signal N is
     -N), and cordon's refusal if it refused. A report with "exit_code" and
     no "error" is a run that started (its 125 is the command's); one with
-    "error", or none (cordon failed before writing it), is a refusal."""
+    "error", or none (cordon failed before writing it), is a refusal. Then
+    what the sandbox refused (the record's "denied", [] without one)."""
     record = _read_record(stats)
     stats.close()
+    denied: Denied = list((record or {}).get("denied") or [])
     if returncode < 0:  # cordon itself was killed
-        return returncode, None
+        return returncode, None, denied
     if record and "exit_code" in record and "error" not in record:
         sig = record.get("signal") or 0
-        return (-sig if sig and returncode == 128 + sig else returncode), None
+        return (-sig if sig and returncode == 128 + sig else returncode), None, denied
     if returncode != 125:
-        return returncode, None
-    return returncode, _in_callers_terms(record or {}, cfg, config_path)
+        return returncode, None, denied
+    return returncode, _in_callers_terms(record or {}, cfg, config_path), denied
 
 
 class Popen(subprocess.Popen):  # type: ignore[type-arg]
@@ -259,17 +267,21 @@ class Popen(subprocess.Popen):  # type: ignore[type-arg]
 
     The cordon options are keyword-only: ``home``, ``workspace``,
     ``expose``, ``network``, ``allow_net``, ``profiles``, ``backend``,
-    ``pass_env``, ``env_policy``, ``limits``, ``die_with_parent`` (see the
-    README); ``env`` is the command's environment, as in subprocess."""
+    ``pass_env``, ``env_policy``, ``limits``, ``die_with_parent``,
+    ``explain`` (see the README); ``env`` is the command's environment, as
+    in subprocess. ``denied``: what the sandbox refused, once waited for
+    (the --stats record's entries)."""
+
+    denied: Denied = []
 
     def __init__(self, args: _Args, *, home: Optional[StrPath] = None, workspace: Optional[StrPath] = None,
                  expose: Sequence[Expose] = (), network: Optional[str] = None, allow_net: Sequence[str] = (),
                  profiles: Sequence[str] = (), backend: Optional[str] = None, pass_env: Sequence[str] = (),
                  env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
-                 die_with_parent: Optional[bool] = None, **kwargs: Any) -> None:
+                 die_with_parent: Optional[bool] = None, explain: bool = False, **kwargs: Any) -> None:
         options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
                        profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
-                       die_with_parent=die_with_parent)
+                       die_with_parent=die_with_parent, explain=explain)
         argv, cfg, self._cordon_stats, self._cordon_cfg = _launch(args, options, kwargs)
         self._cordon_config_path = f"/dev/fd/{cfg.fileno()}"
         self._cordon_checked = False
@@ -288,8 +300,8 @@ class Popen(subprocess.Popen):  # type: ignore[type-arg]
             if self._cordon_checked or self.returncode is None:
                 return
             self._cordon_checked = True
-            self.returncode, err = _outcome(self.returncode, self._cordon_stats, self._cordon_cfg,
-                                            self._cordon_config_path)
+            self.returncode, err, self.denied = _outcome(self.returncode, self._cordon_stats, self._cordon_cfg,
+                                                         self._cordon_config_path)
         if err:
             raise err
 
@@ -333,12 +345,14 @@ def run(args: _Args, *, input: Any = None, capture_output: bool = False, timeout
         expose: Sequence[Expose] = (), network: Optional[str] = None, allow_net: Sequence[str] = (),
         profiles: Sequence[str] = (), backend: Optional[str] = None, pass_env: Sequence[str] = (),
         env_policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Limit]] = None,
-        die_with_parent: Optional[bool] = None, **kwargs: Any) -> "subprocess.CompletedProcess[Any]":
+        die_with_parent: Optional[bool] = None, explain: bool = False,
+        **kwargs: Any) -> "subprocess.CompletedProcess[Any]":
     """subprocess.run under cordon (the options of Popen). ``check=True``
     raises CalledProcessError for the command's non-zero status; a refusal
     of cordon's raises CordonError. On the timeout cordon gets SIGTERM: it
     ends the whole sandbox and runs its post-run checks; SIGKILL follows
-    STOP_GRACE seconds later if it still runs. Then TimeoutExpired."""
+    STOP_GRACE seconds later if it still runs. Then TimeoutExpired. The
+    result's ``denied``: what the sandbox refused (Popen.denied)."""
     if input is not None:
         if kwargs.get("stdin") is not None:
             raise ValueError("stdin and input arguments may not both be used.")
@@ -349,7 +363,7 @@ def run(args: _Args, *, input: Any = None, capture_output: bool = False, timeout
         kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
     options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
                    profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
-                   die_with_parent=die_with_parent)
+                   die_with_parent=die_with_parent, explain=explain)
     with Popen(args, **options, **kwargs) as process:
         try:
             stdout, stderr = process.communicate(input, timeout=timeout)
@@ -363,7 +377,9 @@ def run(args: _Args, *, input: Any = None, capture_output: bool = False, timeout
     assert retcode is not None
     if check and retcode:
         raise subprocess.CalledProcessError(retcode, process.args, output=stdout, stderr=stderr)
-    return subprocess.CompletedProcess(process.args, retcode, stdout, stderr)
+    done = subprocess.CompletedProcess(process.args, retcode, stdout, stderr)
+    done.denied = process.denied  # type: ignore[attr-defined]
+    return done
 
 
 class Process(asyncio.subprocess.Process):
@@ -376,12 +392,13 @@ class Process(asyncio.subprocess.Process):
     _cordon_cfg: _Config
     _cordon_config_path: str
     _cordon_code: Optional[int] = None
+    denied: Denied = []
 
     async def wait(self) -> int:
         rc = await super().wait()
         if self._cordon_stats is not None:
             stats, self._cordon_stats = self._cordon_stats, None
-            self._cordon_code, err = _outcome(rc, stats, self._cordon_cfg, self._cordon_config_path)
+            self._cordon_code, err, self.denied = _outcome(rc, stats, self._cordon_cfg, self._cordon_config_path)
             if err:
                 raise err
         return self._cordon_code if self._cordon_code is not None else rc
@@ -409,11 +426,12 @@ async def create_subprocess_exec(program: StrPath, *args: Union[StrPath, bytes],
                                  profiles: Sequence[str] = (), backend: Optional[str] = None,
                                  pass_env: Sequence[str] = (), env_policy: Optional[Mapping[str, Any]] = None,
                                  limits: Optional[Mapping[str, Limit]] = None,
-                                 die_with_parent: Optional[bool] = None, **kwds: Any) -> Process:
+                                 die_with_parent: Optional[bool] = None, explain: bool = False,
+                                 **kwds: Any) -> Process:
     """asyncio.create_subprocess_exec under cordon (a Process)."""
     options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
                    profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
-                   die_with_parent=die_with_parent)
+                   die_with_parent=die_with_parent, explain=explain)
     argv, cfg, stats, c = _launch([program, *args], options, kwds)
     try:
         proc = await asyncio.create_subprocess_exec(*argv, pass_fds=(cfg.fileno(), stats.fileno()), **kwds)

@@ -83,6 +83,21 @@ class Isolation(Layout):
         self.assertEqual((r.returncode, r.stdout), (0, "exposed content\n"))
         self.assertEqual(self.run_sandboxed([*EXISTS, "/etc/shadow"]).stdout, "absent\n")
 
+    def test_denied_names_what_was_refused(self):
+        hidden = os.path.join(self.dir, "hidden.txt")
+        with open(hidden, "w") as f:
+            f.write("hidden\n")
+        control = subprocess.run(["cat", hidden], capture_output=True, text=True)
+        self.assertEqual(control.stdout, "hidden\n", "control: unsandboxed, the file is readable")
+        r = self.run_sandboxed(["cat", hidden])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.denied, [], "an ordinary run does not observe reads")
+        r = self.run_sandboxed(["cat", hidden], explain=True)
+        self.assertNotEqual(r.returncode, 0, "explain never allows it")
+        self.assertIn({"kind": "read", "target": hidden, "rule": "not in the sandbox's view", "host_has": True,
+                       "suggestion": f"--expose {hidden}", "seen_by": "explain"}, r.denied)
+        self.assertTrue(cordon.config(explain=True)["isolation"]["explain"])
+
     def test_config_and_report_descriptors_stay_outside(self):
         with open("/dev/null") as f:
             control = subprocess.run([*FDS, str(f.fileno())], pass_fds=(f.fileno(),), capture_output=True, text=True)
