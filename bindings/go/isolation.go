@@ -76,6 +76,26 @@ type Config struct {
 	// ends the sandbox as on SIGTERM, its post-run checks included. nil =
 	// true on Linux (cordon's --die-with-parent), false elsewhere.
 	DieWithParent *bool `json:"die_with_parent,omitempty"`
+	// Explain: cordon also observes the command's calls that take a path,
+	// so that WaitDenied names the reads, writes and executions the view
+	// refused (it costs time per call; it never allows more).
+	Explain bool `json:"explain,omitempty"`
+}
+
+// Denial is one refusal of the sandbox's, as cordon's --stats record has
+// it ("denied"): Kind is read, write, exec, connect, resolve or syscall;
+// Target the path, HOST:PORT or call; Rule what refused it; HostHas, for a
+// path, whether the host has it (nil for the other kinds); Suggestion the
+// flag that would allow it ("--expose /path", "--allow-net host:443") or
+// "cannot be allowed"; SeenBy who saw it (proxy, supervisor, exit-status,
+// explain).
+type Denial struct {
+	Kind       string `json:"kind"`
+	Target     string `json:"target"`
+	Rule       string `json:"rule"`
+	HostHas    *bool  `json:"host_has"`
+	Suggestion string `json:"suggestion"`
+	SeenBy     string `json:"seen_by"`
 }
 
 // ErrNotFound: the cordon binary is not where $CORDON_BIN or PATH says.
@@ -202,7 +222,7 @@ func failClosed(cfg Config) error {
 		{"ExposePaths", len(cfg.ExposePaths) > 0}, {"Home", cfg.Home != ""}, {"Workspace", cfg.Workspace != ""},
 		{"Network", cfg.Network != ""}, {"AllowNet", len(cfg.AllowNet) > 0}, {"Profiles", len(cfg.Profiles) > 0},
 		{"Backend", cfg.Backend != ""}, {"Limits", cfg.Limits != nil}, {"Env", cfg.Env != nil},
-		{"DieWithParent", cfg.DieWithParent != nil},
+		{"DieWithParent", cfg.DieWithParent != nil}, {"Explain", cfg.Explain},
 	} {
 		if f.on {
 			set = append(set, f.name)
@@ -537,19 +557,37 @@ func Wait(cmd *exec.Cmd) error {
 // refused to run cmd, and returns it unchanged otherwise: for a caller that
 // waits with cmd.Wait itself (an SDK's transport). Call it once per command.
 func Refusal(cmd *exec.Cmd, waitErr error) error {
+	_, err := refusalAndDenied(cmd, waitErr)
+	return err
+}
+
+// WaitDenied is Wait, and what the sandbox refused the command (the
+// record's "denied"; nil when nothing was, or when cordon wrote no
+// record). Hand it to the model, or to the user who decides what to allow.
+func WaitDenied(cmd *exec.Cmd) ([]Denial, error) {
+	return refusalAndDenied(cmd, cmd.Wait())
+}
+
+func refusalAndDenied(cmd *exec.Cmd, waitErr error) ([]Denial, error) {
 	waited(cmd)
 	f := prepared(cmd)
 	if f == nil {
-		return waitErr
+		return nil, waitErr
 	}
 	f[0].Close()
 	record := readRecord(f[1])
 	f[1].Close()
+	var r struct {
+		Denied []Denial `json:"denied"`
+	}
+	if len(record) > 0 {
+		_ = json.Unmarshal(record, &r) // a refusal's record has none
+	}
 	var ee *exec.ExitError
 	if !errors.As(waitErr, &ee) || ee.ExitCode() != 125 {
-		return waitErr
+		return r.Denied, waitErr
 	}
-	return refusalOf(record, waitErr)
+	return r.Denied, refusalOf(record, waitErr)
 }
 
 func readRecord(f *os.File) []byte {

@@ -133,6 +133,39 @@ func TestSeesOnlyWhatIsExposed(t *testing.T) {
 	}
 }
 
+// What the sandbox refused comes back as data: nothing seen of a read in an
+// ordinary run, the read and its --expose with Explain; refused either way.
+func TestWaitDeniedNamesWhatWasRefused(t *testing.T) {
+	l := newLayout(t)
+	hidden := filepath.Join(l.dir, "hidden.txt")
+	write(t, hidden, "hidden\n")
+	if out, err := exec.Command("/bin/cat", hidden).Output(); err != nil || string(out) != "hidden\n" {
+		t.Fatalf("control: unsandboxed, the file is readable: %q %v", out, err)
+	}
+	for _, explain := range []bool{false, true} {
+		cfg := l.config(true)
+		cfg.Explain = explain
+		configure(t, cfg)
+		cmd := exec.Command("/bin/cat", hidden)
+		cmd.Dir = l.ws
+		if err := isolation.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		denied, err := isolation.WaitDenied(cmd)
+		if err == nil {
+			t.Errorf("explain %v: the hidden file was read", explain)
+		}
+		found := false
+		for _, d := range denied {
+			found = found || (d.Kind == "read" && d.Target == hidden && d.Suggestion == "--expose "+hidden &&
+				d.HostHas != nil && *d.HostHas && d.SeenBy == "explain")
+		}
+		if found != explain {
+			t.Errorf("explain %v: denied %+v", explain, denied)
+		}
+	}
+}
+
 // The config (fd 3) and the report (fd 4) are cordon's: the command cannot
 // read the one or forge the other.
 func TestConfigAndReportDescriptorsStayOutside(t *testing.T) {
