@@ -42,6 +42,21 @@ export interface CordonOptions {
   limits?: Limits;
   /** When this process dies, cordon ends the sandbox as on SIGTERM (default: true on Linux). */
   dieWithParent?: boolean;
+  /** Also observe the command's path calls, so that cordonDenied names the reads, writes and executions the view refused (costs time per call; never allows more). */
+  explain?: boolean;
+}
+
+/** One refusal of the sandbox's (the record's "denied"). */
+export interface CordonDenial {
+  kind: "read" | "write" | "exec" | "connect" | "resolve" | "syscall";
+  /** the path, HOST:PORT or call */
+  target: string;
+  rule: string;
+  /** for a path, whether the host has it; null for the other kinds */
+  host_has: boolean | null;
+  /** the flag that would allow it ("--expose /path", "--allow-net host:443"), or "cannot be allowed" */
+  suggestion: string;
+  seen_by: "proxy" | "supervisor" | "exit-status" | "explain";
 }
 
 export interface CordonSpawnOptions extends SpawnOptions {
@@ -61,6 +76,8 @@ export interface CordonRecord {
 export interface CordonChildProcess extends ChildProcess {
   /** cordon's report, once the child exited (null when it wrote none). */
   cordonRecord?: CordonRecord | null;
+  /** What the sandbox refused, once the child exited ([] when nothing, or no record). */
+  cordonDenied?: CordonDenial[];
 }
 
 export class CordonError extends Error {

@@ -65,7 +65,7 @@ export function findBinary() {
 
 // cordon's JSON config layer for {home, workspace, expose: [{source, target?,
 // mode}], network, allowNet, profiles, backend, passEnv, envPolicy, limits,
-// dieWithParent}, and the option behind each of its keys (configNames).
+// dieWithParent, explain}, and the option behind each of its keys (configNames).
 function build(opts = {}, envNames = []) {
   const names = {};
   const iso = { enabled: true };
@@ -80,6 +80,8 @@ function build(opts = {}, envNames = []) {
   names["isolation.limits"] = "limits";
   iso.die_with_parent = opts.dieWithParent ?? process.platform === "linux";
   names["isolation.die_with_parent"] = "dieWithParent";
+  if (opts.explain) iso.explain = true;
+  names["isolation.explain"] = "explain";
   const rules = (opts.expose || []).map((e, i) => {
     const { source, target, mode = "ro" } = typeof e === "string" ? { source: e } : e;
     if (mode !== "ro" && mode !== "rw") throw new TypeError(`expose[${i}] ${JSON.stringify(e)}: mode must be "ro" or "rw"`);
@@ -212,6 +214,7 @@ export function spawn(command, args, options) {
   child.once("exit", (code) => {
     const record = done();
     child.cordonRecord = record;
+    child.cordonDenied = Array.isArray(record?.denied) ? record.denied : [];
     const started = record && "exit_code" in record && !("error" in record);
     const err = code === 125 && !started ? refusalOf(record, built.names, "/dev/fd/3") : null;
     if (err) child.emit("error", err);

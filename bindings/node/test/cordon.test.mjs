@@ -92,6 +92,23 @@ test("the exposed file is there, /etc/shadow is not", T, async () => {
   cleanup(l);
 });
 
+test("cordonDenied names what was refused: with explain, the hidden read and its --expose", T, async () => {
+  const l = layout();
+  const hidden = path.join(l.dir, "hidden.txt");
+  writeFileSync(hidden, "hidden\n");
+  const control = await collect(plainSpawn("/bin/cat", [hidden], { stdio: ["ignore", "pipe", "inherit"] }));
+  assert.equal(control.out, "hidden\n", "control: unsandboxed, the file is readable");
+  for (const explain of [false, true]) {
+    const child = spawn("/bin/cat", [hidden], { cwd: l.ws, stdio: ["ignore", "pipe", "ignore"], cordon: { ...l.cordon, explain } });
+    const r = await collect(child);
+    assert.notEqual(r.code, 0, "refused either way");
+    const found = child.cordonDenied.some((d) => d.kind === "read" && d.target === hidden &&
+      d.suggestion === `--expose ${hidden}` && d.host_has === true && d.seen_by === "explain");
+    assert.equal(found, explain, JSON.stringify(child.cordonDenied));
+  }
+  cleanup(l);
+});
+
 test("the caller's OPENAI_API_KEY stays out, HOME is the instance's", T, async () => {
   const l = layout();
   const show = ["-c", 'echo "key=${OPENAI_API_KEY-unset} home=$HOME"'];
