@@ -78,6 +78,7 @@ static const struct {
         {"env", CLI_ENV, F_ENV},
         {"check", CLI_CHECK, F_CHECK},
         {"profiles", CLI_PROFILES, F_PROFILES},
+        {"learn", CLI_LEARN, F_RUN},
 };
 
 static int fail(cli_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -191,7 +192,7 @@ int cli_parse(int argc, char **argv, cli_args *a)
                         mask = COMMANDS[i].mask;
                 }
         if (!mask)
-                return fail(a, "unknown command \"%s\" (run, plan, env, check, profiles)", sub);
+                return fail(a, "unknown command \"%s\" (run, plan, env, check, profiles, learn)", sub);
         struct option *opts = options_for(mask);
         if (!opts)
                 return fail(a, "out of memory");
@@ -237,7 +238,7 @@ int cli_parse(int argc, char **argv, cli_args *a)
         if (r < 0 || a->help)
                 return r;
         a->argv = sub_argv + optind;
-        bool wants_command = a->command == CLI_RUN || a->command == CLI_PLAN;
+        bool wants_command = a->command == CLI_RUN || a->command == CLI_PLAN || a->command == CLI_LEARN;
         if (wants_command && !a->argv[0])
                 return fail(a, "%s: missing the command to run (cordon %s [flags] -- CMD [ARGS...])", sub, sub);
         if (!wants_command && a->argv[0])
@@ -318,6 +319,13 @@ const char *cli_usage(cli_command command)
                        "                             backends)\n\n"
                        "Exit status: the command's, 128+N if it died of signal N, 124 on timeout,\n"
                        "125 for cordon's own failures, 126 not executable, 127 not found.\n";
+        case CLI_LEARN:
+                return "usage: cordon learn [run's flags] [--] CMD [ARGS...]\n"
+                       "Run CMD as cordon run --explain does, then print on stdout a config layer (JSON)\n"
+                       "with the exposures and network entries its refusals name, each the narrowest\n"
+                       "that was used, with a comment saying why; never a private key, /etc/shadow or\n"
+                       "your whole home. The command's stdout goes to stderr. Review the layer, then:\n"
+                       "cordon run --config LAYER -- CMD. Exit status: the command's.\n";
         case CLI_PLAN:
                 return "usage: cordon plan [flags] [--json] [--] CMD [ARGS...]\n"
                        "Print the isolation plan for CMD without running anything.\n\n" CONFIG_FLAGS LIMIT_FLAGS
@@ -343,6 +351,7 @@ const char *cli_usage(cli_command command)
                        "  env [flags]             print the child environment\n"
                        "  check                   what this host supports\n"
                        "  profiles                the profiles, with what each exposes\n"
+                       "  learn [flags] -- CMD... run CMD, print a config layer from what was refused\n"
                        "  --version, --help\n\n"
                        "See `cordon COMMAND --help`.\n";
         }

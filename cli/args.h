@@ -12,6 +12,7 @@ typedef enum cli_command {
         CLI_ENV,
         CLI_CHECK,
         CLI_PROFILES,
+        CLI_LEARN,
         CLI_HELP,
         CLI_VERSION,
 } cli_command;

@@ -211,7 +211,7 @@ static int prepare(const cli_args *a, const cordon_config *c, bool with_command,
                 cmd = cordon_command_new((const char *const *)a->argv);
                 cordon_pty pty = a->pty < 0 ? default_pty() : a->pty ? CORDON_PTY_ON : CORDON_PTY_OFF;
                 if (!cmd || (a->cwd && cordon_command_set_cwd(cmd, a->cwd) < 0) ||
-                    (a->command == CLI_RUN && cordon_command_set_pty(cmd, pty) < 0)) {
+                    ((a->command == CLI_RUN || a->command == CLI_LEARN) && cordon_command_set_pty(cmd, pty) < 0)) {
                         cordon_command_free(cmd);
                         fprintf(stderr, "cordon: out of memory\n");
                         return -ENOMEM;
@@ -509,6 +509,21 @@ static void explain_refusals(const cordon_process *p, const cordon_result *res)
         free(text);
 }
 
+/* cordon learn: the layer goes where stdout was, the command's stdout to
+ * stderr (cmd_learn). */
+static int learned_out = -1;
+
+static void print_learned(const cordon_process *p, const cordon_result *res)
+{
+        char *layer = cordon_process_learned_layer(p, res);
+        FILE *f = layer ? fdopen(learned_out, "w") : NULL;
+        if (!f || fputs(layer, f) < 0 || fclose(f) != 0)
+                fprintf(stderr, "cordon: learn: cannot write the layer: %s\n", layer ? strerror(errno) : "out of memory");
+        else
+                learned_out = -1;
+        free(layer);
+}
+
 /* Quiet by default: the caller is mostly a program that hands cordon's
  * stderr to a model. Notes are printed at the start on a terminal or with
  * --verbose, else only with the failure they explain (exit 127: a command
@@ -566,6 +581,8 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                 return refuse(a, err, NULL);
         }
         write_stats(a, p, &res);
+        if (learned_out >= 0)
+                print_learned(p, &res);
         /* what the git check could not make inert: the run failed (125) */
         int status = res.status;
         if (cordon_process_check_error(p, &err) < 0) {
@@ -586,6 +603,23 @@ static int cmd_run(const cli_args *a, cordon_config *c)
          * caller reaps it in cordon_process_free. |running| keeps |p|
          * reachable for leak checkers. */
         return status;
+}
+
+/* cordon learn: cordon run --explain, its stdout on stderr, then the layer
+ * on stdout. */
+static int cmd_learn(const cli_args *a, cordon_config *c)
+{
+        fflush(stdout);
+#ifdef F_DUPFD_CLOEXEC
+        learned_out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+#else
+        learned_out = dup(1);
+#endif
+        if (learned_out < 0 || dup2(2, 1) < 0 || cordon_config_set_explain(c, true) < 0) {
+                fprintf(stderr, "cordon: learn: %s\n", strerror(errno));
+                return EXIT_CORDON;
+        }
+        return cmd_run(a, c);
 }
 
 /* With --stats FILE, the file is made (or emptied) first: a plan that
@@ -675,6 +709,7 @@ int main(int argc, char **argv)
         int r;
         switch (a.command) {
         case CLI_RUN: r = close_stats(&a, cmd_run(&a, c)); break;
+        case CLI_LEARN: r = close_stats(&a, cmd_learn(&a, c)); break;
         case CLI_PLAN: r = close_stats(&a, cmd_plan(&a, c)); break;
         case CLI_ENV: r = cmd_env(&a, c); break;
         case CLI_CHECK: r = cmd_check(&a, c); break;

@@ -25,11 +25,11 @@ _cordon()
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi
             return ;;
-        run | plan | env | check | profiles) [ -z "$cmd" ] && cmd=${COMP_WORDS[i]} ;;
+        run | plan | env | check | profiles | learn) [ -z "$cmd" ] && cmd=${COMP_WORDS[i]} ;;
         esac
     done
     if [ -z "$cmd" ]; then
-        COMPREPLY=($(compgen -W 'run plan env check profiles --version --help' -- "$cur"))
+        COMPREPLY=($(compgen -W 'run plan env check profiles learn --version --help' -- "$cur"))
         return
     fi
     case $prev in

@@ -7,14 +7,15 @@ function __cordon_profiles
     cordon profiles 2>/dev/null | string replace -rf '^(\S+) \(.*\)$' '$1'
 end
 
-set -l cmds run plan env check profiles
-set -l runlike '__fish_seen_subcommand_from run plan env'
+set -l cmds run plan env check profiles learn
+set -l runlike '__fish_seen_subcommand_from run plan env learn'
 complete -c cordon -f
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a run -d 'run CMD sandboxed'
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a plan -d 'print the plan'
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a env -d 'print the child environment'
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a check -d 'what this host supports'
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a profiles -d 'list the profiles'
+complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -a learn -d 'a config layer from what CMD was refused'
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -l version -d 'print the version'
 complete -c cordon -n "not __fish_seen_subcommand_from $cmds" -l help -d 'print help'
 

@@ -531,6 +531,13 @@ CORDON_API char *cordon_process_denied_json(const cordon_process *p, const cordo
  * --explain-on-failure prints after "cordon: ". The caller frees it with
  * free(); NULL on ENOMEM. */
 CORDON_API char *cordon_process_denied_summary(const cordon_process *p, const cordon_result *r, size_t max_lines);
+/* cordon learn: a config layer (JSON, the keys of a config file) with the
+ * exposures and network_allow entries that |p|'s refusals suggest, each
+ * exposure the narrowest that was used, with a "comment" saying why (the
+ * network entries' in the top-level "comment" array, which cordon
+ * ignores); never a secret, the home, or what cordon would refuse. For
+ * the user to review. The caller frees it with free(); NULL on ENOMEM. */
+CORDON_API char *cordon_process_learned_layer(const cordon_process *p, const cordon_result *r);
 /* How many entries cordon_process_denied_json would hold (0 for NULL). */
 CORDON_API size_t cordon_process_denied_count(const cordon_process *p, const cordon_result *r);
 

@@ -353,9 +353,11 @@ static int expose_field(layer *L, const char *key, json_t *val, const void *unus
 {
         (void)val;
         (void)unused;
-        if (streq(key, "source") || streq(key, "target") || streq(key, "mode") || streq(key, "optional"))
+        if (streq(key, "source") || streq(key, "target") || streq(key, "mode") || streq(key, "optional") ||
+            streq(key, "comment"))
                 return 0;
-        return layer_fail_key(L, "unknown key (expected \"source\", \"target\", \"mode\" or \"optional\")");
+        return layer_fail_key(L, "unknown key (expected \"source\", \"target\", \"mode\", \"optional\" or "
+                                 "\"comment\")");
 }
 
 /* One expose_paths entry; fields are checked in a fixed order so the first
@@ -367,8 +369,13 @@ static int expose_entry(layer *L, json_t *e)
                 return r;
         json_t *src = json_object_get(e, "source"), *tgt = json_object_get(e, "target");
         json_t *mode = json_object_get(e, "mode"), *opt = json_object_get(e, "optional");
+        json_t *comment = json_object_get(e, "comment");
         if (!src)
                 return layer_fail(L, "\"source\" is required");
+        if (comment && !json_is_string(comment)) {
+                layer_push(L, strdup("comment"));
+                return want_type(L, comment, JSON_STRING, "a string");
+        }
         _cleanup_free_ char *source = NULL, *target = NULL;
         bool writable = false, optional = false;
         if (opt) {

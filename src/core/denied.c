@@ -118,6 +118,8 @@ void denied_list_set_home(denied_list *l, const char *home)
         l->home = xstrdup(home);
 }
 
+const char *denied_list_home(const denied_list *l) { return l ? l->home : NULL; }
+
 void denied_note_path(denied_list *l, denied_kind kind, const char *path, const char *rule, host_has has,
                       bool writable, const char *seen_by)
 {

@@ -47,6 +47,8 @@ void denied_note(denied_list *l, denied_kind kind, const char *target, const cha
 /* The caller's home (copied; NULL: unknown), for the suggestions of
  * denied_note_path. */
 void denied_list_set_home(denied_list *l, const char *home) HIDDEN;
+/* The home set, or NULL. */
+const char *denied_list_home(const denied_list *l) HIDDEN;
 /* denied_note for a path of the host's, with its suggestion
  * (denied_path_suggestion; |writable|: the flag that makes it writable). */
 void denied_note_path(denied_list *l, denied_kind kind, const char *path, const char *rule, host_has has,
@@ -84,6 +86,11 @@ json_t *denied_json(const denied_list *l, int status, json_t *extra, size_t *ret
  * the command's text in it is escaped for a terminal. "" for none; NULL
  * on ENOMEM. */
 char *denied_summary(const json_t *denied, size_t omitted, size_t max) HIDDEN;
+
+/* learn.c: a config layer (JSON text, caller frees; NULL on ENOMEM) with
+ * the exposures and allowlist entries that |denied| (the record's array)
+ * suggests, "~/" for |home|, each with a "comment". */
+char *denied_learned_layer(const json_t *denied, const char *home) HIDDEN;
 
 /* One entry in the record's form (for the proxy's denials). */
 json_t *denied_entry_json(denied_kind kind, const char *target, const char *rule, host_has has,

@@ -97,6 +97,17 @@ char *cordon_process_denied_summary(const cordon_process *p, const cordon_result
         return s;
 }
 
+char *cordon_process_learned_layer(const cordon_process *p, const cordon_result *r)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        json_t *d = denied_of(p, r, net, NULL);
+        json_decref(net);
+        char *s = d ? denied_learned_layer(d, p ? denied_list_home(process_head_const(p)->denied) : NULL) : NULL;
+        json_decref(d);
+        return s;
+}
+
 size_t cordon_process_denied_count(const cordon_process *p, const cordon_result *r)
 {
         const backend_ops *ops = p ? process_head_const(p)->ops : NULL;

@@ -37,6 +37,8 @@ explain_view *launch_explain_view(const cordon_plan *p)
         const char *home = env_get(p->env, "HOME");
         v->home_inside = home && home[0] == '/' ? strdup(home) : NULL;
         v->home_host = xstrdup(p->caller_home);
+        if (p->path_hidden && !(v->path_hidden = strv_copy((const char *const *)p->path_hidden)))
+                ok = false;
         if (!ok || (home && home[0] == '/' && !v->home_inside) || (p->caller_home && !v->home_host))
                 return explain_view_free(v);
         return v;

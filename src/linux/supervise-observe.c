@@ -85,6 +85,7 @@ explain_view *explain_view_free(explain_view *v)
         free(v->m);
         free(v->home_inside);
         free(v->home_host);
+        strv_free(v->path_hidden);
         if (v->root_fd >= 0)
                 close(v->root_fd);
         free(v);
@@ -264,6 +265,26 @@ static void read_only(const call *c, int fd, const char *path, const char *dir)
                      HOST_HAS_YES, sug);
 }
 
+/* A program looked for where the view has none (a PATH search: stat or
+ * exec of DIR/NAME): is NAME in a PATH entry of the host's that the view
+ * hides? Then that entry is what would bring it. */
+static bool hidden_tool(const call *c, const char *path)
+{
+        const explain_view *v = c->s->opt.explain;
+        const char *name = strrchr(path, '/');
+        for (size_t i = 0; name && name[1] && v->path_hidden && v->path_hidden[i]; i++) {
+                _cleanup_free_ char *cand = path_join(v->path_hidden[i], name + 1);
+                if (!cand || streq(cand, path) || host_lookup(v, cand, 0) != HOST_HAS_YES)
+                        continue;
+                _cleanup_free_ char *sug = denied_path_suggestion(v->path_hidden[i], false, v->home_host);
+                if (sug)
+                        note(c, DENIED_EXEC, cand, "a PATH entry of the host's that the sandbox does not show",
+                             HOST_HAS_YES, sug);
+                return true;
+        }
+        return false;
+}
+
 /* The landlock backend: the view is the host's, the rules the plan's paths. */
 static void landlock_predict(const call *c, const char *path, denied_kind kind, bool write)
 {
@@ -277,7 +298,8 @@ static void landlock_predict(const call *c, const char *path, denied_kind kind, 
                 if (!dir || host_lookup(v, dir, 0) != HOST_HAS_YES)
                         return;
         } else if (has == HOST_HAS_NO) {
-                hidden(c, kind, path, write); /* in the command's HOME: the caller's meant? */
+                if (write || !hidden_tool(c, path))
+                        hidden(c, kind, path, write); /* in the command's HOME: the caller's meant? */
                 return;
         } else if (has != HOST_HAS_YES) {
                 return;
@@ -328,7 +350,8 @@ static void predict(const call *c, const observed *o, const char *path, int open
                 close(dfd);
                 return;
         }
-        hidden(c, kind, path, write);
+        if (write || !hidden_tool(c, path))
+                hidden(c, kind, path, write);
 }
 
 /* The command's root, where the launcher could not open it at the start

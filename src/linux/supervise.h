@@ -45,6 +45,7 @@ typedef struct explain_view {
         int root_fd;       /* the command's root (O_PATH), or -1 */
         char *home_inside; /* the command's HOME, or NULL */
         char *home_host;   /* the caller's, or NULL */
+        char **path_hidden; /* the PATH entries of the host's the view hides, or NULL */
 } explain_view;
 explain_view *explain_view_free(explain_view *v) HIDDEN;
 /* The calls the observer is handed (into |out|, at most |max|): how many. */

@@ -45,7 +45,7 @@ complete_bash() { # WORD... (the last is the one being completed)
 }
 complete_bash run '' | grep -v -x -e --help -e -- >"$T/flags.bash"
 same "bash completes the flags of cordon run --help after 'cordon run'" "$T/flags.help" "$T/flags.bash"
-check_out "bash completes the commands" "$(printf '%s\n' --help --version check env plan profiles run)" complete_bash ''
+check_out "bash completes the commands" "$(printf '%s\n' --help --version check env learn plan profiles run)" complete_bash ''
 check_out "bash completes a prefix" "$(printf '%s\n' --pass-env --pids --profile --protect --pty)" complete_bash run --p
 for flag in --backend --network --landlock --inherit; do
     $KEYS help-values "$flag" <"$T/help" >"$T/values.help"
