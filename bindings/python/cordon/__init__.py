@@ -377,7 +377,7 @@ def run(args: _Args, *, input: Any = None, capture_output: bool = False, timeout
     assert retcode is not None
     if check and retcode:
         raise subprocess.CalledProcessError(retcode, process.args, output=stdout, stderr=stderr)
-    done = subprocess.CompletedProcess(process.args, retcode, stdout, stderr)
+    done: "subprocess.CompletedProcess[Any]" = subprocess.CompletedProcess(process.args, retcode, stdout, stderr)
     done.denied = process.denied  # type: ignore[attr-defined]
     return done
 
