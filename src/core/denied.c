@@ -168,8 +168,9 @@ bool denied_path_is_secret(const char *path, const char *home)
         for (size_t i = 0; SECRET_NAMES[i]; i++)
                 if (fnmatch_casefold(SECRET_NAMES[i], base) == 0)
                         return true;
+        /* a secret, or a directory that holds one */
         for (size_t i = 0; SECRET_SYSTEM[i]; i++)
-                if (path_startswith(path, SECRET_SYSTEM[i]))
+                if (path_startswith(path, SECRET_SYSTEM[i]) || path_startswith(SECRET_SYSTEM[i], path))
                         return true;
         if (!home || home[0] != '/')
                 return false;
@@ -177,7 +178,7 @@ bool denied_path_is_secret(const char *path, const char *home)
                 return true;
         for (size_t i = 0; SECRET_HOME_DIRS[i]; i++) {
                 _cleanup_free_ char *d = path_join(home, SECRET_HOME_DIRS[i]);
-                if (!d || path_startswith(path, d))
+                if (!d || path_startswith(path, d) || path_startswith(d, path))
                         return true;
         }
         return false;

@@ -64,8 +64,8 @@ size_t denied_count(const denied_list *l, int status) HIDDEN;
  * NULL on ENOMEM. */
 char *denied_path_suggestion(const char *path, bool writable, const char *home) HIDDEN;
 /* Whether |path| is a secret no suggestion and no learned layer names:
- * private keys, credentials stores, /etc/shadow-like files, the home
- * itself or above it. */
+ * private keys, credentials stores, /etc/shadow-like files, a directory
+ * holding a store (/etc, ~/.config), the home itself or above it. */
 bool denied_path_is_secret(const char *path, const char *home) HIDDEN;
 /* "--allow-net HOST:PORT" when |host| is an entry as it is written
  * (allowlist.h), else DENIED_NOT_ALLOWABLE. Caller frees. */

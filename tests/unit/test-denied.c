@@ -33,6 +33,10 @@ static void test_path_suggestion(void)
                 {"/etc/gshadow-", false, DENIED_NOT_ALLOWABLE},
                 {"/etc/sudoers.d/me", false, DENIED_NOT_ALLOWABLE},
                 {"/etc/ssh/ssh_host_rsa_key", false, DENIED_NOT_ALLOWABLE},
+                {"/etc", false, DENIED_NOT_ALLOWABLE},         /* holds /etc/shadow */
+                {"/home/me/.config", false, DENIED_NOT_ALLOWABLE}, /* holds ~/.config/gcloud */
+                {"/home/me/.config/mybuild", false, "--expose /home/me/.config/mybuild"},
+                {"/etc/pip.conf", false, "--expose /etc/pip.conf"},
                 {"/srv/a:b", false, DENIED_NOT_ALLOWABLE}, /* the flag's value would split */
                 {"relative", false, DENIED_NOT_ALLOWABLE},
                 {"/srv/../etc/shadow", false, DENIED_NOT_ALLOWABLE},
