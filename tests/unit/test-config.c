@@ -32,7 +32,7 @@ static const struct {
          "isolation.auto_expose.argv", 3, 34},
         {"unknown-key-expose-entry.json",
          "unknown-key-expose-entry.json:4:26: isolation.expose_paths[0].readonly: unknown key (expected \"source\", "
-         "\"target\", \"mode\" or \"optional\")",
+         "\"target\", \"mode\", \"optional\" or \"comment\")",
          "isolation.expose_paths[0].readonly", 4, 26},
         {"unknown-key-limits.json", "unknown-key-limits.json:5:7: isolation.limits.memory: unknown key",
          "isolation.limits.memory", 5, 7},
@@ -1163,8 +1163,31 @@ static void test_json_locate(void)
         CHECK(!json_locate(text, p3, 2, false, &line, &col));
 }
 
+/* expose_paths[].comment (cordon learn writes one): a string, ignored;
+ * isolation.explain and explain_on_failure: booleans. */
+static void test_comment_and_explain(void)
+{
+        cordon_config *c = cordon_config_new();
+        cordon_error *e = NULL;
+        CHECK_INTEQ(cordon_config_load_string(c, "{\"isolation\": {\"explain\": true, \"explain_on_failure\": true, "
+                                                 "\"expose_paths\": [{\"source\": \"/usr\", \"comment\": \"why\"}]}}",
+                                              "ok.json", &e),
+                    0);
+        CHECK(c->explain && c->explain_on_failure && c->n_expose == 1);
+        e = cordon_error_free(e);
+        CHECK(cordon_config_load_string(c, "{\"isolation\": {\"expose_paths\": [{\"source\": \"/usr\", \"comment\": 1}]}}",
+                                        "bad.json", &e) < 0);
+        CHECK_STREQ(cordon_error_message(e), "bad.json:1:63: isolation.expose_paths[0].comment: must be a string, got number");
+        e = cordon_error_free(e);
+        CHECK(cordon_config_load_string(c, "{\"isolation\": {\"explain\": \"yes\"}}", "bad.json", &e) < 0);
+        CHECK_STREQ(cordon_error_key(e), "isolation.explain");
+        cordon_error_free(e);
+        cordon_config_free(c);
+}
+
 int main(void)
 {
+        RUN(test_comment_and_explain);
         RUN(test_invalid_fixtures);
         RUN(test_invalid_fixtures_complete);
         RUN(test_error_names_file_as_given);
