@@ -175,7 +175,7 @@ int cli_parse(int argc, char **argv, cli_args *a)
 {
         *a = (cli_args){.stats_fd = -1, .pty = -1};
         if (argc < 2)
-                return fail(a, "missing command (run, plan, env, check, profiles)");
+                return fail(a, "missing command (run, plan, env, check, profiles, learn)");
         const char *sub = argv[1];
         if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
                 a->command = CLI_HELP;

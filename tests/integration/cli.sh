@@ -228,8 +228,8 @@ run_cli check --config bad.json
 check "check: a bad config is exit 125" test "$st" -eq 125
 check_fails_125 "a missing config file" 'cordon: nope.json: cannot read config: No such file or directory' \
     plan --config nope.json -- true
-check_fails_125 "an unknown subcommand" 'cordon: unknown command "frob" (run, plan, env, check, profiles)' frob
-check_fails_125 "no subcommand" 'cordon: missing command (run, plan, env, check, profiles)'
+check_fails_125 "an unknown subcommand" 'cordon: unknown command "frob" (run, plan, env, check, profiles, learn)' frob
+check_fails_125 "no subcommand" 'cordon: missing command (run, plan, env, check, profiles, learn)'
 check_fails_125 "run without a command" 'cordon: run: missing the command to run (cordon run [flags] -- CMD [ARGS...])' run
 check_fails_125 "an unknown flag" 'cordon: run: unknown option "--bogus" (see cordon run --help)' run --bogus -- true
 check_fails_125 "a flag without its value" 'cordon: plan: option "--network" needs a value' plan --network

@@ -304,12 +304,15 @@ static void test_errors(void)
                 const char *const *words;
                 const char *error;
         } T[] = {
-                {ARGS(NULL), "missing command (run, plan, env, check, profiles)"},
-                {ARGS("frob"), "unknown command \"frob\" (run, plan, env, check, profiles)"},
-                {ARGS("--frob"), "unknown command \"--frob\" (run, plan, env, check, profiles)"},
+                {ARGS(NULL), "missing command (run, plan, env, check, profiles, learn)"},
+                {ARGS("frob"), "unknown command \"frob\" (run, plan, env, check, profiles, learn)"},
+                {ARGS("--frob"), "unknown command \"--frob\" (run, plan, env, check, profiles, learn)"},
                 {ARGS("run"), "run: missing the command to run (cordon run [flags] -- CMD [ARGS...])"},
                 {ARGS("run", "--"), "run: missing the command to run (cordon run [flags] -- CMD [ARGS...])"},
                 {ARGS("plan", "--json"), "plan: missing the command to run (cordon plan [flags] -- CMD [ARGS...])"},
+                {ARGS("learn", "--explain"), "learn: missing the command to run (cordon learn [flags] -- CMD [ARGS...])"},
+                {ARGS("plan", "--explain-on-failure", "--json"),
+                 "plan: missing the command to run (cordon plan [flags] -- CMD [ARGS...])"},
                 {ARGS("env", "ls"), "env: unexpected argument \"ls\""},
                 {ARGS("env", "--", "ls"), "env: unexpected argument \"ls\""},
                 {ARGS("check", "extra"), "check: unexpected argument \"extra\""},
