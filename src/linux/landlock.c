@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/stat.h>
@@ -39,6 +40,19 @@ int landlock_abi(void)
 {
         int abi = sys_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION_FLAG);
         return abi < 0 ? -errno : abi;
+}
+
+int landlock_abi_relied(int abi)
+{
+        const char *v = getenv(LANDLOCK_ABI_TEST_ENV);
+        if (!v || abi < 1)
+                return abi;
+        char *end = NULL;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (errno != 0 || end == v || *end || n < 0 || n >= abi)
+                return abi; /* never above the kernel's: it only narrows */
+        return n == 0 ? -ENOSYS : (int)n;
 }
 
 const char *landlock_hint(int abi)
@@ -132,6 +146,20 @@ int landlock_allow_port(int ruleset, uint64_t port, uint64_t access)
 {
         struct ll_net_port_attr attr = {.allowed_access = access, .port = port};
         return sys_landlock_add_rule(ruleset, LANDLOCK_RULE_NET_PORT_TYPE, &attr, 0) < 0 ? -errno : 0;
+}
+
+/* The linux backend's network "full" is the host's network namespace, and
+ * its abstract unix sockets (a session bus, an X server, systemd's and
+ * other daemons' sockets) are the host's: only Landlock's scope (ABI 6,
+ * Linux 6.12) keeps the command from connecting to them. -EOPNOTSUPP
+ * where it would run without that scope (the kernel's, or Landlock off). */
+int landlock_full_network_check(const struct cordon_plan *p)
+{
+        if (p->backend != BACKEND_LINUX || p->network != CORDON_NETWORK_FULL)
+                return 0;
+        if (p->landlock == LANDLOCK_OFF)
+                return -EOPNOTSUPP;
+        return landlock_rights_for_abi(landlock_abi_relied(landlock_abi())).scoped ? 0 : -EOPNOTSUPP;
 }
 
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,

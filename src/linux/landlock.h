@@ -10,6 +10,16 @@
 /* The running kernel's Landlock ABI (>= 1), or a negative errno: -ENOSYS
  * (not built in), -EOPNOTSUPP (disabled at boot). */
 int landlock_abi(void) HIDDEN;
+/* For tests only: CORDON_TEST_LANDLOCK_ABI=N (0 to the kernel's ABI - 1)
+ * makes cordon decide as if the kernel's Landlock were ABI N (0: none):
+ * what it refuses, the fallbacks it adds (the landlock backend's signal
+ * supervision below ABI 6), what check, the plan log and the record say.
+ * The rulesets still handle every right of the kernel's own ABI, so it
+ * only ever narrows what the command can do (docs/testing.md). */
+#define LANDLOCK_ABI_TEST_ENV "CORDON_TEST_LANDLOCK_ABI"
+/* The ABI cordon relies on: |abi| (landlock_abi's), or lower by the
+ * variable above; a value that is not lower is ignored. */
+int landlock_abi_relied(int abi) HIDDEN;
 /* What to do about a missing Landlock (|abi| <= 0). Static string. */
 const char *landlock_hint(int abi) HIDDEN;
 
@@ -60,7 +70,15 @@ int landlock_allow_port(int ruleset, uint64_t port, uint64_t access) HIDDEN;
 #define LL_FS_FILE_RIGHTS (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
 struct cordon_plan;
-/* The landlock backend: add the plan's rules (host paths) to |ruleset|. */
+/* The linux backend's network "full" without Landlock's scopes: 0, or
+ * -EOPNOTSUPP (refused, LINUX_FULL_NEEDS_SCOPES says why). */
+int landlock_full_network_check(const struct cordon_plan *p) HIDDEN;
+#define LINUX_FULL_NEEDS_SCOPES                                                                                     \
+        "the network \"full\" on the linux backend is the host's network namespace, whose abstract unix sockets " \
+        "(a session bus, an X server, other daemons') only Landlock's scope keeps from the command, and that needs " \
+        "Landlock ABI >= 6 (Linux >= 6.12), which this kernel lacks (or Landlock is off by config): use the "       \
+        "network \"loopback\", \"proxy\" (--allow-net) or \"none\", or --backend landlock, whose call "         \
+        "supervisor refuses them on every kernel"
 struct supervise_root;
 /* The landlock backend: add the plan's rules (host paths) to |ruleset|,
  * and note in |roots| (p->n_mounts entries) the writable directories and

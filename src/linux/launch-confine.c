@@ -73,31 +73,38 @@ int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
         *ret_abi = 0;
         /* the landlock backend's "proxy" is only as tight as Landlock's TCP rules */
         bool proxy_needs_net = p->backend == BACKEND_LANDLOCK && p->network == CORDON_NETWORK_PROXY;
+        int r = landlock_full_network_check(p);
+        if (r < 0)
+                return error_set(ret_error, -r, "%s", LINUX_FULL_NEEDS_SCOPES);
         if (p->landlock == LANDLOCK_OFF)
                 return proxy_needs_net ? error_set(ret_error, EINVAL,
                                                    "the network \"proxy\" on the landlock backend needs Landlock to "
                                                    "keep the command's TCP to the proxy, and it is off by config")
                                        : 0;
-        int abi = landlock_abi();
+        int abi = landlock_abi(), relied_abi = landlock_abi_relied(abi);
         *ret_abi = abi;
-        if (abi < 1) {
-                if (p->landlock == LANDLOCK_REQUIRED || p->backend == BACKEND_LANDLOCK)
-                        return error_set(ret_error, -abi, "Landlock is required but unavailable: %s", landlock_hint(abi));
+        if (relied_abi < 1 && (p->landlock == LANDLOCK_REQUIRED || p->backend == BACKEND_LANDLOCK))
+                return error_set(ret_error, -relied_abi, "Landlock is required but unavailable: %s",
+                                 landlock_hint(relied_abi));
+        if (abi < 1)
                 return 0;
-        }
         *ll = landlock_rights_for_abi(abi);
+        /* what cordon relies on for its refusals and fallbacks (lower than
+         * the kernel's only under CORDON_TEST_LANDLOCK_ABI); the ruleset
+         * keeps every right of the kernel's own */
+        landlock_rights relied = landlock_rights_for_abi(relied_abi);
         /* ABI 9 handles connect() to pathname unix sockets: on the landlock
          * backend (every network: "full" is the internet, not the host's
          * IPC) a wall of Landlock's own behind the call supervisor; the
          * linux backend's mount namespace shows only exposed sockets anyway */
         if (p->backend != BACKEND_LANDLOCK)
                 ll->fs &= ~LL_FS_RESOLVE_UNIX;
-        if (proxy_needs_net && !ll->net)
+        if (proxy_needs_net && !relied.net)
                 return error_set(ret_error, EOPNOTSUPP,
                                  "the network \"proxy\" on the landlock backend needs Landlock ABI >= 4 (Linux >= "
                                  "6.7) to keep the command's TCP to the proxy's port, this kernel has ABI %d: use "
                                  "the linux backend, or the network \"none\"",
-                                 abi);
+                                 relied_abi);
         /* TCP: the landlock backend has no network namespace; on the linux
          * backend "none" adds it as a second wall. "loopback" keeps local TCP. */
         bool deny_tcp = p->network == CORDON_NETWORK_NONE || p->network == CORDON_NETWORK_PROXY ||
@@ -122,7 +129,8 @@ int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
 }
 
 /* The landlock backend: the filter that hands the command's metadata,
- * connect and listen calls to the launcher. */
+ * connect and listen calls to the launcher, and its signal calls where
+ * Landlock does not scope them. */
 int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
         int r = supervise_available();
@@ -136,6 +144,9 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  .proxy_port = p->network == CORDON_NETWORK_PROXY ? s->proxy_port : 0,
                                  .log_fn = p->log_fn,
                                  .log_userdata = p->log_userdata,
+                                 /* without Landlock's signal scope (ABI < 6, or
+                                  * off): the signal calls, checked by the supervisor */
+                                 .signals = !landlock_rights_for_abi(landlock_abi_relied(s->abi)).scoped,
                                  .sandbox_user = p->sandbox_user,
                                  .uid = p->run_uid,
                                  .gid = p->run_gid,

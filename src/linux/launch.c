@@ -505,6 +505,7 @@ static int start_supervisor(launch_storage *s, cordon_process *proc, cordon_erro
         if (proc->calls || s->supervise_listener < 0)
                 return 0;
         s->supervise_opt.denied = proc->head.denied;
+        s->supervise_opt.tree = proc->head.pid;
         if (s->supervise_opt.explain)
                 launch_explain_root(s->supervise_opt.explain, proc->head.pid);
         int r = supervise_start(TAKE_FD(s->supervise_listener), &s->supervise_opt, s->roots, s->n_roots,

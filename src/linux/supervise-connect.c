@@ -31,7 +31,7 @@
 /* The command's socket itself (the same open file), to connect. The call
  * still waiting after the pidfd was opened means that the thread it names
  * is the caller, and that what was read of its memory before was its. */
-static int command_socket(const call *c, int fd)
+int supervise_command_fd(const call *c, int fd)
 {
         int pidfd = (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
         if (pidfd < 0)
@@ -165,7 +165,7 @@ int serve_connect(const call *c)
         if (a[2] > sizeof(ss) || len < sizeof(sa_family_t))
                 return -EINVAL;
         int r = call_read_mem(c, a[1], &ss, len);
-        int sock = r < 0 ? r : command_socket(c, (int)a[0]), none = -1;
+        int sock = r < 0 ? r : supervise_command_fd(c, (int)a[0]), none = -1;
         if (sock < 0)
                 return sock;
         const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
@@ -209,7 +209,7 @@ static int unix_listen_check(int sock)
 int serve_listen(const call *c)
 {
         const __u64 *a = c->req->data.args;
-        int sock = command_socket(c, (int)a[0]), domain = 0;
+        int sock = supervise_command_fd(c, (int)a[0]), domain = 0;
         if (sock < 0)
                 return sock;
         socklen_t n = sizeof(domain);

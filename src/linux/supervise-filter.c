@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The landlock backend's second seccomp filter: the calls it hands to the
- * supervisor (seccomp user notification: metadata, connect, listen), and
+ * supervisor (seccomp user notification: metadata, connect, listen, and
+ * the signal calls where Landlock does not scope signals), and
  * those it refuses outright (the other architectures' forms of them,
  * datagram unix sockets, TCP Fast Open, families of the network "full"),
  * built as BPF here (supervise_filter, for landlock.c's plan), installed
@@ -14,8 +15,11 @@
 #include <linux/fs.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -27,6 +31,15 @@
 #endif
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef F_SETOWN_EX
+#define F_SETOWN_EX 15
 #endif
 
 /* Handed to the supervisor: every call that changes a file's metadata
@@ -41,8 +54,15 @@ static const int META_CALLS[] = {
 };
 /* Linux 6.13's *xattrat calls: arguments in a structure; no libc uses them yet. */
 static const int ENOSYS_CALLS[] = {463 /* setxattrat */, 466 /* removexattrat */};
-/* chattr: immutable, append-only and the other inode flags */
-static const uint32_t FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR};
+/* chattr: immutable, append-only and the other inode flags; then, where
+ * signals are supervised, the ioctls that make a process the owner of a
+ * file's SIGIO and SIGURG (the pid in memory: refused, see fcntl_owner) */
+static const uint32_t FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR, FIOSETOWN, SIOCSPGRP};
+#define N_FLAG_IOCTLS 3
+/* Where Landlock does not scope signals: the calls that signal a process
+ * by number or pidfd, or open a pidfd (supervise-signal.c). */
+static const int SIGNAL_CALLS[] = {SYS_kill,          SYS_tkill,         SYS_tgkill,     SYS_rt_sigqueueinfo,
+                                   SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal, SYS_pidfd_open};
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -50,6 +70,10 @@ static const uint32_t FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IO
  * Numbers from arch/x86/entry/syscalls/syscall_32.tbl. */
 static const int I386_DENIED[] = {15,  16,  30,  94,  95,  182, 198, 207, 212, 226, 227, 228, 235, 236,
                                   237, 271, 298, 299, 306, 320, 412, 452, 463, 466};
+/* kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_send_signal pidfd_open */
+static const int I386_SIGNAL_CALLS[] = {37, 238, 270, 178, 335, 424, 434};
+#define I386_FCNTL 55
+#define I386_FCNTL64 221
 static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  360 /* socketpair */,
                                         362 /* connect */,  363 /* listen */,  369 /* sendto */,
                                         370 /* sendmsg */};
@@ -96,15 +120,32 @@ static void on_nr(bpf *b, uint32_t nr, uint32_t action)
 
 #define DENY(e) (SECCOMP_RET_ERRNO | (e))
 
-/* ioctl |nr| with an inode-flag request: EPERM (the request is an int). */
-static void flag_ioctls(bpf *b, uint32_t nr)
+/* ioctl |nr| with an inode-flag request (and |signals|: an owner one):
+ * EPERM (the request is an int). */
+static void flag_ioctls(bpf *b, uint32_t nr, bool signals)
+{
+        uint8_t n = signals ? (uint8_t)ARRAY_SIZE(FLAG_IOCTLS) : N_FLAG_IOCTLS;
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, (uint8_t)(n + 3), nr);
+        ld(b, ARG_LO(1));
+        for (uint8_t i = 0; i < n; i++)
+                op(b, BPF_JMP | BPF_JEQ | BPF_K, (uint8_t)(n - i), 0, FLAG_IOCTLS[i]);
+        emit_ret(b, SECCOMP_RET_ALLOW);
+        emit_ret(b, DENY(EPERM));
+}
+
+/* fcntl |nr| that makes a process the owner of a file's SIGIO and SIGURG
+ * (which may be set to any signal, SIGKILL too, by F_SETSIG): F_SETOWN
+ * gets |setown| (the supervisor: the caller itself only), F_SETOWN_EX,
+ * whose pid is in memory, EPERM. Landlock's scope covers this delivery. */
+static void fcntl_owner(bpf *b, uint32_t nr, uint32_t setown)
 {
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 6, nr);
         ld(b, ARG_LO(1));
-        for (uint8_t i = 0; i < 3; i++)
-                op(b, BPF_JMP | BPF_JEQ | BPF_K, (uint8_t)(3 - i), 0, FLAG_IOCTLS[i]);
-        emit_ret(b, SECCOMP_RET_ALLOW);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, F_SETOWN);
+        emit_ret(b, setown);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, F_SETOWN_EX);
         emit_ret(b, DENY(EPERM));
+        emit_ret(b, SECCOMP_RET_ALLOW);
 }
 
 /* socket and socketpair (|nr_socket|, |nr_pair|) of AF_UNIX datagrams:
@@ -189,6 +230,10 @@ static void native_section(bpf *b, const supervise_options *o)
                 on_nr(b, (uint32_t)ENOSYS_CALLS[i], DENY(ENOSYS));
         on_nr(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
         on_nr(b, SYS_listen, SECCOMP_RET_USER_NOTIF);
+        for (size_t i = 0; o->signals && i < ARRAY_SIZE(SIGNAL_CALLS); i++)
+                on_nr(b, (uint32_t)SIGNAL_CALLS[i], SECCOMP_RET_USER_NOTIF);
+        if (o->signals)
+                fcntl_owner(b, SYS_fcntl, SECCOMP_RET_USER_NOTIF);
         if (!o->full_network) {
                 no_fast_open(b, SYS_sendto, 3);
                 no_fast_open(b, SYS_sendmsg, 2);
@@ -196,7 +241,7 @@ static void native_section(bpf *b, const supervise_options *o)
         }
         if (o->full_network)
                 full_network_families(b, SYS_socket);
-        flag_ioctls(b, SYS_ioctl);
+        flag_ioctls(b, SYS_ioctl, o->signals);
         unix_datagrams(b, SYS_socket, SYS_socketpair);
         emit_ret(b, SECCOMP_RET_ALLOW);
 }
@@ -219,7 +264,13 @@ static void i386_section(bpf *b, const supervise_options *o)
                 full_network_families(b, I386_SOCKET);
                 unix_datagrams(b, I386_SOCKET, I386_SOCKETPAIR);
         }
-        flag_ioctls(b, 54 /* ioctl */);
+        for (size_t i = 0; o->signals && i < ARRAY_SIZE(I386_SIGNAL_CALLS); i++)
+                on_nr(b, (uint32_t)I386_SIGNAL_CALLS[i], DENY(EPERM));
+        if (o->signals) {
+                fcntl_owner(b, I386_FCNTL, DENY(EPERM));
+                fcntl_owner(b, I386_FCNTL64, DENY(EPERM));
+        }
+        flag_ioctls(b, 54 /* ioctl */, o->signals);
         emit_ret(b, SECCOMP_RET_ALLOW);
 }
 #endif

@@ -21,7 +21,8 @@
 #define REFUSALS_MAX 32
 #define PENDING_MAX 64
 #define CALL_PENDING 1  /* a call answered later (a connect that waits) */
-#define CALL_CONTINUE 2 /* a call observed (--explain): the kernel makes it */
+#define CALL_CONTINUE 2 /* the kernel performs the call as the command asked (also a call observed by --explain) */
+#define CALL_ANSWERED 3 /* answered already (a descriptor placed by SECCOMP_ADDFD_FLAG_SEND) */
 
 /* A connect() of the command's on a blocking socket that could not complete
  * at once (a unix listener's backlog is full, a TCP handshake runs): the
@@ -38,6 +39,7 @@ typedef struct pending_connect {
 
 struct call_supervisor {
         int listener, stop_fd;
+        int tree_fd; /* a pidfd of opt.tree (signals supervised), or -1 */
         char *refused[REFUSALS_MAX]; /* reported already ("chmod /etc/x") */
         size_t n_refused;
         pending_connect pending[PENDING_MAX];
@@ -91,6 +93,11 @@ void target_close(target *t) HIDDEN;
 bool target_beneath_root(const call_supervisor *s, const target *t, bool connect) HIDDEN;
 /* Say once that |what| of |t| was refused, naming the path. */
 void supervise_report_refusal(call_supervisor *s, const char *what, const target *t) HIDDEN;
+/* Whether the refusal |key| is new (then noted: each is said once). */
+bool supervise_note_refusal(call_supervisor *s, const char *key) HIDDEN;
+/* The caller's descriptor |fd| (the same open file), checked to be the
+ * caller's: ours, or -errno. */
+int supervise_command_fd(const call *c, int fd) HIDDEN;
 
 /* supervise-meta.c: chmod, chown, utimes, setxattr, removexattr. */
 int serve_meta(const call *c) HIDDEN;
@@ -99,6 +106,9 @@ int serve_meta(const call *c) HIDDEN;
  * CALL_CONTINUE. */
 int serve_observe(const call *c) HIDDEN;
 bool is_observed_call(long nr) HIDDEN;
+
+/* supervise-signal.c: the signal calls, fcntl(F_SETOWN). */
+int serve_signal(const call *c) HIDDEN;
 
 /* supervise-connect.c: connect and listen, and the connects that wait. */
 int serve_connect(const call *c) HIDDEN;

@@ -304,6 +304,17 @@ int call_target_of(const call *c, int dirfd, uint64_t path_addr, bool follow, bo
 /* Say once that |what| of |t| was refused, naming the path, so that an
  * agent can tell the model what to ask for. Only the supervisor's thread
  * writes the list. */
+bool supervise_note_refusal(call_supervisor *s, const char *key)
+{
+        for (size_t i = 0; i < s->n_refused; i++)
+                if (streq(s->refused[i], key))
+                        return false;
+        if (s->n_refused == REFUSALS_MAX)
+                return false;
+        s->refused[s->n_refused] = strdup(key);
+        return s->refused[s->n_refused++] != NULL;
+}
+
 void supervise_report_refusal(call_supervisor *s, const char *what, const target *t)
 {
         char link[40], where[PATH_MAX];
@@ -313,12 +324,8 @@ void supervise_report_refusal(call_supervisor *s, const char *what, const target
                 return;
         where[n] = '\0';
         _cleanup_free_ char *key = xasprintf("%s %s", what, where);
-        for (size_t i = 0; key && i < s->n_refused; i++)
-                if (streq(s->refused[i], key))
-                        return;
-        if (!key || s->n_refused == REFUSALS_MAX)
+        if (!key || !supervise_note_refusal(s, key))
                 return;
-        s->refused[s->n_refused++] = strdup(key);
         bool connect = strncmp(what, "connect", 7) == 0;
         /* the supervisor found it on the host, where the command runs */
         _cleanup_free_ char *rule = xasprintf("%s: outside the writable paths%s", what,

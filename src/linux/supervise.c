@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The landlock backend's call supervisor (see supervise.h): its thread,
  * which receives each notification and hands it to the call's handler
- * (supervise-meta.c, supervise-connect.c; the objects they act on:
+ * (supervise-meta.c, supervise-connect.c, supervise-signal.c; the objects they act on:
  * supervise-target.c), and its start and end, for backend.c. The filter
  * that makes the notifications is supervise-filter.c. */
 #include "supervise.h"
@@ -21,6 +21,12 @@
 #include "supervise-internal.h"
 
 #define PENDING_RETRY_MS 10
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
 
 void supervise_respond(call_supervisor *s, uint64_t id, int r)
 {
@@ -32,15 +38,24 @@ void supervise_respond(call_supervisor *s, uint64_t id, int r)
         (void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp); /* ENOENT: it died meanwhile */
 }
 
+static bool is_signal_call(int nr)
+{
+        return nr == SYS_kill || nr == SYS_tkill || nr == SYS_tgkill || nr == SYS_rt_sigqueueinfo ||
+               nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal || nr == SYS_pidfd_open ||
+               nr == SYS_fcntl;
+}
+
 static void serve(call_supervisor *s, const struct seccomp_notif *req)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
-        int r = s->opt.explain && is_observed_call((long)req->data.nr) ? serve_observe(&c)
-                : s->opt.observe_only                                   ? CALL_CONTINUE
-                : req->data.nr == SYS_connect                           ? serve_connect(&c)
-                : req->data.nr == SYS_listen                            ? serve_listen(&c)
-                                                                        : serve_meta(&c);
-        if (r != CALL_PENDING)
+        long nr = (long)req->data.nr;
+        int r = s->opt.explain && is_observed_call(nr) ? serve_observe(&c)
+                : s->opt.observe_only                                        ? CALL_CONTINUE
+                : nr == SYS_connect                                          ? serve_connect(&c)
+                : nr == SYS_listen                                           ? serve_listen(&c)
+                : is_signal_call((int)nr) ? (s->opt.signals ? serve_signal(&c) : -ENOSYS)
+                                          : serve_meta(&c);
+        if (r != CALL_PENDING && r != CALL_ANSWERED)
                 supervise_respond(s, req->id, r);
 }
 
@@ -126,6 +141,8 @@ int supervise_start(int listener, const supervise_options *o, const supervise_ro
         }
         s->listener = listener;
         s->opt = *o;
+        /* the tree's supervisor is our child, alive while the sandbox runs */
+        s->tree_fd = o->signals && o->tree > 0 ? (int)syscall(SYS_pidfd_open, o->tree, 0) : -1;
         s->stop_fd = eventfd(0, EFD_CLOEXEC);
         s->roots = n_roots ? malloc(n_roots * sizeof(*roots)) : NULL;
         int r = s->stop_fd < 0 || (n_roots && !s->roots) ? -ENOMEM : 0;
@@ -170,6 +187,8 @@ call_supervisor *supervise_free(call_supervisor *s)
                 close(s->listener);
         if (s->stop_fd >= 0)
                 close(s->stop_fd);
+        if (s->tree_fd >= 0)
+                close(s->tree_fd);
         free(s->roots);
         explain_view_free(s->opt.explain);
         for (size_t i = 0; i < s->n_refused; i++)

@@ -7,7 +7,8 @@
  * there or beneath an explicit exposure, cordon's network proxy, or with
  * the network "full" any address but a unix socket; listen: a unix socket
  * bound to a path, and with the network "full" any but an abstract one)
- * and refuses the rest. It acts on what it resolved
+ * and refuses the rest; where Landlock does not scope signals, the signal
+ * calls too (served for the sandbox's own processes only). It acts on what it resolved
  * and pinned itself, never on what the command could change after the
  * check: the path string is copied out of the command's memory once, the
  * file is opened (O_PATH) and acted on through that descriptor, and a
@@ -56,6 +57,12 @@ typedef struct supervise_options {
          * unix sockets outside the paths and abstract ones; TCP Fast Open */
         bool full_network;
         unsigned proxy_port; /* else: TCP to 127.0.0.1:proxy_port only (0: none) */
+        /* where Landlock does not scope signals (ABI < 6): kill, tkill,
+         * tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal,
+         * pidfd_open and fcntl(F_SETOWN) supervised, served only for the
+         * processes of the sandbox (supervise-signal.c) */
+        bool signals;
+        pid_t tree; /* the tree's supervisor (cordon-tree): the sandbox is its descendants */
         /* each refusal of a path outside the writable paths, once (from
          * the supervisor's thread; NULL: none) */
         cordon_log_fn log_fn;

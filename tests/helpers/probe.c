@@ -6,7 +6,7 @@
  *   probe read PATH | write PATH | create PATH | mkdir PATH | unlink PATH
  *   probe connect HOST PORT | listen PORT (serve one "hello") | bind PORT
  *   probe socket inet|inet6|unix|netlink | abstract-connect NAME | abstract-listen NAME
- *   probe syscall NAME | kill PID [SIG] | ptrace PID | chmod-suid PATH | mknod-suid PATH
+ *   probe syscall NAME | kill PID [SIG] | sig KIND PID [SIG] | ptrace PID | chmod-suid PATH | mknod-suid PATH
  *     (NAME-i386: the i386 call through int $0x80, x86-64 only)
  *   probe tiocsti | fds | alloc MIB | spin | fork-many N | open-many N
  *   probe write-bytes PATH N | sleep-ignore-term SECONDS | link SRC DST
@@ -853,6 +853,28 @@ static int atk_seccomp_listener(void)
         return result(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
 }
 
+/* sig KIND PID [SIG]: a signal to PID by one route (kill tkill tgkill sigqueue
+ * tgsigqueue, pidfd-open: opens one, pidfd-proc: pidfd_send_signal on a
+ * /proc/PID directory, setown: PID owns a socket's SIGIO, sent at once) */
+static long do_sig(const char *kind, pid_t pid, int sig)
+{
+        siginfo_t si = {.si_signo = sig, .si_code = SI_QUEUE};
+        si.si_pid = getpid();
+        si.si_uid = getuid();
+        if (!strcmp(kind, "tkill")) return syscall(SYS_tkill, pid, sig);
+        if (!strcmp(kind, "tgkill")) return syscall(SYS_tgkill, pid, pid, sig);
+        if (!strcmp(kind, "sigqueue")) return syscall(SYS_rt_sigqueueinfo, pid, sig, &si);
+        if (!strcmp(kind, "tgsigqueue")) return syscall(SYS_rt_tgsigqueueinfo, pid, pid, sig, &si);
+        if (!strcmp(kind, "pidfd-open")) return syscall(SYS_pidfd_open, pid, 0);
+        char path[32];
+        snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), sv[2];
+        if (!strcmp(kind, "pidfd-proc")) return fd < 0 ? -1 : syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+        if (strcmp(kind, "setown") || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) return kill(pid, sig);
+        if (fcntl(sv[0], F_SETOWN, pid) < 0 || fcntl(sv[0], F_SETFL, O_ASYNC) < 0) return -1;
+        return write(sv[1], "x", 1) == 1 ? 0 : -1;
+}
+
 static int do_atk(int argc, char **argv)
 {
         const char *k = argv[1], *x = argc > 2 ? argv[2] : "", *y = argc > 3 ? argv[3] : "";
@@ -900,6 +922,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "abstract-listen")) return do_abstract(x, true);
         if (!strcmp(a, "syscall")) return result(try_syscall(x));
         if (!strcmp(a, "kill")) return result(kill(atoi(x), argc > 3 ? atoi(y) : 0));
+        if (!strcmp(a, "sig") && argc > 3) return result(do_sig(x, atoi(y), argc > 4 ? atoi(argv[4]) : 0));
         if (!strcmp(a, "ptrace")) return result(ptrace(PTRACE_SEIZE, atoi(x), 0, 0));
         if (!strcmp(a, "chmod-suid")) return result(chmod(x, 04755));
         if (!strcmp(a, "chmod-sgid")) return result(chmod(x, 02755));

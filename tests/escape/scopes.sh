@@ -1,0 +1,144 @@
+#!/bin/bash
+# Landlock's scopes (ABI 6, Linux 6.12: signals and abstract unix sockets)
+# and what keeps their guarantees on kernels without them: the escape
+# probes proc_kill_host (a host process of the user signalled from inside,
+# by every call that signals) and unix_abstract_netfull (a host abstract
+# socket reached with the network "full"). Each with its control (the
+# probe succeeds unsandboxed). Run twice: as this kernel is, and as if its
+# Landlock lacked scopes (CORDON_TEST_LANDLOCK_ABI=5: cordon decides as on
+# such a kernel, the ruleset keeps the kernel's own rights), where the
+# landlock backend's call supervisor refuses the calls (its refusal on
+# stderr shows that it, not Landlock behind it, refused) and the linux
+# backend refuses the network "full" with the kernel it needs.
+. "$(dirname "$0")/../integration/lib.sh"
+LL="run --backend landlock --expose $T/bin"
+KABI=$("$CORDON" check --json 2>/dev/null | sed -n 's/^ *"landlock_abi": \([0-9]*\).*/\1/p')
+KABI=${KABI:-0}
+SIG_KINDS="kill tkill tgkill sigqueue tgsigqueue pidfd-open pidfd-proc"
+
+# as the kernel is (MODE kernel) or as without scopes (MODE fallback)
+run_mode() {
+    if [ "$MODE" = fallback ]; then CORDON_TEST_LANDLOCK_ABI=5 cordon "$@"; else cordon "$@"; fi
+}
+scoped() { [ "$MODE" = kernel ] && [ "$KABI" -ge 6 ]; }
+alive() { kill -0 "$1" 2>/dev/null; }
+# gone PID: within 2 s
+gone() { for _ in $(seq 20); do alive "$1" || return 0; sleep 0.1; done; return 1; }
+
+# -- proc_kill_host: the controls
+bg_as_user sleep 300 >/dev/null 2>&1
+HOST=$BG_PID
+for k in $SIG_KINDS; do
+    holds "control: proc_kill_host by $k: a host process of the user is signalled unsandboxed" OK \
+        as_user "$PROBE" sig "$k" "$HOST" 0
+done
+bg_as_user sleep 300 >/dev/null 2>&1
+as_user "$PROBE" kill "$BG_PID" 9 >/dev/null
+check "control: proc_kill_host: SIGKILL kills it unsandboxed" gone "$BG_PID"
+bg_as_user sleep 300 >/dev/null 2>&1
+as_user "$PROBE" sig setown "$BG_PID" 0 >/dev/null
+check "control: proc_kill_host by fcntl(F_SETOWN): its SIGIO kills it unsandboxed" gone "$BG_PID"
+PGRP=$(ps -o pgid= -p "$HOST" | tr -d ' ')
+check_out "control: proc_kill_host by its process group unsandboxed" OK as_user "$PROBE" kill "-$PGRP" 0
+
+for MODE in kernel fallback; do
+    # -- proc_kill_host on the landlock backend
+    for k in $SIG_KINDS; do
+        if scoped && [ "$k" = pidfd-open ]; then
+            continue # Landlock scopes signals, not pidfds: its pidfd_send_signal is scoped
+        fi
+        check_out "landlock ($MODE): proc_kill_host by $k is refused" EPERM run_mode $LL -- "$PROBE" sig "$k" "$HOST" 0
+        if [ "$MODE" = fallback ]; then
+            case $k in sigqueue) call=rt_sigqueueinfo ;; tgsigqueue) call=rt_tgsigqueueinfo ;;
+                pidfd-open) call=pidfd_open ;; pidfd-proc) call=pidfd_send_signal ;; *) call=$k ;; esac
+            check_contains "landlock ($MODE): ... by the call supervisor, which says so" "refused $call" \
+                run_mode $LL -- "$PROBE" sig "$k" "$HOST" 0
+        fi
+    done
+    bg_as_user sleep 300 >/dev/null 2>&1
+    check_out "landlock ($MODE): proc_kill_host: SIGKILL is refused" EPERM run_mode $LL -- "$PROBE" kill "$BG_PID" 9
+    check "landlock ($MODE): ... and the host process lives" alive "$BG_PID"
+    check_out "landlock ($MODE): proc_kill_host: the supervisor (cordon-tree) cannot be killed" EPERM \
+        run_mode $LL -- sh -c "\"$PROBE\" kill \$PPID 9"
+    out=$(run_mode $LL -- "$PROBE" kill "-$PGRP" 0 2>/dev/null)
+    case $out in EPERM | ESRCH) ok "landlock ($MODE): proc_kill_host by a host process group is refused ($out)" ;;
+        *) not_ok "landlock ($MODE): proc_kill_host by a host process group is refused ($out)" ;; esac
+    bg_as_user sleep 300 >/dev/null 2>&1
+    out=$(run_mode $LL -- "$PROBE" sig setown "$BG_PID" 0 2>/dev/null)
+    check "landlock ($MODE): proc_kill_host by fcntl(F_SETOWN): the host process lives ($out)" alive "$BG_PID"
+    [ "$MODE" = fallback ] && check_out "landlock ($MODE): ... F_SETOWN to it is refused" EPERM echo "$out"
+
+    # -- signals inside the sandbox work as before
+    check_out "landlock ($MODE): kill of its own child" 143 run_mode $LL -- sh -c 'sleep 30 & kill $!; wait $!; echo $?'
+    check_out "landlock ($MODE): kill of its own process group" OK run_mode $LL -- sh -c "\"$PROBE\" kill 0 0"
+    check_out "landlock ($MODE): kill of a job's group (set -m)" 143 \
+        run_mode $LL -- bash -c 'set -m; sleep 30 & kill -TERM -- -$!; wait $!; echo $?'
+    check_out "landlock ($MODE): a double-forked (orphaned, setsid) process is still its own" OK \
+        run_mode $LL -- bash -c '(setsid sleep 30 & echo $! >"$TMPDIR/o"); sleep 0.2; kill $(cat "$TMPDIR/o") && echo OK'
+    check_out "landlock ($MODE): raise, abort's route (tgkill of itself)" 134 \
+        run_mode $LL -- sh -c 'python3 -c "import os; os.abort()" 2>/dev/null; echo $?'
+    for k in kill tkill tgkill sigqueue tgsigqueue pidfd-open; do
+        check_out "landlock ($MODE): $k of its own child" OK \
+            run_mode $LL -- sh -c "sleep 30 & p=\$!; \"$PROBE\" sig $k \$p 0; kill \$p"
+    done
+    check_out "landlock ($MODE): pthread_kill between its threads (python's signal.pthread_kill)" got \
+        run_mode $LL -- python3 -c 'import signal, threading
+signal.signal(signal.SIGUSR1, lambda *a: print("got"))
+signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)'
+    # kill(-1): the sandbox's processes only (a host process of the user
+    # with a trap for the harmless SIGWINCH does not get it)
+    rm -f "$H/winch"
+    bg_as_user bash -c "trap 'echo got >\"$H/winch\"' WINCH; while :; do sleep 0.1; done" >/dev/null 2>&1
+    WP=$BG_PID
+    check_out "landlock ($MODE): kill(-1) reaches the sandbox's processes" got run_mode $LL -- bash -c \
+        "bash -c 'trap \"echo got; exit 0\" WINCH; sleep 5 & wait' & sleep 0.3; kill -WINCH -1; wait"
+    sleep 0.3
+    check "landlock ($MODE): ... and not the host's" test ! -e "$H/winch"
+    kill "$WP" 2>/dev/null
+done
+bg_as_user bash -c "trap 'echo got >\"$H/winch\"' WINCH; while :; do sleep 0.1; done" >/dev/null 2>&1
+sleep 0.3
+as_user kill -WINCH "$BG_PID"
+sleep 0.4
+check "control: that host process gets a SIGWINCH sent unsandboxed" test -e "$H/winch"
+kill "$BG_PID" 2>/dev/null
+check "the host process signalled by every route above still lives" alive "$HOST"
+
+# -- unix_abstract_netfull
+name=cordon-scopes-$$-$RANDOM
+bg_as_user "$PROBE" abstract-listen "$name" >"$T/abs.out" 2>&1
+for _ in $(seq 30); do grep -q LISTENING "$T/abs.out" && break; sleep 0.1; done
+holds "control: unix_abstract_netfull: a host abstract socket is reachable unsandboxed" OK \
+    as_user "$PROBE" abstract-connect "$name"
+for MODE in kernel fallback; do
+    check_out "landlock ($MODE): unix_abstract_netfull is refused (the call supervisor)" EPERM \
+        run_mode $LL --network full -- "$PROBE" abstract-connect "$name"
+    check_out "linux ($MODE): with the network none it is not there (own network namespace)" ECONNREFUSED \
+        run_mode run --expose "$T/bin" -- "$PROBE" abstract-connect "$name"
+    if scoped; then
+        check_out "linux ($MODE): unix_abstract_netfull is refused (Landlock's scope)" EPERM \
+            run_mode run --network full --expose "$T/bin" -- "$PROBE" abstract-connect "$name"
+    else
+        check_status "linux ($MODE): unix_abstract_netfull: the network full is refused without scopes" 125 \
+            run_mode run --network full --expose "$T/bin" -- "$PROBE" abstract-connect "$name"
+        check_contains "linux ($MODE): ... naming the kernel it needs" "Linux >= 6.12" \
+            run_mode run --network full --expose "$T/bin" -- "$PROBE" abstract-connect "$name"
+    fi
+done
+check_status "linux: Landlock off with the network full is refused (no scope)" 125 \
+    cordon run --landlock off --network full -- true
+
+# -- the test knob only narrows
+check_status "CORDON_TEST_LANDLOCK_ABI=3: the landlock backend's proxy is refused (needs ABI 4)" 125 \
+    env CORDON_TEST_LANDLOCK_ABI=3 "$CORDON" run --backend landlock --allow-net example.org -- true
+check_status "CORDON_TEST_LANDLOCK_ABI=0: the landlock backend is refused (no Landlock)" 125 \
+    env CORDON_TEST_LANDLOCK_ABI=0 "$CORDON" run --backend landlock -- true
+check_status "CORDON_TEST_LANDLOCK_ABI=0: --landlock required is refused" 125 \
+    env CORDON_TEST_LANDLOCK_ABI=0 "$CORDON" run --landlock required -- true
+if [ "$KABI" -ge 6 ]; then
+    for v in 99 "$KABI" x -1 ""; do
+        check_status "CORDON_TEST_LANDLOCK_ABI='$v' (not below the kernel's) is ignored: the linux backend's network full runs" 0 \
+            env CORDON_TEST_LANDLOCK_ABI="$v" "$CORDON" run --network full -- true
+    done
+fi
+done_testing
