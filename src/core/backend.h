@@ -55,6 +55,9 @@ struct backend_ops {
         /* The steps the run went without (plan_degraded), a JSON array, or
          * NULL (also the NULL op): none. */
         json_t *(*degraded)(const cordon_process *p);
+        /* What protected this run (Landlock, seccomp, the call supervisor,
+         * ...), a JSON object, or NULL (also the NULL op): not said. */
+        json_t *(*protections)(const cordon_process *p);
 };
 
 /* What `cordon plan` shows of a backend's own rules after the neutral plan

@@ -127,9 +127,11 @@ char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
         json_t *denied = net ? denied_of(p, r, net, &omitted) : NULL;
         json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
         json_t *degraded = ops && ops->degraded ? ops->degraded(p) : NULL;
+        json_t *prot = ops && ops->protections ? ops->protections(p) : NULL;
         if (!json_put(o, "network_denied", net) || !json_put(o, "denied", denied) ||
             (omitted && !json_put(o, "denied_omitted", json_integer((json_int_t)omitted))) ||
-            !json_put(o, "git_check", git) || (degraded && !json_put(o, "degraded", degraded))) {
+            !json_put(o, "git_check", git) || (degraded && !json_put(o, "degraded", degraded)) ||
+            (prot && !json_put(o, "protections", prot))) {
                 json_decref(o);
                 return NULL;
         }

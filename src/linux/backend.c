@@ -307,6 +307,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         }
         if (r == 0 && p->log_plan)
                 log_plan(p, &s);
+        if (r == 0 && p->backend != BACKEND_NONE && !(proc->protections = protections_json(p, &s, proc->cg != NULL)))
+                r = error_set(ret_error, ENOMEM, "out of memory");
         if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
                 r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
                                 TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
@@ -565,6 +567,7 @@ static void free_sandbox(cordon_process *p)
                 close(p->view_lock);
         process_head_close(&p->head);
         json_decref(p->degraded);
+        json_decref(p->protections);
         free(p);
 }
 
@@ -619,6 +622,10 @@ static int helper_main(int argc, char **argv)
         return r == 0 || r == -ENOENT || r == -EBUSY ? 0 : 125;
 }
 static json_t *degraded_report(const cordon_process *p) { return p->degraded ? json_incref(p->degraded) : NULL; }
+static json_t *protections_report(const cordon_process *p)
+{
+        return p->protections ? json_incref(p->protections) : NULL;
+}
 
 static int recover(const cordon_config *c, const host_info *h, cordon_error **ret_error)
 {
@@ -649,4 +656,5 @@ const backend_ops linux_backend_ops = {
         .helper_main = helper_main,
         .recover = recover,
         .degraded = degraded_report,
+        .protections = protections_report,
 };

@@ -67,11 +67,52 @@ static void landlock_backend_text(buf *b, int abi)
                       "a unix socket outside the writable and explicitly exposed paths nor to an abstract one, no "
                       "listen on an abstract one\n",
                    abi >= 4 ? "" : " (not here: ABI < 4)",
-                   abi >= 6 ? "scoped to the sandbox" : "NOT scoped here (ABI < 6: the command can signal "
-                                                        "host processes of its user, its supervisor too)");
+                   abi >= 6 ? "scoped to the sandbox"
+                            : "kept to the sandbox's processes by the call supervisor (ABI < 6: Landlock does not "
+                              "scope them here; kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, "
+                              "pidfd_send_signal, pidfd_open and fcntl(F_SETOWN) are served for the sandbox's own "
+                              "processes only, a signal to another process's thread needs Linux >= 6.9)");
         buf_printf(b, "  only the linux backend gives:\n");
         for (size_t i = 0; LANDLOCK_LACKS[i]; i++)
                 buf_printf(b, "    - %s\n", LANDLOCK_LACKS[i]);
+}
+
+/* What keeps signals and abstract unix sockets to the sandbox, by backend,
+ * on a kernel whose Landlock ABI (as cordon relies on it) is |abi|. */
+static void protections_text(buf *b, int abi)
+{
+        bool scoped = abi >= 6;
+        buf_printf(b, "signals and abstract unix sockets kept to the sandbox by:\n"
+                      "  linux: signals: the pid namespace%s; abstract unix sockets: the network namespace%s; with "
+                      "the network full (the host's): %s\n"
+                      "  landlock: signals: %s; abstract unix sockets: the call supervisor%s\n",
+                   scoped ? ", Landlock's scope" : "", scoped ? ", Landlock's scope" : "",
+                   scoped ? "Landlock's scope" : "nothing: refused here (needs Landlock ABI >= 6, Linux >= 6.12)",
+                   scoped ? "Landlock's scope" : "the call supervisor (ABI < 6)", scoped ? ", Landlock's scope" : "");
+}
+
+static json_t *protections_obj(int abi)
+{
+        bool scoped = abi >= 6;
+        json_t *o = json_object(), *l = json_object(), *ll = json_object();
+        json_t *ls = json_array(), *la = json_array(), *lls = json_array(), *lla = json_array();
+        json_array_append_new(ls, json_text("pid namespace"));
+        json_array_append_new(la, json_text("network namespace"));
+        json_array_append_new(lla, json_text("call supervisor"));
+        json_array_append_new(lls, json_text(scoped ? "landlock scope" : "call supervisor"));
+        if (scoped) {
+                json_array_append_new(ls, json_text("landlock scope"));
+                json_array_append_new(la, json_text("landlock scope"));
+                json_array_append_new(lla, json_text("landlock scope"));
+        }
+        json_object_set_new(l, "signals", ls);
+        json_object_set_new(l, "abstract_unix", la);
+        json_object_set_new(l, "network_full", json_boolean(scoped));
+        json_object_set_new(ll, "signals", lls);
+        json_object_set_new(ll, "abstract_unix", lla);
+        json_object_set_new(o, "linux", l);
+        json_object_set_new(o, "landlock", ll);
+        return o;
 }
 
 static const char *const STATE_NAME[] = {[CHECK_OK] = "ok", [CHECK_FAILED] = "failed",
@@ -152,7 +193,7 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
 {
         _cleanup_free_ char *userns_reason = NULL, *cg = NULL, *pids = NULL;
         int userns = host_probe_userns(&userns_reason);
-        int abi = landlock_abi();
+        int kernel_abi = landlock_abi(), abi = landlock_abi_relied(kernel_abi);
         bool seccomp = probe_seccomp() == 1;
         bool keyrings_refused = sys_keyrings_refused();
         cg = host_cgroup_summary();
@@ -202,13 +243,18 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 json_object_set_new(o, "user_namespaces", json_boolean(userns == 1));
                 if (userns_reason)
                         json_object_set_new(o, "user_namespaces_problem", json_text(userns_reason));
-                json_object_set_new(o, "landlock_abi", json_integer(abi > 0 ? abi : 0));
-                landlock_rights ll = landlock_rights_for_abi(abi);
+                json_object_set_new(o, "landlock_abi", json_integer(kernel_abi > 0 ? kernel_abi : 0));
+                if (abi != kernel_abi)
+                        json_object_set_new(o, "landlock_abi_relied", json_integer(abi > 0 ? abi : 0));
+                landlock_rights ll = landlock_rights_for_abi(kernel_abi), relied = landlock_rights_for_abi(abi);
                 _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
                 json_object_set_new(o, "landlock_fs_rights", json_text(fs ? fs : ""));
+                ll.net = relied.net;
+                ll.scoped = relied.scoped;
                 json_object_set_new(o, "landlock_tcp", json_boolean(ll.net != 0));
                 json_object_set_new(o, "landlock_scopes", json_boolean(ll.scoped != 0));
                 json_object_set_new(o, "seccomp", json_boolean(seccomp));
+                json_object_set_new(o, "protections", protections_obj(abi));
                 json_object_set_new(o, "keyrings_refused", json_boolean(keyrings_refused));
                 json_object_set_new(o, "cgroups", json_text(cg ? cg : "unknown"));
                 json_object_set_new(o, "pids_limit_by", json_text(by > 0 ? PIDS_BY[by] : "unknown"));
@@ -238,15 +284,19 @@ int cordon_host_check(const cordon_config *c, bool json, char **ret_report)
                 else if (userns_reason)
                         buf_printf(&b, "  %s\n", userns_reason);
                 if (abi > 0) {
-                        landlock_rights ll = landlock_rights_for_abi(abi);
+                        landlock_rights ll = landlock_rights_for_abi(kernel_abi), relied = landlock_rights_for_abi(abi);
                         _cleanup_free_ char *fs = landlock_fs_names(ll.fs);
-                        buf_printf(&b, "landlock: ABI %d\n  filesystem rights: %s\n  TCP rules: %s; scopes: %s\n", abi,
-                                   fs ? fs : "?", ll.net ? "yes" : "no (ABI < 4)",
-                                   ll.scoped ? "abstract unix sockets, signals" : "no (ABI < 6)");
+                        buf_printf(&b, "landlock: ABI %d", kernel_abi);
+                        if (abi != kernel_abi)
+                                buf_printf(&b, " (relied on as ABI %d: %s)", abi, LANDLOCK_ABI_TEST_ENV);
+                        buf_printf(&b, "\n  filesystem rights: %s\n  TCP rules: %s; scopes: %s\n", fs ? fs : "?",
+                                   relied.net ? "yes" : "no (ABI < 4)",
+                                   relied.scoped ? "abstract unix sockets, signals" : "no (ABI < 6)");
                 }
                 else
                         buf_printf(&b, "landlock: no (%s)\n", landlock_hint(abi));
                 buf_printf(&b, "seccomp: %s\n", seccomp ? "yes (filters)" : "no");
+                protections_text(&b, abi);
                 if (keyrings_refused)
                         buf_printf(&b, "keyrings: refused here (keyctl, add_key, request_key: a seccomp profile from "
                                        "outside, as a container runtime's): the command cannot reach one either, so "

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What a launch tells the log: the plan with what Landlock and seccomp
  * enforce for this run (also to the instance's logs/cordon.log), and with
- * CORDON_DEBUG=timing where the start-up time went. Called by backend.c. */
+ * CORDON_DEBUG=timing where the start-up time went; the protections a run
+ * has, for its --stats record. Called by backend.c. */
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +32,11 @@ static char *security_summary(const cordon_plan *p, const launch_storage *s)
                                                                 : "denied",
                            s->ll.scoped ? "scoped to the sandbox" : "not scoped (ABI < 6)");
         }
+        if (s->supervise_opt.signals)
+                buf_printf(&b, "signals: the call supervisor serves kill, tkill, tgkill, rt_sigqueueinfo, "
+                               "rt_tgsigqueueinfo, pidfd_send_signal, pidfd_open and fcntl(F_SETOWN) for the "
+                               "sandbox's processes only (Landlock ABI relied on: %d)\n",
+                           landlock_abi_relied(s->abi));
         if (s->view_path)
                 buf_printf(&b, "/etc: the files above are copies in %s, bound in one mount (CORDON_DEBUG=etc-binds: "
                                "each file bound)\n",
@@ -119,4 +126,45 @@ void report_timing(const cordon_plan *p, const launch_storage *s, const double *
         _cleanup_free_ char *text = buf_steal(&b);
         if (text)
                 log_message(p->log_fn, p->log_userdata, CORDON_LOG_INFO, "cordon: %s", text);
+}
+
+static json_t *names(const char *const *v, size_t n)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                if (v[i] && json_array_append_new(a, json_string(v[i])) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        return a;
+}
+
+json_t *protections_json(const cordon_plan *p, const launch_storage *s, bool has_cgroup)
+{
+        bool ll_backend = p->backend == BACKEND_LANDLOCK, full = p->network == CORDON_NETWORK_FULL;
+        int relied = landlock_abi_relied(s->abi);
+        bool scoped = s->ll.scoped != 0, sup = s->supervise_opt.signals;
+        _cleanup_free_ char *fs = landlock_fs_names(s->ll.fs);
+        const char *signals[] = {ll_backend ? NULL : "pid namespace", scoped ? "landlock scope" : NULL,
+                                 sup ? "call supervisor" : NULL};
+        const char *abstract[] = {ll_backend || full ? NULL : "network namespace", scoped ? "landlock scope" : NULL,
+                                  ll_backend ? "call supervisor" : NULL};
+        const char *calls[] = {ll_backend ? "metadata" : NULL, ll_backend ? "connect" : NULL,
+                               ll_backend ? "listen" : NULL, sup ? "signals" : NULL};
+        json_t *o = json_object();
+        bool ok = o && json_put(o, "backend", json_text(p->backend == BACKEND_LINUX ? "linux" : "landlock")) &&
+                  json_put(o, "landlock_abi", json_integer(s->abi > 0 ? s->abi : 0)) &&
+                  (relied == s->abi || json_put(o, "landlock_abi_relied", json_integer(relied > 0 ? relied : 0))) &&
+                  json_put(o, "landlock_fs_rights", json_text(fs ? fs : "")) &&
+                  json_put(o, "landlock_tcp", json_boolean(s->ll.net != 0)) &&
+                  json_put(o, "landlock_scopes", json_boolean(scoped)) &&
+                  json_put(o, "seccomp_filters", json_integer((s->l.seccomp.filter != NULL) +
+                                                              (s->l.supervise.filter != NULL))) &&
+                  json_put(o, "call_supervisor", names(calls, ARRAY_SIZE(calls))) &&
+                  json_put(o, "signals", names(signals, ARRAY_SIZE(signals))) &&
+                  json_put(o, "abstract_unix", names(abstract, ARRAY_SIZE(abstract))) &&
+                  json_put(o, "cgroup", json_boolean(has_cgroup));
+        if (!ok)
+                json_decref(o);
+        return ok ? o : NULL;
 }

@@ -42,6 +42,7 @@ struct cordon_process {
         cordon_log_fn log_fn;
         void *log_userdata;
         json_t *degraded;        /* the plan's degraded steps, for the --stats record, or NULL */
+        json_t *protections;     /* what this run has (protections_json), for the record, or NULL */
 };
 
 /* The command's stack between clone and execve (a few frames, no big
@@ -97,6 +98,10 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
 /* The plan and what Landlock and seccomp enforce, to the log and to the
  * instance's logs/cordon.log. */
 void log_plan(const cordon_plan *p, const launch_storage *s) HIDDEN;
+/* The protections this run has (Landlock ABI, rights, scopes, seccomp
+ * filters, the call supervisor's calls, what keeps signals and abstract
+ * unix sockets in, a cgroup), for the --stats record; NULL on ENOMEM. */
+json_t *protections_json(const cordon_plan *p, const launch_storage *s, bool has_cgroup) HIDDEN;
 /* CORDON_DEBUG=timing: the launcher's checkpoints |lm| and the child's. */
 void report_timing(const cordon_plan *p, const launch_storage *s, const double *lm, double t_done) HIDDEN;
 /* clone() into the sandbox and wait until the command was executed: 0 or

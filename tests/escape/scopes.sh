@@ -128,6 +128,38 @@ done
 check_status "linux: Landlock off with the network full is refused (no scope)" 125 \
     cordon run --landlock off --network full -- true
 
+# -- what held: cordon check and the --stats record name it
+# rec FILE EXPR: the record is valid against the schema and EXPR holds (o: its protections)
+rec() {
+    /usr/bin/python3 - "$TOP/schema/stats.schema.json" "$1" "$2" <<'EOF'
+import json, sys, jsonschema
+rec = json.load(open(sys.argv[2], encoding="utf-8"))
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(rec)
+o = rec["protections"]
+sys.exit(0 if eval(sys.argv[3]) else 1)
+EOF
+}
+for MODE in kernel fallback; do
+    rm -f "$W/st.json"
+    run_mode $LL --stats "$W/st.json" -- true
+    run_mode run --stats "$W/st-linux.json" -- true
+    check "linux ($MODE): the record says the pid and network namespaces keep signals and abstract sockets" \
+        rec "$W/st-linux.json" 'o["backend"] == "linux" and o["signals"][0] == "pid namespace" and o["abstract_unix"][0] == "network namespace" and o["call_supervisor"] == [] and o["seccomp_filters"] == 1'
+    if [ "$MODE" = fallback ]; then
+        check "landlock ($MODE): the record names the call supervisor for signals, and the ABI relied on" \
+            rec "$W/st.json" '"call supervisor" in o["signals"] and "signals" in o["call_supervisor"] and o["landlock_abi_relied"] == 5 and o["seccomp_filters"] == 2'
+        check_contains "landlock ($MODE): cordon check names the call supervisor for signals" \
+            "landlock: signals: the call supervisor (ABI < 6)" run_mode check --backend landlock
+        check_contains "linux ($MODE): cordon check says the network full is refused, and the kernel it needs" \
+            "with the network full (the host's): nothing: refused here (needs Landlock ABI >= 6, Linux >= 6.12)" run_mode check
+    elif scoped; then
+        check "landlock ($MODE): the record names Landlock's scope for signals, no supervisor for them" \
+            rec "$W/st.json" 'o["signals"] == ["landlock scope"] and "signals" not in o["call_supervisor"] and o["landlock_scopes"] and "landlock_abi_relied" not in o'
+        check_contains "landlock ($MODE): cordon check names Landlock's scope for signals" \
+            "landlock: signals: Landlock's scope" run_mode check --backend landlock
+    fi
+done
+
 # -- the test knob only narrows
 check_status "CORDON_TEST_LANDLOCK_ABI=3: the landlock backend's proxy is refused (needs ABI 4)" 125 \
     env CORDON_TEST_LANDLOCK_ABI=3 "$CORDON" run --backend landlock --allow-net example.org -- true
