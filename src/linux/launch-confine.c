@@ -147,6 +147,9 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  /* without Landlock's signal scope (ABI < 6, or
                                   * off): the signal calls, checked by the supervisor */
                                  .signals = !landlock_rights_for_abi(landlock_abi_relied(s->abi)).scoped,
+                                 /* ... and truncate(2) without its right (ABI < 3) */
+                                 .truncate = !(landlock_rights_for_abi(landlock_abi_relied(s->abi)).fs &
+                                               LL_FS_TRUNCATE),
                                  .sandbox_user = p->sandbox_user,
                                  .uid = p->run_uid,
                                  .gid = p->run_gid,

@@ -230,6 +230,8 @@ static void native_section(bpf *b, const supervise_options *o)
                 on_nr(b, (uint32_t)ENOSYS_CALLS[i], DENY(ENOSYS));
         on_nr(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
         on_nr(b, SYS_listen, SECCOMP_RET_USER_NOTIF);
+        if (o->truncate)
+                on_nr(b, SYS_truncate, SECCOMP_RET_USER_NOTIF);
         for (size_t i = 0; o->signals && i < ARRAY_SIZE(SIGNAL_CALLS); i++)
                 on_nr(b, (uint32_t)SIGNAL_CALLS[i], SECCOMP_RET_USER_NOTIF);
         if (o->signals)
@@ -263,6 +265,10 @@ static void i386_section(bpf *b, const supervise_options *o)
                 on_nr(b, I386_LISTEN, DENY(EPERM));
                 full_network_families(b, I386_SOCKET);
                 unix_datagrams(b, I386_SOCKET, I386_SOCKETPAIR);
+        }
+        if (o->truncate) {
+                on_nr(b, 92 /* truncate */, DENY(EPERM));
+                on_nr(b, 193 /* truncate64 */, DENY(EPERM));
         }
         for (size_t i = 0; o->signals && i < ARRAY_SIZE(I386_SIGNAL_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SIGNAL_CALLS[i], DENY(EPERM));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The metadata calls the supervisor serves for the command (chmod, chown,
- * utimes and utimensat, setxattr, removexattr and their f/l/at forms):
+ * utimes and utimensat, setxattr, removexattr and their f/l/at forms; and
+ * truncate by path where Landlock has no truncate right, ABI < 3):
  * decoded from the notification, their arguments copied out of the
  * command's memory, then performed on the pinned target when it lies
  * beneath a writable root. Called by the supervisor's loop (supervise.c). */
@@ -16,7 +17,7 @@
 
 #include "supervise-internal.h"
 
-typedef enum meta_op { META_CHMOD, META_CHOWN, META_TIMES, META_SETXATTR, META_REMOVEXATTR } meta_op;
+typedef enum meta_op { META_CHMOD, META_CHOWN, META_TIMES, META_SETXATTR, META_REMOVEXATTR, META_TRUNCATE } meta_op;
 typedef enum times_form { TIMES_NSEC, TIMES_USEC, TIMES_UTIMBUF } times_form;
 
 /* A metadata call, decoded. */
@@ -83,6 +84,9 @@ static int decode(const struct seccomp_data *d, meta_call *m)
         case SYS_fremovexattr:
                 *m = (meta_call){META_REMOVEXATTR, (int)a[0], 0, true, false, a[1], 0, 0, 0, 0};
                 return 0;
+        case SYS_truncate:
+                *m = (meta_call){META_TRUNCATE, AT_FDCWD, a[0], true, false, a[1], 0, 0, 0, 0};
+                return a[0] ? 0 : -EFAULT;
         default: return -ENOSYS;
         }
 }
@@ -132,6 +136,24 @@ static int read_xattr(const call *c, const meta_call *m, xattr_args *x)
         return x->size && m->b ? call_read_mem(c, m->b, x->value, x->size) : 0;
 }
 
+/* truncate(2) of the regular file |t|, through a descriptor opened for
+ * writing on the inode pinned (the same write permission check). */
+static int truncate_target(const target *t, off_t length)
+{
+        if (S_ISDIR(t->st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(t->st.st_mode))
+                return -EINVAL;
+        char self[40];
+        fd_path(self, t->obj);
+        int fd = open(self, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        int r = ftruncate(fd, length) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
 /* Perform |m| on |t|. A symlink itself is reached by its name in the
  * directory that holds it, without following: whatever is there now lies
  * in that directory too. */
@@ -160,6 +182,7 @@ static int perform(const meta_call *m, const target *t, const struct timespec *t
                          : setxattr(self, x->name, x->value, x->size, (int)m->d);
                 break;
         case META_REMOVEXATTR: r = link ? lremovexattr(named, x->name) : removexattr(self, x->name); break;
+        case META_TRUNCATE: return truncate_target(t, (off_t)m->a);
         default: return -ENOSYS;
         }
         return r < 0 ? -errno : 0;
@@ -184,10 +207,11 @@ int serve_meta(const call *c)
         if (r == 0 && !call_still_valid(c))
                 r = -ESRCH;
         static const char *const NAME[] = {[META_CHMOD] = "chmod", [META_CHOWN] = "chown", [META_TIMES] = "utimes",
-                                           [META_SETXATTR] = "setxattr", [META_REMOVEXATTR] = "removexattr"};
+                                           [META_SETXATTR] = "setxattr", [META_REMOVEXATTR] = "removexattr",
+                                           [META_TRUNCATE] = "truncate"};
         if (r == 0 && !target_beneath_root(c->s, &t, false)) {
                 supervise_report_refusal(c->s, NAME[m.op], &t);
-                r = -EPERM;
+                r = m.op == META_TRUNCATE ? -EACCES : -EPERM; /* as Landlock's truncate right refuses it */
         }
         if (r == 0)
                 r = perform(&m, &t, now ? NULL : ts, &x);

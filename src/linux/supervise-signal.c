@@ -14,9 +14,11 @@
  * in the kernel unchanged (the caller waits in the call, so its process
  * cannot be reaped); the kernel checks there that a thread is the
  * caller's. A signal to another process's thread needs pidfds of threads
- * (Linux 6.9): refused before. What the command sees differs in one
- * thing: a signal the supervisor sends names the launcher as its sender
- * (si_pid). */
+ * (Linux 6.9); before, one to its main thread goes to the process (the
+ * kernel may then deliver it to another of its threads, as for kill),
+ * one to its other threads is refused. What the command sees differs in
+ * one more thing: a signal the supervisor sends names the launcher as its
+ * sender (si_pid). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -191,13 +193,16 @@ static int signal_process(call_supervisor *s, const char *what, pid_t pid, int s
 }
 
 /* |sig| to thread |tid| of another process (|tgid|, or 0: any), when it is
- * of the sandbox: a pidfd of the thread (Linux 6.9), else refused. */
+ * of the sandbox: a pidfd of the thread (Linux 6.9); else to its process
+ * when it is the main thread, refused when not. */
 static int signal_thread(call_supervisor *s, const char *what, pid_t tgid, pid_t tid, int sig, siginfo_t *info)
 {
         int fd = pidfd_open(tid, PIDFD_THREAD);
+        if (fd < 0 && errno == EINVAL && (tgid == 0 || tgid == tid) && tgid_of(tid) == tid)
+                return signal_process(s, what, tid, sig, info);
         if (fd < 0 && errno == EINVAL) {
-                report(s, what, tid, "a thread of another process: refused where pidfds of threads are missing "
-                                     "(Linux < 6.9) and Landlock does not scope signals (ABI < 6)");
+                report(s, what, tid, "a thread (not the main one) of another process: refused where pidfds of "
+                                     "threads are missing (Linux < 6.9) and Landlock does not scope signals (ABI < 6)");
                 return -EPERM;
         }
         if (fd < 0)

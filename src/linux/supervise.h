@@ -62,6 +62,9 @@ typedef struct supervise_options {
          * pidfd_open and fcntl(F_SETOWN) supervised, served only for the
          * processes of the sandbox (supervise-signal.c) */
         bool signals;
+        /* where Landlock has no truncate right (ABI < 3): truncate(2) by
+         * path, served beneath the writable paths only (supervise-meta.c) */
+        bool truncate;
         pid_t tree; /* the tree's supervisor (cordon-tree): the sandbox is its descendants */
         /* each refusal of a path outside the writable paths, once (from
          * the supervisor's thread; NULL: none) */
