@@ -28,7 +28,9 @@
  * death makes it kill the tree before it exits. Until this prctl the
  * SIGKILL armed by wait_for_launcher covers that death: no command runs
  * yet. The command cannot signal nor ptrace it: Landlock scopes signals to
- * the command's domain (ABI >= 6) and refuses ptrace outside it.
+ * the command's domain (ABI >= 6; below, the call supervisor serves the
+ * signal calls for our descendants only, supervise-signal.c) and refuses
+ * ptrace outside it.
  * A session of its own first: a SIGKILL to the launcher's process group
  * or session (a terminal's job control, a supervisor killing a job) must
  * not reach the supervisor too, which would leave the tree running; only

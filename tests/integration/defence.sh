@@ -106,7 +106,11 @@ bg_as_user "$PROBE" abstract-listen "$name" >"$T/abs.out" 2>&1
 for i in $(seq 30); do grep -q LISTENING "$T/abs.out" && break; sleep 0.1; done
 check_out "control: a host abstract socket is reachable" "OK" as_user "$PROBE" abstract-connect "$name"
 check_out "network none: a host abstract socket is unreachable" "ECONNREFUSED" cordon run -- "$PROBE" abstract-connect "$name"
-check_out "network full: Landlock scopes abstract sockets" "EPERM" cordon run --network full -- "$PROBE" abstract-connect "$name"
+if "$CORDON" check --json 2>/dev/null | grep -q '"landlock_scopes": true'; then
+    check_out "network full: Landlock scopes abstract sockets" "EPERM" cordon run --network full -- "$PROBE" abstract-connect "$name"
+else
+    check_status "network full: refused without Landlock's scopes (Linux < 6.12)" 125 cordon run --network full -- "$PROBE" abstract-connect "$name"
+fi
 check_out "landlock backend: a host abstract socket is unreachable" "EPERM" cordon run --backend landlock -- "$PROBE" abstract-connect "$name"
 
 # -- the landlock backend
