@@ -10,6 +10,7 @@
 #   scripts/deps.sh windows mingw-w64 (make windows)
 #   scripts/deps.sh wine    + wine64 (make check-windows)
 #   scripts/deps.sh lint    + clang, clang-tidy, cppcheck, valgrind, libFuzzer runtime, apparmor_parser
+#   scripts/deps.sh kernels + qemu-system-x86 (make check-kernels: Debian's kernels under qemu, TCG)
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc musl-tools dpkg-dev"
@@ -21,6 +22,10 @@ DEB="debhelper lintian fakeroot dpkg-dev"
 WINDOWS="gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev dpkg-dev"
 WINE="wine64"
 LINT="clang clang-tidy cppcheck valgrind libclang-rt-14-dev apparmor"
+# make check-kernels: qemu without KVM, the initramfs packed with cpio, its
+# init built with musl (scripts/check-kernels.sh, the archive by scripts/kernel-initramfs.py; the kernels themselves
+# are downloaded with apt-get download, not installed)
+KERNELS="qemu-system-x86 musl-tools"
 
 case "${1:-build}" in
 build) want="$BUILD" ;;
@@ -29,9 +34,10 @@ bench) want="$BUILD $BENCH" ;;
 deb) want="$BUILD $DEB" ;;
 lint) want="$BUILD $LINT" ;;
 windows) want="$WINDOWS" ;;
+kernels) want="$BUILD $TEST $KERNELS" ;;
 wine) want="$WINDOWS $WINE" ;;
-all) want="$BUILD $TEST $BENCH $DEB $LINT $WINDOWS $WINE" ;;
-*) echo "usage: $0 build|test|bench|deb|lint|windows|wine|all" >&2; exit 125 ;;
+all) want="$BUILD $TEST $BENCH $DEB $LINT $WINDOWS $WINE $KERNELS" ;;
+*) echo "usage: $0 build|test|bench|deb|lint|windows|wine|kernels|all" >&2; exit 125 ;;
 esac
 
 missing=""
