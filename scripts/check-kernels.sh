@@ -28,6 +28,7 @@ work=$(mktemp -d /tmp/cordon-kernels.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$CACHE"
 musl-gcc -static -O2 -o "$work/init" "$TOP/tests/helpers/kernel-init.c" || exit 125
+truncate -s 1M "$work/scratch.img" # a block device for the probes' controls
 
 # What each guest runs, in the host's tree (read-only): its console is our log.
 cat >"$work/guest.sh" <<EOF
@@ -75,7 +76,8 @@ for ver in $KERNELS; do
     timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 2048 -smp 1 -nographic -no-reboot \
         -kernel "$kernel" -initrd "$work/initrd" -append "console=ttyS0 panic=-1 quiet" \
         -fsdev local,id=r,path=/,security_model=none,readonly=on,multidevs=remap \
-        -device virtio-9p-pci,fsdev=r,mount_tag=hostroot </dev/null >"$log" 2>&1
+        -device virtio-9p-pci,fsdev=r,mount_tag=hostroot \
+        -drive if=virtio,format=raw,file="$work/scratch.img" </dev/null >"$log" 2>&1
     secs=$(($(date +%s) - start))
     tr -d '\r' <"$log" | grep -a -E '^(build|  |not ok|failed suites|[0-9]+ passed)' | grep -av '^  *#' >&2
     [ -n "${KERNEL_LOGS:-}" ] && mkdir -p "$KERNEL_LOGS" && cp "$log" "$KERNEL_LOGS/"

@@ -5,8 +5,8 @@
     kernel-initramfs.py MODULES_DIR INIT GUEST_SH OUT.cpio
 
 MODULES_DIR is lib/modules/VERSION of a Debian kernel package, extracted
-(no modules.dep: dpkg's postinst makes it). The modules for virtio-pci
-and 9p over virtio and every module they depend on (read from each
+(no modules.dep: dpkg's postinst makes it). The modules for virtio-pci,
+9p over virtio and AF_VSOCK and every module they depend on (read from each
 module's .modinfo "depends=") go to /m, numbered in load order and
 decompressed (.ko.xz); INIT is /init, GUEST_SH /guest.sh. Written as a
 newc cpio archive (what the kernel unpacks), without compression."""
@@ -14,7 +14,9 @@ import lzma
 import os
 import sys
 
-WANTED = ["virtio_pci", "9pnet_virtio", "9p"]
+# and AF_VSOCK and a block device (a scratch disk), whose refusals the
+# suites check against a control
+WANTED = ["virtio_pci", "9pnet_virtio", "9p", "vsock", "virtio_blk"]
 
 
 def index(root):

@@ -3,8 +3,8 @@
  * it static with musl into the initramfs): loads the modules in /m in
  * order (virtio, 9p: Debian's own, from the kernel's package), mounts the
  * host's root read-only over 9p (mount tag "hostroot"), gives it what a
- * system has writable (/dev, /proc, /sys, cgroup2, /tmp, /run, /var/tmp,
- * /dev/shm, /dev/pts, loopback up), moves it over the initramfs' root,
+ * system has writable (/dev with its /dev/fd links, /proc, /sys, cgroup2,
+ * /tmp, /run, /var/tmp, /dev/shm, /dev/pts, loopback up), moves it over the initramfs' root,
  * runs /guest.sh (copied from the initramfs to its /run) in it with bash,
  * prints its status and powers off. */
 #define _GNU_SOURCE
@@ -98,6 +98,11 @@ int main(void)
         load_modules();
         mnt("hostroot", "/r", "9p", MS_RDONLY, "trans=virtio,version=9p2000.L,msize=262144,cache=loose");
         mnt("devtmpfs", "/r/dev", "devtmpfs", 0, NULL);
+        /* what udev makes on a system: bash's <(...) opens /dev/fd/N */
+        (void)symlink("/proc/self/fd", "/r/dev/fd");
+        (void)symlink("/proc/self/fd/0", "/r/dev/stdin");
+        (void)symlink("/proc/self/fd/1", "/r/dev/stdout");
+        (void)symlink("/proc/self/fd/2", "/r/dev/stderr");
         mnt("devpts", "/r/dev/pts", "devpts", 0, "newinstance,ptmxmode=0666,mode=620");
         mnt("tmpfs", "/r/dev/shm", "tmpfs", 0, "mode=1777");
         mnt("proc", "/r/proc", "proc", 0, NULL);
