@@ -97,7 +97,7 @@ static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  3
 #define ARG_LO(n) (offsetof(struct seccomp_data, args) + sizeof(uint64_t) * (n) + 4)
 #endif
 
-#define PROG_MAX 256
+#define PROG_MAX 512
 typedef struct bpf {
         struct sock_filter f[PROG_MAX];
         size_t n;
@@ -201,6 +201,21 @@ static void full_network_families(bpf *b, uint32_t nr)
         ld(b, offsetof(struct seccomp_data, nr));
 }
 
+/* |nr| opening a file read-only with O_TRUNC (flags in argument |arg|):
+ * EACCES, where Landlock has no truncate right (ABI < 3): the kernel
+ * truncates on the write permission alone, and Landlock below ABI 3 sees
+ * only a read. Falls through with the number in A. */
+static void no_read_truncate(bpf *b, uint32_t nr, unsigned arg)
+{
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 6, nr);
+        ld(b, ARG_LO(arg));
+        op(b, BPF_JMP | BPF_JSET | BPF_K, 0, 3, O_TRUNC);
+        op(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, O_ACCMODE);
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, O_RDONLY);
+        emit_ret(b, DENY(EACCES));
+        ld(b, offsetof(struct seccomp_data, nr));
+}
+
 /* --explain: the calls that take a path, handed over to be observed. */
 static void observe(bpf *b)
 {
@@ -213,6 +228,13 @@ static void observe(bpf *b)
 static void native_section(bpf *b, const supervise_options *o)
 {
         ld(b, offsetof(struct seccomp_data, nr));
+        if (o->truncate) { /* before --explain's observer, which lets calls on */
+#ifdef SYS_open
+                no_read_truncate(b, SYS_open, 1);
+#endif
+                no_read_truncate(b, SYS_openat, 2);
+                on_nr(b, SYS_openat2, DENY(ENOSYS)); /* its flags are in memory */
+        }
         if (o->explain)
                 observe(b);
         if (o->observe_only) { /* the linux backend: nothing else changes */
@@ -269,6 +291,9 @@ static void i386_section(bpf *b, const supervise_options *o)
         if (o->truncate) {
                 on_nr(b, 92 /* truncate */, DENY(EPERM));
                 on_nr(b, 193 /* truncate64 */, DENY(EPERM));
+                no_read_truncate(b, 5 /* open */, 1);
+                no_read_truncate(b, 295 /* openat */, 2);
+                on_nr(b, 437 /* openat2 */, DENY(ENOSYS));
         }
         for (size_t i = 0; o->signals && i < ARRAY_SIZE(I386_SIGNAL_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SIGNAL_CALLS[i], DENY(EPERM));
@@ -281,19 +306,20 @@ static void i386_section(bpf *b, const supervise_options *o)
 }
 #endif
 
-/* One section per architecture: "ld arch; jeq ARCH, 0, <past the
- * section>; ...". The sections end in a return, so a jump over one lands
- * on the next. Other architectures: the main filter kills them. */
+/* One section per architecture: "ld arch; jeq ARCH, 1, 0; ja <past the
+ * section>; ..." (ja: a section may be longer than a conditional jump's
+ * 255). The sections end in a return, so a jump over one lands on the
+ * next. Other architectures: the main filter kills them. */
 static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_options *), const supervise_options *o)
 {
         ld(b, offsetof(struct seccomp_data, arch));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, arch);
         size_t jump = b->n;
-        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, arch);
+        op(b, BPF_JMP | BPF_JA, 0, 0, 0);
         body(b, o);
-        size_t len = b->n - jump - 1;
-        if (len > 255 || b->n > PROG_MAX)
+        if (b->n > PROG_MAX)
                 return -E2BIG;
-        b->f[jump].jf = (uint8_t)len;
+        b->f[jump].k = (uint32_t)(b->n - jump - 1);
         return 0;
 }
 

@@ -49,7 +49,9 @@ static void serve(call_supervisor *s, const struct seccomp_notif *req)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
         long nr = (long)req->data.nr;
-        int r = s->opt.explain && is_observed_call(nr) ? serve_observe(&c)
+        /* --explain observes, but a call the supervisor serves stays its */
+        bool served = nr == SYS_truncate && s->opt.truncate;
+        int r = s->opt.explain && is_observed_call(nr) && !served ? serve_observe(&c)
                 : s->opt.observe_only                                        ? CALL_CONTINUE
                 : nr == SYS_connect                                          ? serve_connect(&c)
                 : nr == SYS_listen                                           ? serve_listen(&c)
