@@ -96,6 +96,7 @@ static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  3
 #else
 #define ARG_LO(n) (offsetof(struct seccomp_data, args) + sizeof(uint64_t) * (n) + 4)
 #endif
+#define ARG_HI(n) (ARG_LO(n) ^ 4)
 
 #define PROG_MAX 512
 typedef struct bpf {
@@ -216,6 +217,24 @@ static void no_read_truncate(bpf *b, uint32_t nr, unsigned arg)
         ld(b, offsetof(struct seccomp_data, nr));
 }
 
+/* prlimit64 |nr| setting the limits of another process than the caller
+ * (pid and new limit not 0): |action|. Landlock governs it on no ABI, and
+ * a limit (RLIMIT_CPU 0) kills a host process of the user. Falls through
+ * with the number in A. */
+static void prlimit_others(bpf *b, uint32_t nr, uint32_t action)
+{
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 8, nr);
+        ld(b, ARG_LO(0));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 4, 0, 0);
+        ld(b, ARG_LO(2));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 3, 0);
+        ld(b, ARG_HI(2));
+        op(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+        op(b, BPF_JMP | BPF_JA, 0, 0, 1);
+        emit_ret(b, action);
+        ld(b, offsetof(struct seccomp_data, nr));
+}
+
 /* --explain: the calls that take a path, handed over to be observed. */
 static void observe(bpf *b)
 {
@@ -252,6 +271,7 @@ static void native_section(bpf *b, const supervise_options *o)
                 on_nr(b, (uint32_t)ENOSYS_CALLS[i], DENY(ENOSYS));
         on_nr(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
         on_nr(b, SYS_listen, SECCOMP_RET_USER_NOTIF);
+        prlimit_others(b, SYS_prlimit64, SECCOMP_RET_USER_NOTIF);
         if (o->truncate)
                 on_nr(b, SYS_truncate, SECCOMP_RET_USER_NOTIF);
         for (size_t i = 0; o->signals && i < ARRAY_SIZE(SIGNAL_CALLS); i++)
@@ -280,6 +300,7 @@ static void i386_section(bpf *b, const supervise_options *o)
          * network, and so is socketcall, which performs every socket call
          * (connect, listen, a datagram socket) with the arguments in memory */
         on_nr(b, I386_SOCKETCALL, DENY(EPERM));
+        prlimit_others(b, 340 /* prlimit64 */, DENY(EPERM));
         for (size_t i = 0; !o->full_network && i < ARRAY_SIZE(I386_SOCKET_CALLS); i++)
                 on_nr(b, (uint32_t)I386_SOCKET_CALLS[i], DENY(EPERM));
         if (o->full_network) {

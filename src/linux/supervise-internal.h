@@ -109,6 +109,8 @@ bool is_observed_call(long nr) HIDDEN;
 
 /* supervise-signal.c: the signal calls, fcntl(F_SETOWN). */
 int serve_signal(const call *c) HIDDEN;
+/* prlimit64 setting another process's limits: the caller's own only. */
+int serve_prlimit(const call *c) HIDDEN;
 
 /* supervise-connect.c: connect and listen, and the connects that wait. */
 int serve_connect(const call *c) HIDDEN;

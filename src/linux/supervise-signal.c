@@ -18,7 +18,11 @@
  * kernel may then deliver it to another of its threads, as for kill),
  * one to its other threads is refused. What the command sees differs in
  * one more thing: a signal the supervisor sends names the launcher as its
- * sender (si_pid). */
+ * sender (si_pid).
+ *
+ * Also prlimit64 setting another process's limits, on every kernel (no
+ * Landlock ABI governs it, and RLIMIT_CPU 0 kills a process): the
+ * caller's own process only. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -374,4 +378,18 @@ int serve_signal(const call *c)
                        "another process than the caller's own (Landlock does not scope SIGIO here, ABI < 6)");
                 return -EPERM;
         }
+}
+
+int serve_prlimit(const call *c)
+{
+        pid_t pid = (pid_t)c->req->data.args[0];
+        pid_t self = caller_tgid(c);
+        if (self < 0)
+                return self;
+        /* its own process (the caller waits in the call: not reaped) */
+        if (pid == self || pid == c->tid)
+                return CALL_CONTINUE;
+        report(c->s, "prlimit", (long)pid,
+               "the limits of another process than the caller's own (Landlock does not govern prlimit)");
+        return -EPERM;
 }

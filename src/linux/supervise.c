@@ -55,6 +55,7 @@ static void serve(call_supervisor *s, const struct seccomp_notif *req)
                 : s->opt.observe_only                                        ? CALL_CONTINUE
                 : nr == SYS_connect                                          ? serve_connect(&c)
                 : nr == SYS_listen                                           ? serve_listen(&c)
+                : nr == SYS_prlimit64                                        ? serve_prlimit(&c)
                 : is_signal_call((int)nr) ? (s->opt.signals ? serve_signal(&c) : -ENOSYS)
                                           : serve_meta(&c);
         if (r != CALL_PENDING && r != CALL_ANSWERED)

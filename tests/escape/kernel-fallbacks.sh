@@ -154,6 +154,26 @@ for abi in "" 2; do
         env CORDON_TEST_LANDLOCK_ABI="$abi" bash -c "cd '$W' && $(declare -f as_user); TEST_AS=$TEST_AS TEST_UID=$TEST_UID TEST_GID=$TEST_GID H='$H' as_user '$CORDON' run --backend landlock -- sh -c 'echo x >\"\$1/t\" && python3 -c \"\$2\" \"\$1/t\" | tr -d \"\\n\"; echo \" \$(stat -c %s \"\$1/t\")\"' sh '$ws' '$TR'"
 done
 
+# -- prlimit64 of another process: Landlock governs it on no ABI, and
+# RLIMIT_CPU 0 kills a host process (SIGKILL at its next CPU second)
+PL='import resource, sys, os
+pid = int(sys.argv[1]) if sys.argv[1] != "self" else os.getpid()
+try:
+    resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0)); print("OK")
+except OSError as e:
+    print(e.errno == 1 and "EPERM" or e.strerror)'
+bg_as_user sh -c 'while :; do :; done' >/dev/null 2>&1
+BUSY=$BG_PID
+for MODE in kernel fallback; do
+    check_out "landlock ($MODE): prlimit64 of a host process is refused" EPERM run_mode $LL -- python3 -c "$PL" "$BUSY"
+    check "landlock ($MODE): ... and the busy host process lives on" alive "$BUSY"
+    check_out "landlock ($MODE): prlimit64 of the command's own process works" OK \
+        run_mode $LL -- python3 -c "$(printf '%s\n' "$PL" | sed 's/RLIMIT_CPU, (0, 0)/RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)/')" self
+done
+check_contains "landlock: ... the call supervisor says so" "refused prlimit of process $BUSY" run_mode $LL -- python3 -c "$PL" "$BUSY"
+check_out "control: prlimit64 of the busy host process works unsandboxed" OK as_user python3 -c "$PL" "$BUSY"
+check "control: ... and kills it" gone "$BUSY"
+
 # -- open(O_RDONLY|O_TRUNC): the kernel truncates on the write permission,
 # Landlock below ABI 3 sees a read; there the filter refuses it (everywhere:
 # a workspace file too, which is how it shows on a newer kernel), also
