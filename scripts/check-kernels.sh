@@ -34,11 +34,12 @@ truncate -s 1M "$work/scratch.img" # a block device for the probes' controls
 cat >"$work/guest.sh" <<EOF
 set -u
 echo "CORDON-KERNEL \$(uname -r)"
-cd "$TOP"
-echo "== cordon check (root)"; "$BUILD/cordon" check; echo "CORDON-CHECK-ROOT \$?"
+# the tree through the host's whole root (the guest's /tmp and /root are its own)
+cd "/run/host$TOP"
+echo "== cordon check (root)"; "/run/host$BUILD/cordon" check; echo "CORDON-CHECK-ROOT \$?"
 echo "== cordon check (user)"
-setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME=/tmp "$BUILD/cordon" check; echo "CORDON-CHECK-USER \$?"
-ONLY="$SUITES" tests/run-tests "$BUILD"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME=/tmp "/run/host$BUILD/cordon" check; echo "CORDON-CHECK-USER \$?"
+ONLY="$SUITES" tests/run-tests "/run/host$BUILD"
 echo "CORDON-SUITES \$?"
 EOF
 

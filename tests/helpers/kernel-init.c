@@ -113,6 +113,10 @@ int main(void)
         mnt("tmpfs", "/r/run", "tmpfs", 0, "mode=0755");
         mnt("tmpfs", "/r/root", "tmpfs", 0, "mode=0700");
         mnt("tmpfs", "/r/var/cache/cordon", "tmpfs", 0, "mode=0755");
+        /* the host's root once more, whole: a tree under /tmp or /root,
+         * which the tmpfs above hide, is seen at /run/host/PATH (one
+         * virtio channel: a bind, not a second 9p mount) */
+        mnt("/r", "/r/run/host", NULL, MS_BIND, NULL); /* not recursive: the 9p root alone */
         copy_script();
         loopback_up();
         pid_t pid = fork();
