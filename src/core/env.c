@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -175,40 +177,116 @@ static bool is_network_marker(const char *name, const void *arg)
                (n == 31 && strncmp(name, "CORDON_SANDBOX_NETWORK_DISABLED", n) == 0);
 }
 
-/* The network "proxy": the variables that point HTTP clients and package
- * managers at cordon's proxy (which wins over the policy: the old values
- * would lead nowhere), and the marker. Git and Go read the lowercase and
- * uppercase http(s)_proxy themselves. */
-static const char HTTP[] = "http://" PROXY_HOST ":" STR(PROXY_PORT);
-static const char SOCKS[] = "socks5h://" PROXY_HOST ":" STR(PROXY_PORT);
-static const char *const PROXY_VARS[][2] = {
-                {"HTTP_PROXY", HTTP},          {"HTTPS_PROXY", HTTP},
-                {"http_proxy", HTTP},          {"https_proxy", HTTP},
-                {"ALL_PROXY", SOCKS},          {"all_proxy", SOCKS},
-                {"NO_PROXY", "localhost,127.0.0.1,::1"},
-                {"no_proxy", "localhost,127.0.0.1,::1"},
-                {"npm_config_proxy", HTTP},    {"npm_config_https_proxy", HTTP}, /* npm, pnpm, yarn 1 */
-                {"YARN_HTTP_PROXY", HTTP},     {"YARN_HTTPS_PROXY", HTTP},       /* yarn 2+ */
-                {"PIP_PROXY", HTTP},           {"CARGO_HTTP_PROXY", HTTP},
-                {"CORDON_SANDBOX_NETWORK", "proxy"},
+/* The network "proxy": the variables that point clients at cordon's proxy
+ * (which win over the policy: the old values would lead nowhere), and the
+ * marker. "@P" in a value is the proxy's port (PROXY_PORT, or the one the
+ * landlock backend's kernel chose: env_with_proxy_port). Git, Go, curl and
+ * Python read the http(s)_proxy ones themselves; the rest are the knobs of
+ * the runtimes that read none of those (docs/network.md, per runtime). */
+#define PX "http://" PROXY_HOST ":@P"
+/* ssh has no proxy variable: a ProxyCommand through the proxy's CONNECT.
+ * bash's /dev/tcp (no binary of cordon's needs to be in the view): "bash -c
+ * "$CORDON_PROXY_CONNECT" connect HOST PORT" joins its stdin and stdout to
+ * HOST:PORT, or prints the proxy's refusal and fails. */
+#define CONNECT_SCRIPT                                                                                    \
+        "case $1 in *:*) h=\"[$1]\";; *) h=$1;; esac; exec 3<>/dev/tcp/" PROXY_HOST "/@P || exit 1; "    \
+        "printf 'CONNECT %s:%s HTTP/1.1\\r\\nHost: %s:%s\\r\\n\\r\\n' \"$h\" \"$2\" \"$h\" \"$2\" >&3; "   \
+        "read -r v s r <&3; while read -r l <&3 && [ -n \"${l%$'\\r'}\" ]; do :; done; "                  \
+        "[ \"$s\" = 200 ] || { cat <&3 >&2; exit 1; }; cat <&3 & exec cat >&3"
+typedef struct proxy_var {
+        const char *name, *value;
+        bool append; /* to a value the policy gave, after a space (the last property wins) */
+} proxy_var;
+static const proxy_var PROXY_VARS[] = {
+        {"HTTP_PROXY", PX, false},
+        {"HTTPS_PROXY", PX, false},
+        {"http_proxy", PX, false},
+        {"https_proxy", PX, false},
+        {"ALL_PROXY", "socks5h://" PROXY_HOST ":@P", false},
+        {"all_proxy", "socks5h://" PROXY_HOST ":@P", false},
+        {"NO_PROXY", "localhost,127.0.0.1,::1", false},
+        {"no_proxy", "localhost,127.0.0.1,::1", false},
+        {"npm_config_proxy", PX, false}, /* npm, pnpm, yarn 1 */
+        {"npm_config_https_proxy", PX, false},
+        {"YARN_HTTP_PROXY", PX, false}, /* yarn 2+ */
+        {"YARN_HTTPS_PROXY", PX, false},
+        {"PIP_PROXY", PX, false},
+        {"CARGO_HTTP_PROXY", PX, false},
+        /* Node >= 22.21 and 24: fetch, http and https read the variables above */
+        {"NODE_USE_ENV_PROXY", "1", false},
+        /* every JVM (HttpClient, URLConnection, Gradle): loopback stays direct,
+         * as NO_PROXY says (the allowlist's loopback entries are forwarded) */
+        {"JAVA_TOOL_OPTIONS",
+         "-Dhttp.proxyHost=" PROXY_HOST " -Dhttp.proxyPort=@P -Dhttps.proxyHost=" PROXY_HOST
+         " -Dhttps.proxyPort=@P -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+         true},
+        {"CORDON_PROXY_CONNECT", CONNECT_SCRIPT, false},
+        /* git over ssh; a plain ssh takes the same -o (docs/network.md) */
+        {"GIT_SSH_COMMAND", "ssh -o \"ProxyCommand=bash -c \\\"\\$CORDON_PROXY_CONNECT\\\" connect %h %p\"", false},
+        {"CORDON_SANDBOX_NETWORK", "proxy", false},
 };
+
+/* |value| with each "@P" the decimal |port|. Caller frees; NULL: ENOMEM. */
+static char *with_port(const char *value, unsigned port)
+{
+        char num[16];
+        int digits = snprintf(num, sizeof(num), "%u", port);
+        size_t n = 0;
+        for (const char *c = value; (c = strstr(c, "@P")); c += 2)
+                n++;
+        char *out = malloc(strlen(value) + n * (size_t)digits + 1), *o = out;
+        for (const char *c = value; out && *c;) {
+                if (c[0] == '@' && c[1] == 'P') {
+                        memcpy(o, num, (size_t)digits);
+                        o += digits;
+                        c += 2;
+                } else {
+                        *o++ = *c++;
+                }
+        }
+        if (out)
+                *o = '\0';
+        return out;
+}
 
 static int env_proxy(char ***env)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++)
-                if (env_set(env, PROXY_VARS[i][0], PROXY_VARS[i][1]) < 0)
+        for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++) {
+                _cleanup_free_ char *v = with_port(PROXY_VARS[i].value, PROXY_PORT);
+                const char *old = PROXY_VARS[i].append ? env_get(*env, PROXY_VARS[i].name) : NULL;
+                _cleanup_free_ char *joined = v && old && *old ? xasprintf("%s %s", old, v) : NULL;
+                if (!v || (old && *old && !joined) || env_set(env, PROXY_VARS[i].name, joined ? joined : v) < 0)
                         return -ENOMEM;
+        }
         return 0;
 }
 
-/* The proxy variable |entry| names with its port, or NULL. */
-static const char *proxy_var_value(const char *entry)
+/* |entry| ("NAME=VALUE") with the proxy's port |port| where env_proxy
+ * put PROXY_PORT; NULL when it holds none of cordon's (|*ret_oom|: out of
+ * memory). */
+static char *proxy_var_with_port(const char *entry, unsigned port, bool *ret_oom)
 {
         size_t n = name_len(entry);
-        for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++)
-                if (strlen(PROXY_VARS[i][0]) == n && strncmp(entry, PROXY_VARS[i][0], n) == 0 &&
-                    strstr(PROXY_VARS[i][1], "://"))
-                        return streq(entry + n + (entry[n] == '='), PROXY_VARS[i][1]) ? PROXY_VARS[i][1] : NULL;
+        *ret_oom = false;
+        for (size_t i = 0; i < ARRAY_SIZE(PROXY_VARS); i++) {
+                const proxy_var *v = &PROXY_VARS[i];
+                if (strlen(v->name) != n || strncmp(entry, v->name, n) != 0 || !strstr(v->value, "@P"))
+                        continue;
+                _cleanup_free_ char *at = with_port(v->value, PROXY_PORT), *to = with_port(v->value, port);
+                if (!at || !to) {
+                        *ret_oom = true;
+                        return NULL;
+                }
+                const char *val = entry + n + (entry[n] == '=');
+                size_t lv = strlen(val), la = strlen(at);
+                /* ours, or (appended) the policy's value, a space, ours */
+                bool whole = streq(val, at);
+                if (!whole && !(v->append && lv > la && val[lv - la - 1] == ' ' && streq(val + lv - la, at)))
+                        return NULL;
+                char *r = xasprintf("%.*s=%.*s%s", (int)n, entry, (int)(lv - la), val, to);
+                *ret_oom = r == NULL;
+                return r;
+        }
         return NULL;
 }
 
@@ -216,11 +294,10 @@ char **env_with_proxy_port(const char *const *env, unsigned port)
 {
         _cleanup_strv_ char **out = calloc(strv_len((char *const *)env) + 1, sizeof(char *));
         for (size_t i = 0; out && env && env[i]; i++) {
-                const char *v = proxy_var_value(env[i]);
-                /* "scheme://127.0.0.1:" is the value up to its last colon */
-                out[i] = v ? xasprintf("%.*s=%.*s%u", (int)name_len(env[i]), env[i],
-                                       (int)(strrchr(v, ':') - v + 1), v, port)
-                           : strdup(env[i]);
+                bool oom = false;
+                out[i] = proxy_var_with_port(env[i], port, &oom);
+                if (!out[i] && !oom)
+                        out[i] = strdup(env[i]);
                 if (!out[i])
                         return NULL;
         }

@@ -171,11 +171,22 @@ static const env_case CASES[] = {
         {.name = "markers: network proxy points every client at the proxy, over inherited values",
          .policy = "{\"isolation\": {\"network_allow\": [\"example.org\"]}, \"shell_environment_policy\": "
                    "{\"inherit\": \"all\"}}",
-         .base = {"HTTPS_PROXY=http://corp:8080", "CORDON_SANDBOX_NETWORK_DISABLED=1"},
+         .base = {"HTTPS_PROXY=http://corp:8080", "CORDON_SANDBOX_NETWORK_DISABLED=1", "JAVA_TOOL_OPTIONS=-Xmx1g",
+                  "GIT_SSH_COMMAND=ssh -i key", "NODE_USE_ENV_PROXY=0"},
          .backend = "linux",
          .want = "ALL_PROXY=socks5h://127.0.0.1:3128\nCARGO_HTTP_PROXY=http://127.0.0.1:3128\n"
+                 "CORDON_PROXY_CONNECT=case $1 in *:*) h=\"[$1]\";; *) h=$1;; esac; exec "
+                 "3<>/dev/tcp/127.0.0.1/3128 || exit 1; printf 'CONNECT %s:%s HTTP/1.1\\r\\nHost: "
+                 "%s:%s\\r\\n\\r\\n' \"$h\" \"$2\" \"$h\" \"$2\" >&3; read -r v s r <&3; while read -r l <&3 && [ "
+                 "-n \"${l%$'\\r'}\" ]; do :; done; [ \"$s\" = 200 ] || { cat <&3 >&2; exit 1; }; cat <&3 & exec "
+                 "cat >&3\n"
                  "CORDON_SANDBOX=linux\nCORDON_SANDBOX_NETWORK=proxy\n"
+                 "GIT_SSH_COMMAND=ssh -o \"ProxyCommand=bash -c \\\"\\$CORDON_PROXY_CONNECT\\\" connect %h %p\"\n"
                  "HTTPS_PROXY=http://127.0.0.1:3128\nHTTP_PROXY=http://127.0.0.1:3128\n"
+                 "JAVA_TOOL_OPTIONS=-Xmx1g -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
+                 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 "
+                 "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]\n"
+                 "NODE_USE_ENV_PROXY=1\n"
                  "NO_PROXY=localhost,127.0.0.1,::1\nPIP_PROXY=http://127.0.0.1:3128\n"
                  "YARN_HTTPS_PROXY=http://127.0.0.1:3128\nYARN_HTTP_PROXY=http://127.0.0.1:3128\n"
                  "all_proxy=socks5h://127.0.0.1:3128\nhttp_proxy=http://127.0.0.1:3128\n"
@@ -302,6 +313,25 @@ static void test_env_proxy_port(void)
         CHECK_STREQ(env_get(got, "MINE"), "http://127.0.0.1:3128");
         CHECK_STREQ(env_get(got, "NO_PROXY"), "localhost,127.0.0.1,::1");
         CHECK(got && got[6] == NULL);
+        strv_free(got);
+        /* the runtimes' knobs: every port of the value, after the policy's own */
+        const char *const knobs[] = {"JAVA_TOOL_OPTIONS=-Xmx1g -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
+                                     "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 "
+                                     "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+                                     "NODE_USE_ENV_PROXY=1", "JAVA_TOOL_OPTIONS2=-Dhttp.proxyPort=3128", NULL};
+        got = env_with_proxy_port(knobs, 40001);
+        CHECK(got != NULL);
+        CHECK_STREQ(env_get(got, "JAVA_TOOL_OPTIONS"),
+                    "-Xmx1g -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=40001 -Dhttps.proxyHost=127.0.0.1 "
+                    "-Dhttps.proxyPort=40001 -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]");
+        CHECK_STREQ(env_get(got, "NODE_USE_ENV_PROXY"), "1");
+        CHECK_STREQ(env_get(got, "JAVA_TOOL_OPTIONS2"), "-Dhttp.proxyPort=3128");
+        strv_free(got);
+        /* a value that only ends like ours keeps its port */
+        const char *const mine[] = {"JAVA_TOOL_OPTIONS=-Dx=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128", NULL};
+        got = env_with_proxy_port(mine, 40001);
+        CHECK(got != NULL);
+        CHECK_STREQ(env_get(got, "JAVA_TOOL_OPTIONS"), "-Dx=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128");
         strv_free(got);
 }
 
