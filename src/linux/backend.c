@@ -310,7 +310,8 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0 && p->backend != BACKEND_NONE && !(proc->protections = protections_json(p, &s, proc->cg != NULL)))
                 r = error_set(ret_error, ENOMEM, "out of memory");
         if (r == 0 && (s.proxy_pair[0] >= 0 || s.proxy_listener >= 0))
-                r = proxy_start((const char *const *)p->network_allow, TAKE_FD(s.proxy_listener),
+                r = proxy_start((const char *const *)p->network_allow, s.fwd,
+                                p->backend == BACKEND_LINUX ? s.n_fwd : 0, TAKE_FD(s.proxy_listener),
                                 TAKE_FD(s.proxy_pair[0]), p->log_fn, p->log_userdata, &proc->proxy, ret_error);
         proc->head.proxy = proc->proxy;
         /* a terminal the command gets as it is (no terminal of its own)

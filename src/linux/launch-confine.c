@@ -65,8 +65,8 @@ int launch_set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error
         return 0;
 }
 
-int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_rights *ll, int *ret_abi, launch *l,
-                          cordon_error **ret_error)
+int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, const net_forward *fwd, size_t n_fwd,
+                          landlock_rights *ll, int *ret_abi, launch *l, cordon_error **ret_error)
 {
         *ll = (landlock_rights){0};
         l->landlock_fd = -1;
@@ -118,6 +118,11 @@ int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_ri
          * behind the namespace, which has nothing else) */
         int e = p->network == CORDON_NETWORK_PROXY && ll->net ? landlock_allow_port(fd, proxy_port, LL_NET_CONNECT_TCP)
                                                               : 0;
+        /* and the allowlist's loopback services: on the landlock backend on
+         * the host's loopback (the call supervisor checks the address), on
+         * the linux backend the proxy's forwards on the sandbox's own lo */
+        for (size_t i = 0; e == 0 && p->network == CORDON_NETWORK_PROXY && ll->net && i < n_fwd; i++)
+                e = landlock_allow_port(fd, fwd[i].port, LL_NET_CONNECT_TCP);
         if (e < 0) {
                 close(fd);
                 return error_set(ret_error, -e, "cannot add a Landlock rule for the network proxy's port: %s",
@@ -156,6 +161,10 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  .explain = p->explain ? launch_explain_view(p) : NULL};
         if (p->explain && !o->explain)
                 return error_set(ret_error, ENOMEM, "out of memory");
+        if (p->network == CORDON_NETWORK_PROXY) {
+                memcpy(o->loopback, s->fwd, s->n_fwd * sizeof(s->fwd[0]));
+                o->n_loopback = s->n_fwd;
+        }
         r = supervise_filter(o, &s->l.supervise);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot build the supervisor's filter: %s", strerror(-r));

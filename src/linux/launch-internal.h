@@ -21,8 +21,8 @@ int launch_setup_stdio(const cordon_plan *p, launch_storage *s, cordon_error **r
  * RLIMIT_NPROC); the Landlock ruleset and its rights (*ll, *ret_abi: the
  * ABI or -errno); the landlock backend's supervisor filter. */
 int launch_set_rlimits(const cordon_plan *p, bool nproc, launch *l, cordon_error **ret_error) HIDDEN;
-int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, landlock_rights *ll, int *ret_abi, launch *l,
-                          cordon_error **ret_error) HIDDEN;
+int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, const net_forward *fwd, size_t n_fwd,
+                          landlock_rights *ll, int *ret_abi, launch *l, cordon_error **ret_error) HIDDEN;
 int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_error **ret_error) HIDDEN;
 
 /* launch-explain.c: --explain. The view the observer predicts refusals in

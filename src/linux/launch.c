@@ -18,6 +18,7 @@
  *
  * The report pipe is close-on-exec: EOF means the command was executed, a
  * child_report means it never ran. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -266,6 +267,46 @@ static int listen_host_loopback(const cordon_plan *p, launch_storage *s, cordon_
         return s->envp ? 0 : error_set(ret_error, ENOMEM, "out of memory");
 }
 
+/* The allowlist's loopback services (network "proxy"): on the linux
+ * backend a listener on the same address of the sandbox's lo each (the
+ * init makes them, the proxy forwards), on the landlock backend the
+ * addresses the command may connect to on the host's loopback itself. */
+static int prepare_forwards(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
+{
+        size_t n = net_loopback_forwards((const char *const *)p->network_allow, s->fwd, NET_FORWARDS_MAX);
+        if (n > NET_FORWARDS_MAX)
+                return error_set(ret_error, E2BIG,
+                                 "the network allowlist names %zu loopback services (address and port), at most %d",
+                                 n, NET_FORWARDS_MAX);
+        s->n_fwd = n;
+        for (size_t i = 0; p->backend == BACKEND_LINUX && i < n; i++) {
+                launch_forward *f = &s->lfwd[i];
+                char addr[INET6_ADDRSTRLEN];
+                net_addr_format(&s->fwd[i].addr, addr);
+                net_addr_entry(&s->fwd[i].addr, s->fwd[i].port, f->text, sizeof(f->text));
+                if (streq(addr, PROXY_HOST) && s->fwd[i].port == PROXY_PORT)
+                        return error_set(ret_error, EADDRINUSE,
+                                         "network allowlist: %s: inside the sandbox that is cordon's proxy; the "
+                                         "host's service on it is reached through the proxy only (CONNECT)",
+                                         f->text);
+                if (inet_pton(AF_INET, addr, &f->sa.in.sin_addr) == 1) {
+                        f->sa.in.sin_family = AF_INET;
+                        f->sa.in.sin_port = htons(s->fwd[i].port);
+                        f->len = sizeof(f->sa.in);
+                } else {
+                        f->sa.in6.sin6_family = AF_INET6;
+                        f->sa.in6.sin6_port = htons(s->fwd[i].port);
+                        memcpy(&f->sa.in6.sin6_addr, s->fwd[i].addr.b, 16);
+                        f->len = sizeof(f->sa.in6);
+                }
+        }
+        if (p->backend == BACKEND_LINUX) {
+                s->l.fwd = s->lfwd;
+                s->l.n_fwd = n;
+        }
+        return 0;
+}
+
 int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_error **ret_error)
 {
         launch *l = &s->l;
@@ -287,6 +328,11 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
         l->hostname = p->hostname;
         bool proxied = p->backend == BACKEND_LINUX && p->network == CORDON_NETWORK_PROXY;
         l->loopback = p->backend == BACKEND_LINUX && (p->network == CORDON_NETWORK_LOOPBACK || proxied);
+        if (p->backend != BACKEND_NONE && p->network == CORDON_NETWORK_PROXY) {
+                int r = prepare_forwards(p, s, ret_error);
+                if (r < 0)
+                        return r;
+        }
         if (proxied) {
                 if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->proxy_pair) < 0)
                         return error_set(ret_error, errno, "cannot create a socket pair: %s", strerror(errno));
@@ -340,7 +386,7 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
                 return 0;
         }
         landlock_rights ll;
-        r = launch_setup_landlock(p, s->proxy_port, &ll, &s->abi, l, ret_error);
+        r = launch_setup_landlock(p, s->proxy_port, s->fwd, s->n_fwd, &ll, &s->abi, l, ret_error);
         s->ll = ll;
         if (r < 0)
                 return r;

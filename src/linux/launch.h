@@ -6,6 +6,7 @@
 #pragma once
 
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -142,6 +143,17 @@ typedef struct timing_page {
         double group[GROUP__MAX]; /* seconds spent on each group's mounts */
 } timing_page;
 
+/* A loopback service of the allowlist: its listener on the sandbox's own
+ * lo (net_loopback_forwards), made by the init and sent to the proxy. */
+typedef struct launch_forward {
+        union {
+                struct sockaddr_in in;
+                struct sockaddr_in6 in6;
+        } sa;
+        socklen_t len;
+        char text[64]; /* "127.0.0.1:8080", "[::1]:8080": for a failure */
+} launch_forward;
+
 typedef struct launch {
         backend_kind backend;
         /* identity */
@@ -179,6 +191,8 @@ typedef struct launch {
         bool new_netns;         /* the init creates the network namespace (not the clone) */
         bool loopback;
         int proxy_fd;           /* network "proxy": the launcher's unix socket for the listener, or -1 */
+        const launch_forward *fwd; /* ... and the loopback services forwarded (listened on inside) */
+        size_t n_fwd;
         /* the command */
         const char *exe;
         /* exe lies in a writable mount: run only this inode (execveat on a

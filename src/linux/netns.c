@@ -89,27 +89,51 @@ void netns_join(const launch *l, netns_job *j)
 
 /* ---- the network proxy's listener --------------------------------------------------- */
 
-/* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
- * namespace and hand the socket to the launcher, whose proxy thread
- * accepts on it from the host's network: no relay inside, no socket file.
- * The init keeps no copy. */
-void send_proxy_listener(const launch *l)
+/* Listen on |sa| and send the socket to the launcher as listener |index|
+ * (0 the proxy's, 1 + i forward i's). 0, 1 when an IPv6 address is not
+ * there (a namespace without IPv6: no client can use it either), or
+ * -errno. */
+static long send_listener(const launch *l, const struct sockaddr *sa, socklen_t len, unsigned char index)
 {
-        long fd = INIT_CALL(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PROXY_PORT),
-                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        long fd = INIT_CALL(SYS_socket, sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0, 0);
         long r = fd;
-        if (r >= 0)
-                r = INIT_CALL(SYS_bind, fd, &sa, sizeof(sa), 0);
+        if (r >= 0) /* an address of its own: no IPV6_V6ONLY needed */
+                r = INIT_CALL(SYS_bind, fd, sa, len, 0);
+        if (r == -EADDRNOTAVAIL && sa->sa_family == AF_INET6) {
+                INIT_CALL(SYS_close, fd, 0, 0, 0);
+                return 1;
+        }
         if (r >= 0)
                 r = INIT_CALL(SYS_listen, fd, 1024, 0, 0);
         if (r >= 0) {
                 fd_message fm;
                 fd_message_init(&fm, (int)fd);
+                fm.byte = (char)index;
                 r = INIT_CALL(SYS_sendmsg, l->proxy_fd, &fm.m, MSG_NOSIGNAL, 0);
         }
+        if (fd >= 0)
+                INIT_CALL(SYS_close, fd, 0, 0, 0);
+        return r < 0 ? r : 0;
+}
+
+/* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
+ * namespace and hand the socket to the launcher, whose proxy thread
+ * accepts on it from the host's network: no relay inside, no socket file.
+ * The same for each loopback service of the allowlist, on its address and
+ * port: a client that skips the proxy (NO_PROXY) reaches that service
+ * through the proxy all the same, and nothing else. The init keeps no
+ * copy. */
+void send_proxy_listener(const launch *l)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PROXY_PORT),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        long r = send_listener(l, (const struct sockaddr *)&sa, sizeof(sa), 0);
         if (r < 0)
                 fail(l, STEP_PROXY, (int)-r, PROXY_HOST ":" STR(PROXY_PORT));
-        INIT_CALL(SYS_close, fd, 0, 0, 0);
+        for (size_t i = 0; i < l->n_fwd; i++) {
+                r = send_listener(l, (const struct sockaddr *)&l->fwd[i].sa, l->fwd[i].len, (unsigned char)(i + 1));
+                if (r < 0)
+                        fail(l, STEP_PROXY, (int)-r, l->fwd[i].text);
+        }
         INIT_CALL(SYS_close, l->proxy_fd, 0, 0, 0);
 }

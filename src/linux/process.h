@@ -65,6 +65,9 @@ typedef struct launch_storage {
         int proxy_pair[2];      /* network "proxy": the listener comes over it (proxy's end, init's end) */
         int proxy_listener;     /* ... or, on the landlock backend, is made here on the host's loopback */
         unsigned proxy_port;    /* the port the command reaches the proxy on */
+        net_forward fwd[NET_FORWARDS_MAX]; /* the allowlist's loopback services (net_loopback_forwards) */
+        size_t n_fwd;
+        launch_forward lfwd[NET_FORWARDS_MAX]; /* linux backend: their listeners inside (launch.fwd) */
         char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
         int pty_pair[2];        /* the terminal's master comes over it (ours, the command's) */
         int supervise_pair[2];  /* landlock backend: the supervised calls' listener comes over it */

@@ -157,6 +157,27 @@ static void note_direct(call_supervisor *s, const struct sockaddr_storage *ss, s
                             HOST_HAS_UNKNOWN, sug, "supervisor", -1);
 }
 
+/* Is |ss| (|len| bytes) TCP to cordon's proxy, or to a loopback service
+ * of the allowlist (net_loopback_forwards), on the host's loopback? */
+static bool allowed_tcp(const supervise_options *o, const struct sockaddr_storage *ss, socklen_t len)
+{
+        const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+        if (!(ss->ss_family == AF_INET && len >= sizeof(*in)) && !(ss->ss_family == AF_INET6 && len >= sizeof(*in6)))
+                return false;
+        uint16_t port = ntohs(ss->ss_family == AF_INET ? in->sin_port : in6->sin6_port);
+        net_addr a;
+        net_addr_from_sockaddr((const struct sockaddr *)ss, &a);
+        net_addr proxy;
+        if (o->proxy_port && port == o->proxy_port && net_addr_parse("127.0.0.1", &proxy) &&
+            memcmp(a.b, proxy.b, 16) == 0)
+                return true;
+        for (size_t i = 0; i < o->n_loopback; i++)
+                if (o->loopback[i].port == port && memcmp(o->loopback[i].addr.b, a.b, 16) == 0)
+                        return true;
+        return false;
+}
+
 int serve_connect(const call *c)
 {
         const __u64 *a = c->req->data.args;
@@ -168,17 +189,14 @@ int serve_connect(const call *c)
         int sock = r < 0 ? r : supervise_command_fd(c, (int)a[0]), none = -1;
         if (sock < 0)
                 return sock;
-        const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
         if (ss.ss_family == AF_UNIX)
                 r = connect_unix(c, &sock, (const struct sockaddr_un *)&ss, len);
         else if (ss.ss_family == AF_UNSPEC) /* dissolves an association */
                 r = connect(sock, (const struct sockaddr *)&ss, len) < 0 ? -errno : 0;
-        else if (c->s->opt.full_network || (ss.ss_family == AF_INET && len >= sizeof(*in) && c->s->opt.proxy_port &&
-                                            in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
-                                            ntohs(in->sin_port) == c->s->opt.proxy_port))
+        else if (c->s->opt.full_network || allowed_tcp(&c->s->opt, &ss, len))
                 r = connect_or_queue(c, &sock, &none, (const struct sockaddr *)&ss, len);
         else {
-                r = -EACCES; /* the proxy is the only TCP peer */
+                r = -EACCES; /* the proxy and the listed loopback services are the only TCP peers */
                 note_direct(c->s, &ss, len);
         }
         if (sock >= 0)

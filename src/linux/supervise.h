@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "net/allowlist.h"
 #include "seccomp-filter.h"
 
 /* A writable path of the plan, as the inode Landlock grants writes to;
@@ -57,6 +58,10 @@ typedef struct supervise_options {
          * unix sockets outside the paths and abstract ones; TCP Fast Open */
         bool full_network;
         unsigned proxy_port; /* else: TCP to 127.0.0.1:proxy_port only (0: none) */
+        /* ... and to the allowlist's loopback services on the host's own
+         * loopback (net_loopback_forwards: address and port) */
+        net_forward loopback[NET_FORWARDS_MAX];
+        size_t n_loopback;
         /* where Landlock does not scope signals (ABI < 6): kill, tkill,
          * tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal,
          * pidfd_open and fcntl(F_SETOWN) supervised, served only for the

@@ -325,9 +325,74 @@ static bool name_matches(const net_entry *e, const char *host)
         return h > n + 1 && host[h - n - 1] == '.' && streq(host + h - n, e->name);
 }
 
+bool net_is_localhost(const char *host) { return streq(host, "localhost"); }
+
+static bool is_loopback_v4(const net_addr *a) { return is_v4(a) && a->b[12] == 127; }
+
+static bool is_loopback_v6(const net_addr *a)
+{
+        static const uint8_t ONE[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+        return memcmp(a->b, ONE, 16) == 0;
+}
+
+/* Does |e| name |a|: its CIDR holds it, or it is "localhost" and |a| is
+ * 127.0.0.1 or ::1? */
 static bool cidr_contains(const net_entry *e, const net_addr *a)
 {
+        if (e->kind == NET_NAME && net_is_localhost(e->name)) {
+                net_addr one;
+                return is_loopback_v6(a) || (net_addr_parse("127.0.0.1", &one) && memcmp(one.b, a->b, 16) == 0);
+        }
         return e->kind == NET_CIDR && prefix_match(e->addr.b, a->b, e->prefix);
+}
+
+void net_addr_entry(const net_addr *a, uint16_t port, char *out, size_t n)
+{
+        char text[INET6_ADDRSTRLEN];
+        net_addr_format(a, text);
+        snprintf(out, n, is_v4(a) ? "%s:%u" : "[%s]:%u", text, (unsigned)port);
+}
+
+static size_t forward_add(net_forward *out, size_t n, size_t max, const net_addr *a, uint16_t port,
+                          const char *host)
+{
+        for (size_t i = 0; i < n && i < max; i++)
+                if (out[i].port == port && memcmp(out[i].addr.b, a->b, 16) == 0)
+                        return n; /* the first entry naming it wins */
+        if (n < max) {
+                out[n].addr = *a;
+                out[n].port = port;
+                snprintf(out[n].host, sizeof(out[n].host), "%s", host);
+        }
+        return n + 1;
+}
+
+size_t net_loopback_forwards(const char *const *allow, net_forward *out, size_t max)
+{
+        size_t n = 0;
+        for (size_t i = 0; allow && allow[i]; i++) {
+                net_entry e;
+                const char *why = NULL;
+                if (net_entry_parse(allow[i], &e, &why) < 0)
+                        continue;
+                bool local = e.kind == NET_NAME && net_is_localhost(e.name);
+                bool single = e.kind == NET_CIDR && e.prefix == 128 && (is_loopback_v4(&e.addr) || is_loopback_v6(&e.addr));
+                if (!local && !single)
+                        continue;
+                const uint16_t ports[2] = {e.port ? e.port : 80, e.port ? 0 : 443};
+                for (size_t k = 0; k < 2 && ports[k]; k++) {
+                        net_addr a4, a6;
+                        char text[INET6_ADDRSTRLEN];
+                        net_addr_format(&e.addr, text);
+                        if (!local) {
+                                n = forward_add(out, n, max, &e.addr, ports[k], text);
+                        } else if (net_addr_parse("127.0.0.1", &a4) && net_addr_parse("::1", &a6)) {
+                                n = forward_add(out, n, max, &a4, ports[k], "localhost");
+                                n = forward_add(out, n, max, &a6, ports[k], "localhost");
+                        }
+                }
+        }
+        return n;
 }
 
 const char *net_policy_check_host(const net_policy *p, const char *host, uint16_t port, bool *is_ip, char *why,

@@ -47,6 +47,32 @@ void net_addr_format(const net_addr *a, char out[INET6_ADDRSTRLEN]) HIDDEN;
  * for a public one. */
 const char *net_addr_special(const net_addr *a) HIDDEN;
 
+/* Is |host| (normalised) the loopback name "localhost"? An entry
+ * "localhost[:PORT]" means the host's 127.0.0.1 and ::1 on those ports,
+ * whatever a resolver says (the proxy never resolves it). */
+bool net_is_localhost(const char *host) HIDDEN;
+/* The address of an entry that allows |a| on |port| (written into |out|,
+ * as --allow-net takes it: "10.0.0.7:5432", "[::1]:8080"). */
+void net_addr_entry(const net_addr *a, uint16_t port, char *out, size_t n) HIDDEN;
+
+/* A host loopback service the allowlist names: a single loopback address
+ * (127.x.y.z, ::1) or "localhost", each port it allows. The linux backend
+ * listens on |addr|:|port| of the sandbox's own lo and hands each
+ * connection to the proxy, which connects to |host| (the address as text,
+ * or "localhost": 127.0.0.1, then ::1) on the host, policy checked again:
+ * a client that skips the proxy (NO_PROXY) reaches exactly the listed
+ * services. */
+typedef struct net_forward {
+        net_addr addr;
+        uint16_t port;
+        char host[INET6_ADDRSTRLEN];
+} net_forward;
+#define NET_FORWARDS_MAX 32
+/* The forwards of |allow| (canonical entries), each address and port
+ * once, into |out| (|max| of them). Returns how many there are, which may
+ * be more than |max| (then only |max| were written). */
+size_t net_loopback_forwards(const char *const *allow, net_forward *out, size_t max) HIDDEN;
+
 /* Normalise a requested host in place (lower case, no trailing dot, IPv6
  * brackets removed). False when it is no valid name nor IP literal. */
 bool net_host_normalize(char *host) HIDDEN;

@@ -67,10 +67,8 @@ void conn_free(proxy *p, conn *c)
         c->next = p->dead;
         p->dead = c;
         p->n_conns--;
-        if (p->accept_paused) {
-                p->accept_paused = false;
-                watch_set(&p->loop, &p->listen_w, EV_IN);
-        }
+        if (p->accept_paused)
+                proxy_accepting(p, EV_IN);
 }
 
 void conn_reap_dead(proxy *p)
@@ -109,23 +107,31 @@ void conn_fail(conn *c, int status, uint8_t rep, const char *why)
         char hp[NET_HOST_MAX + 16];
         denial_host_port(c->host, c->port, hp, sizeof(hp));
         snprintf(body, sizeof(body), "cordon: %s: %s", hp, why);
-        if (c->proto == P_SOCKS)
+        if (c->proto == P_FORWARD)
+                conn_finish_with(c, "", 0); /* the client sees its connection end */
+        else if (c->proto == P_SOCKS)
                 socks_reply(c, rep, true);
         else
                 http_error(c, status, NULL, body);
 }
 
-void conn_deny(proxy *p, conn *c, const char *reason)
+void conn_deny(proxy *p, conn *c, const char *reason, const char *allow)
 {
-        denial_note(p, c->host, c->port, reason);
+        char hp[NET_HOST_MAX + 16], body[1024];
+        denial_host_port(c->host, c->port, hp, sizeof(hp));
+        if (!allow && denial_suggestable(c->host, hp))
+                allow = hp;
+        denial_note(p, c->host, c->port, reason, allow);
+        if (c->proto == P_FORWARD) {
+                conn_finish_with(c, "", 0);
+                return;
+        }
         if (c->proto == P_SOCKS) {
                 socks_reply(c, SOCKS_REP_NOT_ALLOWED, true);
                 return;
         }
-        char hp[NET_HOST_MAX + 16], body[1024];
-        denial_host_port(c->host, c->port, hp, sizeof(hp));
-        if (denial_suggestable(c->host, hp))
-                snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, hp);
+        if (allow)
+                snprintf(body, sizeof(body), "cordon: denied %s: %s (allow it with --allow-net %s)", hp, reason, allow);
         else
                 snprintf(body, sizeof(body), "cordon: denied %s: %s", hp, reason);
         http_error(c, 403, reason, body);

@@ -30,7 +30,7 @@ bool denial_suggestable(const char *host, const char *hp)
 }
 
 /* Record (host, port) once and tell the log. */
-void denial_note(proxy *p, const char *host, unsigned port, const char *reason)
+void denial_note(proxy *p, const char *host, unsigned port, const char *reason, const char *allow)
 {
         bool fresh = true;
         pthread_mutex_lock(&p->lock);
@@ -40,12 +40,14 @@ void denial_note(proxy *p, const char *host, unsigned port, const char *reason)
                 proxy_denial *d = &p->denials[p->n_denials];
                 d->host = strdup(host);
                 d->reason = strdup(reason);
+                d->allow = allow ? strdup(allow) : NULL;
                 d->port = port;
-                if (d->host && d->reason)
+                if (d->host && d->reason && (d->allow || !allow)) {
                         p->n_denials++;
-                else {
+                } else {
                         free(d->host);
                         free(d->reason);
+                        free(d->allow);
                 }
         }
         pthread_mutex_unlock(&p->lock);
@@ -54,12 +56,12 @@ void denial_note(proxy *p, const char *host, unsigned port, const char *reason)
         char hp[NET_HOST_MAX + 16];
         denial_host_port(host, port, hp, sizeof(hp));
         /* the name is the command's choice: escaped for the terminal, and
-         * offered as an entry only when it is one */
-        bool entry = denial_suggestable(host, hp);
+         * offered as an entry only when it is one (conn_deny) */
         _cleanup_free_ char *shown = str_escape(hp, false);
-        _cleanup_free_ char *m = !shown ? NULL
+        _cleanup_free_ char *entry = allow ? str_escape(allow, false) : NULL;
+        _cleanup_free_ char *m = !shown || (allow && !entry) ? NULL
                                  : entry ? xasprintf("network: denied %s: %s (allow it with --allow-net %s)", shown,
-                                                     reason, shown)
+                                                     reason, entry)
                                          : xasprintf("network: denied %s: %s", shown, reason);
         if (m)
                 p->log_fn(CORDON_LOG_DENIED, m, p->log_userdata);
@@ -77,7 +79,8 @@ static json_t *denial_json(const proxy_denial *d)
 {
         json_t *o = json_object();
         bool ok = json_put(o, "host", json_text(d->host)) && json_put(o, "port", json_integer(d->port)) &&
-                  json_put(o, "reason", json_text(d->reason));
+                  json_put(o, "reason", json_text(d->reason)) &&
+                  (!d->allow || json_put(o, "allow", json_text(d->allow)));
         if (!ok)
                 json_decref(o);
         return ok ? o : NULL;

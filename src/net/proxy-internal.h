@@ -23,7 +23,9 @@
 #define ADDRS_MAX 8
 
 typedef enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_TUNNEL, ST_FLUSH } conn_state;
-typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS } conn_proto;
+/* P_FORWARD: a connection to a loopback service of the allowlist, accepted
+ * on the sandbox's own lo (net_forward): no protocol, bytes both ways. */
+typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS, P_FORWARD } conn_proto;
 
 /* One direction: client -> upstream (up) or back (down). Its buffer holds
  * the head and the replies; a tunnel's bytes are spliced through its pipe,
@@ -72,6 +74,9 @@ struct proxy {
         bool started, stopped;
         loop loop;
         watch listen_w, channel_w;
+        watch fwd_w[NET_FORWARDS_MAX]; /* the forwards' listeners, as fwd[] */
+        net_forward fwd[NET_FORWARDS_MAX];
+        size_t n_fwd;
         bool accept_paused;
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
@@ -121,12 +126,18 @@ void conn_to_client(conn *c, const void *data, size_t n) HIDDEN;
 void conn_finish_with(conn *c, const void *data, size_t n) HIDDEN;
 /* A failure that is not a denial: |status| for HTTP, |rep| for SOCKS. */
 void conn_fail(conn *c, int status, uint8_t rep, const char *why) HIDDEN;
-/* Refuse |c|'s request for |reason|, recorded as a denial. */
-void conn_deny(proxy *p, conn *c, const char *reason) HIDDEN;
+/* Refuse |c|'s request for |reason|, recorded as a denial; |allow|: the
+ * --allow-net entry that would allow it, or NULL for the request's own
+ * host and port (when that is a valid entry). */
+void conn_deny(proxy *p, conn *c, const char *reason, const char *allow) HIDDEN;
+
+/* proxy.c: stop accepting on every listener (0), or start again (EV_IN). */
+void proxy_accepting(proxy *p, uint32_t events) HIDDEN;
 
 /* proxy-denials.c */
-/* Record (host, port) once and tell the log. */
-void denial_note(proxy *p, const char *host, unsigned port, const char *reason) HIDDEN;
+/* Record (host, port) once and tell the log, with the entry |allow| that
+ * would allow it (NULL: none to suggest). */
+void denial_note(proxy *p, const char *host, unsigned port, const char *reason, const char *allow) HIDDEN;
 /* "HOST:PORT", an IPv6 address in brackets. */
 void denial_host_port(const char *host, unsigned port, char *out, size_t n) HIDDEN;
 /* May a denial of |host| suggest "--allow-net |hp|"? */

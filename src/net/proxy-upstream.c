@@ -163,7 +163,10 @@ void upstream_resolved(proxy *p, conn *c)
                 char why[REASON_MAX];
                 const char *r = net_policy_check_addr(&p->policy, &res.a[i], c->port, why, sizeof(why));
                 if (r) {
-                        conn_deny(p, c, r);
+                        /* the list names the address to allow, not the name it has */
+                        char entry[INET6_ADDRSTRLEN + 10];
+                        net_addr_entry(&res.a[i], c->port, entry, sizeof(entry));
+                        conn_deny(p, c, r, entry);
                         return;
                 }
         }
@@ -181,13 +184,21 @@ void upstream_request(proxy *p, conn *c)
         char name[sizeof(c->host)];
         snprintf(name, sizeof(name), "%s", c->host);
         if (!net_host_normalize(name)) { /* named as the client wrote it */
-                conn_deny(p, c, "not a valid host name or IP address");
+                conn_deny(p, c, "not a valid host name or IP address", NULL);
                 return;
         }
         snprintf(c->host, sizeof(c->host), "%s", name);
         const char *r = net_policy_check_host(&p->policy, c->host, c->port, &is_ip, why, sizeof(why));
         if (r) {
-                conn_deny(p, c, r);
+                conn_deny(p, c, r, NULL);
+                return;
+        }
+        if (net_is_localhost(c->host)) { /* the host's loopback, never a resolver's answer */
+                net_addr_parse("127.0.0.1", &c->addrs[0]);
+                net_addr_parse("::1", &c->addrs[1]);
+                c->n_addrs = 2;
+                c->next_addr = 0;
+                start_connect(p, c);
                 return;
         }
         if (is_ip) {

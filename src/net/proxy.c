@@ -35,22 +35,43 @@
 #include <ifaddrs.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "error.h"
 #include "net/proxy-internal.h"
 
-static void accept_all(proxy *p)
+/* Stop accepting on every listener (0), or start again (EV_IN). */
+void proxy_accepting(proxy *p, uint32_t events)
 {
+        p->accept_paused = events == 0;
+        watch_set(&p->loop, &p->listen_w, events);
+        for (size_t i = 0; i < p->n_fwd; i++)
+                watch_set(&p->loop, &p->fwd_w[i], events);
+}
+
+/* A connection to a forwarded loopback service: no protocol of its own,
+ * its target the forward's (checked again: the policy is the list's). */
+static void forward_start(proxy *p, conn *c, const net_forward *f)
+{
+        c->proto = P_FORWARD;
+        snprintf(c->host, sizeof(c->host), "%s", f->host);
+        c->port = f->port;
+        upstream_request(p, c);
+        if (!conn_update(p, c))
+                conn_free(p, c);
+}
+
+/* Accept what waits on |lw|: the proxy's listener, or a forward's. */
+static void accept_all(proxy *p, watch *lw)
+{
+        const net_forward *f = lw->kind == W_FORWARD ? &p->fwd[lw - p->fwd_w] : NULL;
         for (int i = 0; i < 64; i++) {
-                int fd = accept_nonblock(p->listen_w.fd);
+                int fd = accept_nonblock(lw->fd);
                 if (fd < 0) {
-                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                                /* until a connection closes */
-                                p->accept_paused = true;
-                                watch_set(&p->loop, &p->listen_w, 0);
-                        }
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                                proxy_accepting(p, 0); /* until a connection closes */
                         return;
                 }
                 conn *c = p->n_conns < CONN_MAX ? calloc(1, sizeof(*c)) : NULL;
@@ -79,14 +100,18 @@ static void accept_all(proxy *p)
                         p->conns->prev = c;
                 p->conns = c;
                 p->n_conns++;
-                watch_set(&p->loop, &c->cw, EV_IN);
+                if (f)
+                        forward_start(p, c, f);
+                else
+                        watch_set(&p->loop, &c->cw, EV_IN);
         }
 }
 
-/* The listening socket, sent by the sandbox's init. */
+/* The listening sockets, sent by the sandbox's init: the proxy's (data
+ * byte 0), then each forward's (1 + its index); then EOF. */
 static void receive_listener(proxy *p)
 {
-        char data[1];
+        unsigned char data[1];
         union {
                 struct cmsghdr h;
                 char buf[CMSG_SPACE(sizeof(int))];
@@ -105,18 +130,27 @@ static void receive_listener(proxy *p)
                 int fd;
                 memcpy(&fd, CMSG_DATA(h), sizeof(fd));
                 fd = fd_nonblock_cloexec(fd);
-                p->listen_w = watch_new(W_LISTEN, fd, NULL);
-                watch_set(&p->loop, &p->listen_w, EV_IN);
+                size_t i = data[0];
+                watch *w = i == 0 && p->listen_w.fd < 0 ? &p->listen_w
+                           : i >= 1 && i <= p->n_fwd && p->fwd_w[i - 1].fd < 0 ? &p->fwd_w[i - 1]
+                                                                               : NULL;
+                if (w) {
+                        *w = watch_new(i ? W_FORWARD : W_LISTEN, fd, NULL);
+                        watch_set(&p->loop, w, p->accept_paused ? 0 : EV_IN);
+                } else if (fd >= 0) {
+                        close(fd);
+                }
+                return;
         }
-        watch_close(&p->channel_w); /* one descriptor, or EOF: the init died */
+        watch_close(&p->channel_w); /* EOF: the init sent them all (or died) */
 }
 
 /* What one round of the loop does with a ready watch. */
 static bool dispatch(void *ctx, watch *w, uint32_t events)
 {
         proxy *p = ctx;
-        if (w->kind == W_LISTEN)
-                accept_all(p);
+        if (w->kind == W_LISTEN || w->kind == W_FORWARD)
+                accept_all(p, w);
         else if (w->kind == W_CHANNEL)
                 receive_listener(p);
         else if (w->kind == W_ORPHAN)
@@ -132,6 +166,8 @@ static void each_watch(void *ctx, loop *l)
         proxy *p = ctx;
         loop_offer(l, &p->listen_w);
         loop_offer(l, &p->channel_w);
+        for (size_t i = 0; i < p->n_fwd; i++)
+                loop_offer(l, &p->fwd_w[i]);
         for (conn *c = p->conns; c; c = c->next) {
                 loop_offer(l, &c->cw);
                 loop_offer(l, &c->uw);
@@ -204,8 +240,8 @@ static int parse_policy(const char *const *allow, net_policy *pol, cordon_error 
         return r < 0 ? error_set(ret_error, -r, "out of memory") : 0;
 }
 
-int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_log_fn log_fn, void *userdata,
-                proxy **ret, cordon_error **ret_error)
+int proxy_start(const char *const *allow, const net_forward *fwd, size_t n_fwd, int listen_fd, int channel_fd,
+                cordon_log_fn log_fn, void *userdata, proxy **ret, cordon_error **ret_error)
 {
         proxy *p = calloc(1, sizeof(*p));
         if (!p) {
@@ -222,6 +258,11 @@ int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_
         p->fds_max = fds_max();
         p->listen_w = watch_new(W_LISTEN, listen_fd, NULL);
         p->channel_w = watch_new(W_CHANNEL, channel_fd, NULL);
+        p->n_fwd = n_fwd < NET_FORWARDS_MAX ? n_fwd : NET_FORWARDS_MAX;
+        for (size_t i = 0; i < p->n_fwd; i++) {
+                p->fwd[i] = fwd[i];
+                p->fwd_w[i] = watch_new(W_FORWARD, -1, NULL);
+        }
         int loop_err = loop_open(&p->loop) < 0 ? errno : 0;
         int r = parse_policy(allow, &p->policy, ret_error);
         if (r == 0 && loop_err)
@@ -267,6 +308,8 @@ void proxy_stop(proxy *p)
         conn_reap_dead(p);
         watch_close(&p->listen_w);
         watch_close(&p->channel_w);
+        for (size_t i = 0; i < p->n_fwd; i++)
+                watch_close(&p->fwd_w[i]);
 }
 
 proxy *proxy_free(proxy *p)
@@ -278,6 +321,7 @@ proxy *proxy_free(proxy *p)
         for (size_t i = 0; i < p->n_denials; i++) {
                 free(p->denials[i].host);
                 free(p->denials[i].reason);
+                free(p->denials[i].allow);
         }
         free(p->policy.e);
         free(p->policy.own);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cordon.h"
+#include "net/allowlist.h"
 #include "util.h"
 
 /* Where the command reaches the proxy: loopback of its own namespace. */
@@ -32,16 +33,19 @@ typedef struct proxy_denial {
         char *host;
         unsigned port;
         char *reason;
+        char *allow; /* the --allow-net entry that would allow it, or NULL */
 } proxy_denial;
 
 /* Start the proxy thread for |allow| (canonical entries). It accepts on
- * |listen_fd| when >= 0, else on the one descriptor that arrives over the
- * unix socket |channel_fd| (SCM_RIGHTS; from the sandbox's init). Takes
- * both descriptors (also on failure). Denials go to |log_fn| (from the
- * proxy thread, CORDON_LOG_DENIED). Returns 0 or a negative errno with
- * |ret_error| set. */
-int proxy_start(const char *const *allow, int listen_fd, int channel_fd, cordon_log_fn log_fn, void *userdata,
-                proxy **ret, cordon_error **ret_error) HIDDEN;
+ * |listen_fd| when >= 0, else on the descriptors that arrive over the unix
+ * socket |channel_fd| (SCM_RIGHTS, one a message, its one byte of data its
+ * index: 0 the proxy's listener, 1 + i the listener of |fwd|[i], a
+ * loopback service forwarded; from the sandbox's init, which then closes
+ * it). Takes both descriptors (also on failure); copies |fwd| (|n_fwd| <=
+ * NET_FORWARDS_MAX). Denials go to |log_fn| (from the proxy thread,
+ * CORDON_LOG_DENIED). Returns 0 or a negative errno with |ret_error| set. */
+int proxy_start(const char *const *allow, const net_forward *fwd, size_t n_fwd, int listen_fd, int channel_fd,
+                cordon_log_fn log_fn, void *userdata, proxy **ret, cordon_error **ret_error) HIDDEN;
 /* Stop the thread and close every connection (idempotent). */
 void proxy_stop(proxy *p) HIDDEN;
 /* Stops and frees; NULL. */

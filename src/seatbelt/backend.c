@@ -66,7 +66,7 @@ static int start_proxy(const cordon_plan *p, cordon_process *proc, seatbelt_opti
         if (fd < 0)
                 return error_set(ret_error, -fd, "cannot listen on %s for the network proxy: %s", PROXY_HOST,
                                  strerror(-fd));
-        int r = proxy_start((const char *const *)p->network_allow, fd, -1, p->log_fn, p->log_userdata, &proc->proxy,
+        int r = proxy_start((const char *const *)p->network_allow, NULL, 0, fd, -1, p->log_fn, p->log_userdata, &proc->proxy,
                             ret_error);
         if (r < 0)
                 return r;

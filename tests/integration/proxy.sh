@@ -236,7 +236,7 @@ n=$(run -- sh -c 'curl -s "$1"; curl -s "$1"; curl -s -p "$1"' sh "http://other.
 if [ "$n" = 1 ]; then ok "each denied host is reported once"; else not_ok "each denied host is reported once ($n)"; fi
 check_out "--quiet: no report" "" run --quiet -- curl -s -o /dev/null "http://other.test:$P/"
 run --stats "$W/stats.json" -- curl -s -o /dev/null "http://other.test:$P/" 2>/dev/null
-check_contains "--stats lists network_denied" "\"network_denied\": [{\"host\": \"other.test\", \"port\": $P, \"reason\": \"not in the allowlist\"}]" cat "$W/stats.json"
+check_contains "--stats lists network_denied, with the entry that allows it" "\"network_denied\": [{\"host\": \"other.test\", \"port\": $P, \"reason\": \"not in the allowlist\", \"allow\": \"other.test:$P\"}]" cat "$W/stats.json"
 check_contains "--stats without denials: an empty list" '"network_denied": []' \
     cordon run --stats-fd 1 -- true
 
@@ -402,7 +402,10 @@ check_out "... no raw C1 byte on stderr" "0" $PY -c "$raw_bytes" "$T/esc.err"
 
 # -- nothing else leaves the sandbox
 check_out "control: direct TCP to the upstream, unsandboxed" "OK" as_user "$PROBE" connect $UP "$P"
-check_out "direct TCP from inside fails" "EACCES" run -- "$PROBE" connect $UP "$P"
+check_out "direct TCP from inside fails" "EACCES" run -- "$PROBE" connect $UP "$P2"
+# a loopback address the list names is a service of the host's loopback
+# (proxy-clients.sh): the sandbox's own lo forwards it
+check_out "direct TCP to a listed loopback address reaches it (forwarded)" "OK" run -- "$PROBE" connect $UP "$P"
 check_out "control: TCP to the proxy port is allowed inside" "OK" run -- "$PROBE" connect 127.0.0.1 3128
 udp='import socket,sys
 s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.settimeout(1)
@@ -506,7 +509,7 @@ check_out "landlock backend: the env names the port the kernel chose" "chosen pr
 connect_proxy='import os,socket
 s=socket.create_connection(("127.0.0.1",int(os.environ["HTTP_PROXY"].rsplit(":",1)[1])),3); print("OK")'
 check_out "landlock backend control: TCP to the proxy's port is allowed" "OK" run_ll -- $PY -c "$connect_proxy"
-check_out "landlock backend: direct TCP to another loopback port fails" "EACCES" run_ll -- "$PROBE" connect $UP "$P"
+check_out "landlock backend: direct TCP to another loopback port fails" "EACCES" run_ll -- "$PROBE" connect $UP "$P2"
 check_out "landlock backend: direct TCP to 127.0.0.1 fails too" "EACCES" run_ll -- "$PROBE" connect 127.0.0.1 "$P"
 # Landlock's rule names the port only: the call supervisor checks the
 # address (without it this reaches 127.0.0.2 and gets ECONNREFUSED)

@@ -203,6 +203,72 @@ static void test_policy_addresses(void)
         }
 }
 
+/* The host's loopback services: "localhost:PORT" names 127.0.0.1 and ::1
+ * on PORT (as a request by name or by address), never another loopback
+ * address nor port; an address entry names only itself. */
+static void test_policy_localhost(void)
+{
+        static const char *const LIST[] = {"localhost:8765", "127.0.0.5:9000", NULL};
+        net_entry storage[4];
+        net_policy p;
+        policy(LIST, &p, storage);
+        static const struct {
+                const char *host;
+                unsigned port;
+                bool ok;
+        } T[] = {
+                {"localhost", 8765, true},   {"127.0.0.1", 8765, true},  {"::1", 8765, true},
+                {"::ffff:127.0.0.1", 8765, true}, {"localhost", 8766, false}, {"127.0.0.1", 8766, false},
+                {"127.0.0.2", 8765, false},  {"127.0.0.5", 9000, true},  {"127.0.0.5", 8765, false},
+                {"localhost", 9000, false},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(T); i++) {
+                char why[256];
+                bool ip;
+                const char *r = net_policy_check_host(&p, T[i].host, (uint16_t)T[i].port, &ip, why, sizeof(why));
+                net_addr a;
+                if (r == NULL && ip && net_addr_parse(T[i].host, &a))
+                        r = net_policy_check_addr(&p, &a, (uint16_t)T[i].port, why, sizeof(why));
+                if ((r == NULL) != T[i].ok)
+                        printf("# %s:%u: %s\n", T[i].host, T[i].port, r ? r : "allowed");
+                CHECK((r == NULL) == T[i].ok);
+        }
+        net_addr one;
+        char why[256], entry[64];
+        CHECK(net_addr_parse("127.0.0.1", &one));
+        CHECK(net_policy_check_addr(&p, &one, 8765, why, sizeof(why)) == NULL);
+        CHECK(net_policy_check_addr(&p, &one, 80, why, sizeof(why)) != NULL);
+        net_addr_entry(&one, 80, entry, sizeof(entry));
+        CHECK_STREQ(entry, "127.0.0.1:80");
+        CHECK(net_addr_parse("::1", &one));
+        net_addr_entry(&one, 8080, entry, sizeof(entry));
+        CHECK_STREQ(entry, "[::1]:8080");
+}
+
+/* What the linux backend listens on inside for the loopback services:
+ * single loopback addresses and localhost (both families), each port (80
+ * and 443 without one), each address and port once; nothing for names,
+ * ranges or other addresses. */
+static void test_loopback_forwards(void)
+{
+        static const char *const LIST[] = {"127.0.0.1:8765", "localhost:8765", "[::1]:5432", "127.0.0.9",
+                                           "example.org:22", "127.0.0.0/8:9", "10.0.0.1:80", "localhost:11434",
+                                           NULL};
+        net_forward f[NET_FORWARDS_MAX];
+        size_t n = net_loopback_forwards(LIST, f, NET_FORWARDS_MAX);
+        static const char *const WANT[] = {"127.0.0.1:8765 127.0.0.1", "[::1]:8765 localhost", "[::1]:5432 ::1",
+                                           "127.0.0.9:80 127.0.0.9", "127.0.0.9:443 127.0.0.9",
+                                           "127.0.0.1:11434 localhost", "[::1]:11434 localhost"};
+        CHECK_INTEQ((int)n, (int)ARRAY_SIZE(WANT));
+        for (size_t i = 0; i < n && i < ARRAY_SIZE(WANT); i++) {
+                char entry[64], got[128];
+                net_addr_entry(&f[i].addr, f[i].port, entry, sizeof(entry));
+                snprintf(got, sizeof(got), "%s %s", entry, f[i].host);
+                CHECK_STREQ(got, WANT[i]);
+        }
+        CHECK_INTEQ((int)net_loopback_forwards(LIST, f, 2), (int)ARRAY_SIZE(WANT)); /* the count, past max */
+}
+
 static void test_host_normalize(void)
 {
         static const struct {
@@ -442,7 +508,7 @@ static void test_proxy_stops_clean(void)
         const char *allow[] = {ip_entry, ip6_entry, name_entry, NULL};
         proxy *px = NULL;
         cordon_error *err = NULL;
-        CHECK_INTEQ(proxy_start(allow, lfd, -1, NULL, NULL, &px, &err), 0);
+        CHECK_INTEQ(proxy_start(allow, NULL, 0, lfd, -1, NULL, NULL, &px, &err), 0);
         int clients[4] = {connect_loopback(px_port), open_tunnel(px_port, ip_entry), open_tunnel(px_port, ip_entry),
                           open_tunnel(px_port, name_entry)};
         CHECK(clients[0] >= 0 && write(clients[0], "GET http://", 11) == 11);
@@ -539,7 +605,7 @@ static void test_bulk_tunnels(void)
         const char *allow[] = {entry, NULL};
         proxy *px = NULL;
         cordon_error *err = NULL;
-        CHECK_INTEQ(proxy_start(allow, lfd, -1, NULL, NULL, &px, &err), 0);
+        CHECK_INTEQ(proxy_start(allow, NULL, 0, lfd, -1, NULL, NULL, &px, &err), 0);
         int clients[BULK_TUNNELS], whole = 0;
         for (int k = 0; k < BULK_TUNNELS; k++) {
                 clients[k] = open_tunnel(px_port, entry);
@@ -632,6 +698,8 @@ int main(void)
         RUN(test_special_addresses);
         RUN(test_policy_hosts);
         RUN(test_policy_addresses);
+        RUN(test_policy_localhost);
+        RUN(test_loopback_forwards);
         RUN(test_host_normalize);
         RUN(test_http_head);
         RUN(test_http_body);

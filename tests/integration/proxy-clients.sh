@@ -1,0 +1,256 @@
+#!/bin/bash
+# The clients that read no proxy variable (issue 38 item 2) and the host's
+# loopback services (issue 36 item 3), on both Linux backends.
+#
+# Runtime knobs: the JVM (JAVA_TOOL_OPTIONS), ssh (GIT_SSH_COMMAND and
+# CORDON_PROXY_CONNECT, a ProxyCommand through the proxy's CONNECT), Node
+# (NODE_USE_ENV_PROXY, read by Node >= 22.21 only). Loopback services:
+# --allow-net 127.0.0.1:PORT, localhost:PORT and [::1]:PORT reach that
+# service of the host for every client, with or without the proxy
+# variables (NO_PROXY sends them straight to loopback: the linux backend
+# forwards the listed ports of the sandbox's own lo, the landlock backend
+# lets the command connect to exactly those), and nothing else of the
+# host's loopback. The named hosts run in a network namespace of the
+# test's own (a veth pair, TEST-NET-1 addresses, 192.0.2.0/24: no outside
+# address), their names from a test /etc/hosts in a private mount
+# namespace, as in proxy.sh; the loopback services on the host's 127.0.0.1
+# and ::1. Each allowed request has its control.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+
+# the test hosts' namespace: $NSIP behind a veth pair with the host ($HOSTIP)
+NS=cordon-pc$$
+VA=cpc$$a
+NET=$((4 * ($$ % 60)))
+HOSTIP=192.0.2.$((NET + 1))
+NSIP=192.0.2.$((NET + 2))
+# (the servers in it are killed with it: no pid of theirs outlives the test)
+trap 'ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null; cleanup_test; ip netns del "$NS" 2>/dev/null' EXIT
+ip netns add "$NS" && ip link add "$VA" type veth peer name eth0 netns "$NS" &&
+    ip addr add "$HOSTIP/30" dev "$VA" && ip link set "$VA" up &&
+    ip -n "$NS" addr add "$NSIP/30" dev eth0 && ip -n "$NS" link set eth0 up && ip -n "$NS" link set lo up ||
+    { echo "not ok 1 - the test hosts' network namespace"; exit 1; }
+
+mkdir -p "$T/srv"
+echo hello >"$T/srv/hello.txt"
+chmod -R a+rX "$T/srv"
+free_port() { $PY -c 'import socket,sys;s=socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET);s.bind((sys.argv[1],0));print(s.getsockname()[1])' "${1:-127.0.0.1}"; }
+serve() { # [in_ns] ADDR PORT: a static HTTP server of $T/srv
+    local ns=()
+    [ "$1" = in_ns ] && { ns=(ip netns exec "$NS"); shift; }
+    "${ns[@]}" $PY -c '
+import functools, http.server, socket, sys
+class Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[3])
+Server((sys.argv[1], int(sys.argv[2])), handler).serve_forever()' "$1" "$2" "$T/srv" >/dev/null 2>&1 &
+    CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+}
+P=8080
+serve in_ns "$NSIP" "$P"
+# the loopback services: one listed (PL), one not (PO), one on ::1 (P6)
+PL=$(free_port)
+PO=$(free_port)
+P6=$(free_port ::1)
+serve 127.0.0.1 "$PL"
+serve 127.0.0.1 "$PO"
+serve ::1 "$P6"
+# an ssh server's first words: it sends its banner, logs the client's
+PS=22
+ip netns exec "$NS" $PY - "$NSIP" "$PS" "$T/ssh.log" <<'PY' &
+import socket, sys
+s = socket.socket(); s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(16)
+while True:
+    c, _ = s.accept(); c.sendall(b"SSH-2.0-cordon-test\r\n"); d = c.recv(200)
+    with open(sys.argv[3], "a") as log: log.write(d.split(b"\r\n")[0].decode(errors="replace") + "\n")
+    c.close()
+PY
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+for _ in $(seq 50); do
+    curl -s -o /dev/null "http://$NSIP:$P/hello.txt" && curl -s -o /dev/null "http://127.0.0.1:$PL/hello.txt" &&
+        curl -s -o /dev/null "http://127.0.0.1:$PO/hello.txt" && curl -s -g -o /dev/null "http://[::1]:$P6/hello.txt" && break
+    sleep 0.1
+done
+
+cat >"$T/hosts" <<HOSTS
+127.0.0.1 localhost
+::1 localhost ip6-localhost
+$NSIP allowed.test other.test
+127.0.0.2 loop.test
+HOSTS
+chmod 644 "$T/hosts"
+in_hosts() {
+    local who=()
+    [ "$TEST_AS" = user ] && who=(setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all)
+    unshare -m --propagation private -- sh -c 'mount --bind "$1" /etc/hosts && cd "$2" && shift 2 && exec "$@"' \
+        sh "$T/hosts" "$W" "${who[@]}" env HOME="$H" "$@"
+}
+ALLOW="allowed.test:$P,allowed.test:$PS"
+URL="http://allowed.test:$P/hello.txt"
+check_out "control: the test host serves, unsandboxed" "hello" as_user curl -sS "http://$NSIP:$P/hello.txt"
+check_out "control: and by its name" "hello" in_hosts curl -sS --noproxy '*' "$URL"
+
+# ---- the JVM: JAVA_TOOL_OPTIONS names the proxy ---------------------------
+# (its configuration in /etc/java-*: exposed here until the default view
+# shows the host's readable /etc, issue 36 item 1)
+JEXPOSE=()
+for d in /etc/java-*; do [ -d "$d" ] && JEXPOSE+=(--expose "$d"); done
+mkdir -p "$T/java"
+cat >"$T/java/Get.java" <<'JAVA'
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+public class Get {
+    public static void main(String[] a) {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(a[0])).build(), HttpResponse.BodyHandlers.ofString());
+            System.out.println(r.statusCode() + " " + r.body().trim());
+        } catch (Exception e) {
+            System.out.println("failed " + e.getClass().getSimpleName());
+        }
+    }
+}
+JAVA
+javac -d "$T/java" "$T/java/Get.java" && chmod -R a+rX "$T/java"
+java_get() { # BACKEND URL [ENV...]: Get through cordon, JAVA_TOOL_OPTIONS as cordon sets it
+    local b=$1 url=$2; shift 2
+    in_hosts "$CORDON" run --backend "$b" --allow-net "$ALLOW" --expose "$T/java" "${JEXPOSE[@]}" -- \
+        env "$@" java -cp "$T/java" Get "$url"
+}
+check_out "control: the JVM fetches the upstream unsandboxed" "200 hello" \
+    in_hosts java -cp "$T/java" Get "$URL"
+for b in linux landlock; do
+    check_out "$b: a JVM HttpClient reaches an allowed name (JAVA_TOOL_OPTIONS)" "200 hello" java_get $b "$URL"
+    check_out "$b control: without JAVA_TOOL_OPTIONS it reaches nothing" "failed ConnectException" \
+        java_get $b "$URL" JAVA_TOOL_OPTIONS=
+    check_out "$b: a JVM HttpClient to a name not in the list: the proxy's 403" "403 cordon: denied other.test:$P: not in the allowlist (allow it with --allow-net other.test:$P)" \
+        java_get $b "http://other.test:$P/hello.txt"
+done
+check_contains "landlock: JAVA_TOOL_OPTIONS names the port the kernel chose" "-Dhttps.proxyPort=" \
+    in_hosts "$CORDON" run --backend landlock --allow-net "$ALLOW" -- sh -c \
+    'case "$JAVA_TOOL_OPTIONS" in *"-Dhttp.proxyPort=${HTTP_PROXY##*:} "*"-Dhttps.proxyPort=${HTTP_PROXY##*:} "*) echo "$JAVA_TOOL_OPTIONS";; *) echo "wrong: $JAVA_TOOL_OPTIONS";; esac'
+check_out "a JAVA_TOOL_OPTIONS of the policy's is kept, cordon's properties after it" "-Xss2m -Dhttp.proxyHost=127.0.0.1" \
+    in_hosts "$CORDON" run --allow-net "$ALLOW" --set JAVA_TOOL_OPTIONS=-Xss2m -- sh -c 'echo "${JAVA_TOOL_OPTIONS%% -Dhttp.proxyPort*}"'
+
+# ---- ssh: a ProxyCommand through the proxy's CONNECT ----------------------
+SSH_OPTS="-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=5"
+ssh_log() { # DESC: the test server's log since the last call is the client's banner
+    local got
+    got=$(cat "$T/ssh.log" 2>/dev/null); : >"$T/ssh.log"
+    case $got in SSH-2.0-OpenSSH*) ok "$1" ;; *) not_ok "$1"; echo "got: $got" | diag ;; esac
+}
+no_ssh_log() {
+    local got
+    got=$(cat "$T/ssh.log" 2>/dev/null); : >"$T/ssh.log"
+    if [ -z "$got" ]; then ok "$1"; else not_ok "$1"; echo "got: $got" | diag; fi
+}
+: >"$T/ssh.log"
+as_user ssh $SSH_OPTS -p "$PS" git@$NSIP true >/dev/null 2>&1
+ssh_log "control: ssh reaches the test server unsandboxed"
+# (as root the landlock backend's command is a sandbox user without a passwd
+# entry, which ssh refuses to run as: --user caller, docs/network.md)
+SSH_USER=()
+is_root_run && SSH_USER=(--user caller)
+for b in linux landlock; do
+    U=()
+    [ $b = landlock ] && U=("${SSH_USER[@]}")
+    in_hosts "$CORDON" run --backend $b "${U[@]}" --allow-net "$ALLOW" -- sh -c \
+        "GIT_SSH_COMMAND=\"\$GIT_SSH_COMMAND $SSH_OPTS\" git ls-remote ssh://git@allowed.test:$PS/repo.git" >/dev/null 2>&1
+    ssh_log "$b: git over ssh reaches an allowed host:port (GIT_SSH_COMMAND's ProxyCommand)"
+    in_hosts "$CORDON" run --backend $b "${U[@]}" --allow-net "$ALLOW" -- sh -c \
+        "ssh $SSH_OPTS -o \"ProxyCommand=bash -c \\\"\\\$CORDON_PROXY_CONNECT\\\" connect %h %p\" -p $PS git@allowed.test true" >/dev/null 2>&1
+    ssh_log "$b: a plain ssh with the same ProxyCommand reaches it"
+    in_hosts "$CORDON" run --backend $b "${U[@]}" --allow-net "$ALLOW" -- sh -c \
+        "GIT_SSH_COMMAND=\"ssh $SSH_OPTS\" git ls-remote ssh://git@allowed.test:$PS/repo.git" >/dev/null 2>&1
+    no_ssh_log "$b control: git's ssh without the ProxyCommand reaches nothing"
+    check_contains "$b: ssh to a port not in the list: the proxy's refusal, with the entry to allow" \
+        "cordon: denied allowed.test:$((PS + 1)): port $((PS + 1)) is not in the allowlist for this host (allow it with --allow-net allowed.test:$((PS + 1)))" \
+        in_hosts "$CORDON" run --backend $b "${U[@]}" --allow-net "$ALLOW" -- sh -c \
+        "GIT_SSH_COMMAND=\"\$GIT_SSH_COMMAND $SSH_OPTS\" git ls-remote ssh://git@allowed.test:$((PS + 1))/repo.git"
+    no_ssh_log "$b: ... and nothing reached the server"
+done
+
+# ---- Node: NODE_USE_ENV_PROXY --------------------------------------------
+node_fetch='fetch(process.argv[1]).then(r => r.text()).then(t => console.log(t.trim()), e => console.log("failed", (e.cause && e.cause.code) || e.message))'
+check_out "NODE_USE_ENV_PROXY is set for Node >= 22.21" "1" \
+    in_hosts "$CORDON" run --allow-net "$ALLOW" -- sh -c 'echo "$NODE_USE_ENV_PROXY"'
+if node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 21) ? 0 : 1)'; then
+    for b in linux landlock; do
+        check_out "$b: Node's fetch reaches an allowed name (NODE_USE_ENV_PROXY)" "hello" \
+            in_hosts "$CORDON" run --backend $b --allow-net "$ALLOW" -- node -e "$node_fetch" "$URL"
+    done
+else
+    # docs/network.md: Node before 22.21 (Debian 12's 20) reads no proxy variable
+    for b in linux landlock; do
+        check_out "$b: Node $(node --version) reads no proxy variable: its fetch of a name gets no network (documented)" \
+            "failed EACCES" in_hosts "$CORDON" run --backend $b --allow-net "$ALLOW" -- node -e "$node_fetch" "$URL"
+    done
+fi
+
+# ---- the host's loopback services ------------------------------------------
+# each client, with the proxy variables (NO_PROXY: loopback goes direct),
+# through the proxy explicitly, and with no proxy at all
+mkdir -p "$T/clients"
+cat >"$T/clients/get.sh" <<'SH'
+# KIND URL: fetch URL with one client; its body, nothing on failure
+case $1 in
+env) curl -fsS "$2" ;;
+proxy) curl -fsS -x "$HTTP_PROXY" --noproxy '' "$2" ;;
+noproxy) curl -fsS --noproxy '*' "$2" ;;
+python) python3 -c 'import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())' "$2" ;;
+node) node -e 'fetch(process.argv[1]).then(r => r.text()).then(t => console.log(t.trim()), () => {})' "$2" ;;
+java) java -cp "${0%/clients/get.sh}/java" Get "$2" | sed -n 's/^200 //p' ;;
+esac
+SH
+chmod -R a+rX "$T/clients"
+loop_get() { # BACKEND ENTRY KIND URL
+    cordon run --backend "$1" --allow-net "$2" --expose "$T/clients" --expose "$T/java" "${JEXPOSE[@]}" -- \
+        sh "$T/clients/get.sh" "$3" "$4" 2>/dev/null
+}
+client_name() { case $1 in env) echo "curl (proxy variables, NO_PROXY)" ;; proxy) echo "curl through the proxy" ;;
+    noproxy) echo "curl --noproxy '*'" ;; python) echo "python urllib" ;; node) echo "Node's fetch" ;; java) echo "a JVM HttpClient" ;; esac; }
+check_out "control: the listed service answers unsandboxed" "hello" as_user curl -sS "http://127.0.0.1:$PL/hello.txt"
+check_out "control: the unlisted one too" "hello" as_user curl -sS "http://127.0.0.1:$PO/hello.txt"
+check_out "control: the one on ::1 too" "hello" as_user curl -sS -g "http://[::1]:$P6/hello.txt"
+for b in linux landlock; do
+    for e in "127.0.0.1:$PL" "localhost:$PL"; do
+        for h in 127.0.0.1 localhost; do
+            # an address entry names that address: "localhost" by name is another entry
+            [ "$e" = "127.0.0.1:$PL" ] && [ $h = localhost ] && continue
+            for k in env proxy noproxy python node java; do
+                check_out "$b: --allow-net $e: $(client_name $k) reaches http://$h:PL" "hello" \
+                    loop_get $b "$e" $k "http://$h:$PL/hello.txt"
+                check_out "$b: --allow-net $e: $(client_name $k) does not reach http://$h:PO (unlisted)" "" \
+                    loop_get $b "$e" $k "http://$h:$PO/hello.txt"
+            done
+        done
+        check_out "$b: --allow-net $e: direct TCP to it" "OK" cordon run --backend $b --allow-net "$e" -- "$PROBE" connect 127.0.0.1 "$PL"
+        check_out "$b: --allow-net $e: direct TCP to the unlisted port fails" \
+            EACCES \
+            cordon run --backend $b --allow-net "$e" -- "$PROBE" connect 127.0.0.1 "$PO"
+    done
+    check_out "$b: --allow-net [::1]:P6 reaches the service on ::1" "hello" \
+        cordon run --backend $b --allow-net "[::1]:$P6" -- curl -sS -g "http://[::1]:$P6/hello.txt"
+    check_out "$b: --allow-net [::1]:P6 does not reach 127.0.0.1 on that port" "" \
+        cordon run --backend $b --allow-net "[::1]:$P6" -- curl -sS "http://127.0.0.1:$PL/hello.txt"
+    check_out "$b: --allow-net localhost:P6 reaches the service on ::1 too" "hello" \
+        cordon run --backend $b --allow-net "localhost:$P6" -- curl -sS -g "http://[::1]:$P6/hello.txt"
+    check_contains "$b: the proxy's denial of an unlisted loopback port names the entry that allows it" \
+        "cordon: network: denied 127.0.0.1:$PO: port $PO is not in the allowlist for this host (allow it with --allow-net 127.0.0.1:$PO)" \
+        cordon run --backend $b --allow-net "localhost:$PL" -- sh -c 'curl -sS -x "$HTTP_PROXY" --noproxy "" "http://127.0.0.1:$1/"' sh "$PO"
+    check_contains "$b: ... and of localhost by name, the localhost entry" \
+        "cordon: network: denied localhost:$PO: port $PO is not in the allowlist for this host (allow it with --allow-net localhost:$PO)" \
+        cordon run --backend $b --allow-net "localhost:$PL" -- sh -c 'curl -sS -x "$HTTP_PROXY" --noproxy "" "http://localhost:$1/"' sh "$PO"
+done
+check_contains "a name that resolves to loopback: the hint names the address to list, not the name" \
+    "cordon: network: denied loop.test:$PO: resolves to 127.0.0.2 (loopback address; allowed only when the list names that address) (allow it with --allow-net 127.0.0.2:$PO)" \
+    in_hosts "$CORDON" run --allow-net "loop.test:$PO" -- curl -sS "http://loop.test:$PO/"
+cordon run --allow-net "localhost:$PL" --stats "$W/stats.json" -- sh -c 'curl -s -x "$HTTP_PROXY" --noproxy "" "http://127.0.0.1:$1/"' sh "$PO" >/dev/null 2>&1
+check_contains "--stats: the denial's allow entry" "\"allow\": \"127.0.0.1:$PO\"" cat "$W/stats.json"
+check_status "linux: 127.0.0.1:3128 inside is cordon's proxy: an error" 125 \
+    cordon run --allow-net 127.0.0.1:3128 -- true
+check_contains "... that says so" "127.0.0.1:3128: inside the sandbox that is cordon's proxy" \
+    cordon run --allow-net 127.0.0.1:3128 -- true
+done_testing
