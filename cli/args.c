@@ -59,6 +59,7 @@ static const flag_spec FLAGS[] = {
         {{"stats-fd", required_argument, NULL, OPT_STATS_FD}, F_RUN | F_PLAN},
         {{"explain", no_argument, NULL, OPT_EXPLAIN}, F_RUN | F_PLAN},
         {{"explain-on-failure", no_argument, NULL, OPT_EXPLAIN_ON_FAILURE}, F_RUN | F_PLAN},
+        {{"control-fd", required_argument, NULL, OPT_CONTROL_FD}, F_RUN},
         {{"quiet", no_argument, NULL, OPT_QUIET}, F_RUN},
         {{"verbose", no_argument, NULL, OPT_VERBOSE}, F_RUN},
         {{"pty", no_argument, NULL, OPT_PTY}, F_RUN},
@@ -151,6 +152,16 @@ static int take_option(cli_args *a, int c, const char *arg)
                 a->stats_fd = (int)v;
                 return 0;
         }
+        case OPT_CONTROL_FD: {
+                char *end = NULL;
+                long v = strtol(arg, &end, 10);
+                if (!*arg || *end || v < 0 || v > 1 << 20) {
+                        error_flag(a, "--control-fd");
+                        return fail(a, "--control-fd: not a file descriptor: \"%s\"", arg);
+                }
+                a->control_fd = (int)v;
+                return 0;
+        }
         case OPT_DIE_WITH_PARENT: {
                 char *end = NULL;
                 long v = arg ? strtol(arg, &end, 10) : 0;
@@ -173,7 +184,7 @@ static int take_option(cli_args *a, int c, const char *arg)
 
 int cli_parse(int argc, char **argv, cli_args *a)
 {
-        *a = (cli_args){.stats_fd = -1, .pty = -1};
+        *a = (cli_args){.stats_fd = -1, .control_fd = -1, .pty = -1};
         if (argc < 2)
                 return fail(a, "missing command (run, plan, env, check, profiles, learn)");
         const char *sub = argv[1];
@@ -303,6 +314,9 @@ const char *cli_usage(cli_command command)
                        "  --log-plan                 print the mount plan to stderr and <home>/logs/cordon.log\n"
                        "  --stats FILE, --stats-fd N write a JSON usage report after the run (FILE: never\n"
                        "                             through a symlink)\n"
+                       "  --control-fd N             change the allowlist while the command runs: one JSON\n"
+                       "                             line per change on N, {\"allow_net\": \"HOST[:PORT]\"} or\n"
+                       "                             {\"remove_net\": ...}, each answered with one line on N\n"
                        "  --die-with-parent[=PID]    when the process that started cordon (PID: checked at\n"
                        "                             the start) dies, end the sandbox as on SIGTERM\n"
                        "  --explain-on-failure       when the command fails, what the sandbox refused and the\n"

@@ -36,6 +36,7 @@ typedef struct cli_args {
         const char *cwd_flag; /* "-C" or "--cwd", as typed */
         const char *stats_file;
         int stats_fd;
+        int control_fd;    /* --control-fd N, or -1 */
         int parent_pid;    /* --die-with-parent=PID, or 0 */
         int pty;           /* -1: when stdin is a terminal (default), 0: --no-pty, 1: --pty */
         char **argv;       /* the command, NULL-terminated (points into the input argv) */
@@ -50,6 +51,7 @@ enum {
         OPT_EXPOSE_RW,
         OPT_NETWORK,
         OPT_ALLOW_NET,
+        OPT_CONTROL_FD,
         OPT_HOME,
         OPT_WORKSPACE,
         OPT_BACKEND,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "control.h"
 #include "relay.h"
 #include "cordon.h"
 
@@ -560,6 +561,14 @@ static int cmd_run(const cli_args *a, cordon_config *c)
                 cordon_plan_free(plan);
                 return EXIT_CORDON;
         }
+        int cr = a->control_fd >= 0 ? control_prepare(a->control_fd) : 0;
+        if (cr < 0) {
+                fprintf(stderr, "cordon: --control-fd %d: %s\n", a->control_fd,
+                        cr == -ENOTSUP ? "live grants need the network proxy, which this build has not"
+                                         : "not an open file descriptor");
+                cordon_plan_free(plan);
+                return EXIT_CORDON;
+        }
         cordon_process *p = NULL;
         int r = cordon_start(plan, &p, &err);
         if (r < 0) {
@@ -569,10 +578,13 @@ static int cmd_run(const cli_args *a, cordon_config *c)
         running = p; /* from here on the handler forwards */
         if (pending_signal)
                 forward(pending_signal);
+        if (a->control_fd >= 0 && (r = control_start(a->control_fd, p)) < 0)
+                fprintf(stderr, "cordon: cannot serve --control-fd %d: %s\n", a->control_fd, strerror(-r));
         if (cordon_process_pty(p) >= 0 && (r = relay_start(cordon_process_pty(p))) < 0)
                 fprintf(stderr, "cordon: cannot relay the command's terminal: %s\n", strerror(-r));
         cordon_result res;
         r = cordon_wait(p, -1, &res, &err);
+        control_finish(); /* no change after the end: the record holds them all */
         relay_finish(); /* the command's terminal closes with the sandbox */
         if (r < 0) {
                 running = NULL;

@@ -8,7 +8,7 @@ _cordon_run_flags='--config --profile --expose --expose-ro --expose-rw --network
  --pass-env --exclude --include-only --ignore-default-excludes
  --keep-default-excludes --timeout --kill-after --memory --pids --cpus
  --cpu-time --nofile --fsize --tmp-size --limits-best-effort -C --cwd
- --log-plan --stats --stats-fd --die-with-parent --explain --explain-on-failure --quiet --verbose --pty --no-pty'
+ --log-plan --stats --stats-fd --control-fd --die-with-parent --explain --explain-on-failure --quiet --verbose --pty --no-pty'
 
 _cordon()
 {
@@ -45,7 +45,7 @@ _cordon()
     --home | --workspace | --cwd | -C) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --expose | --expose-ro | --expose-rw | --protect) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --allow-net | --set | --pass-env | --exclude | --include-only | --timeout | --kill-after | \
-        --memory | --pids | --cpus | --cpu-time | --nofile | --fsize | --tmp-size | --stats-fd)
+        --memory | --pids | --cpus | --cpu-time | --nofile | --fsize | --tmp-size | --stats-fd | --control-fd)
         return ;;
     esac
     case $cmd in

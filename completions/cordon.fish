@@ -53,6 +53,7 @@ complete -c cordon -n "$runlike" -s C -l cwd -x -a '(__fish_complete_directories
 complete -c cordon -n "$runlike" -l log-plan -d 'print the mount plan'
 complete -c cordon -n "$runlike" -l stats -r -F -d 'JSON usage report to FILE'
 complete -c cordon -n "$runlike" -l stats-fd -x -d 'JSON usage report to fd N'
+complete -c cordon -n "$runlike" -l control-fd -x -d 'change the allowlist live, JSON lines on fd N'
 complete -c cordon -n "$runlike" -l die-with-parent -d 'end the sandbox when the caller dies'
 complete -c cordon -n "$runlike" -l explain -d 'name what the view refused (costs time)'
 complete -c cordon -n "$runlike" -l explain-on-failure -d 'what was refused, when the command fails'

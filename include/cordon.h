@@ -477,6 +477,23 @@ CORDON_API int cordon_signal_command(cordon_process *p, int sig);
  * caller's pipe ends and the pidfd, and frees |p|. Returns NULL. */
 CORDON_API cordon_process *cordon_process_free(cordon_process *p);
 
+/* Live grants, the approval loop (denied, ask, grant, retry): add the
+ * allowlist entry |entry| (one, as --allow-net takes it: "pypi.org",
+ * "api.example.com:8443", "10.0.0.0/8:5432") to the running sandbox of
+ * |p|, or remove one it holds (given at start or granted). Every
+ * connection checked after the call returns sees the change, at once;
+ * tunnels already open stay open. Each change is listed, in order, in the
+ * --stats record's "network_grants". Only the proxy's policy changes: on
+ * the linux backend a loopback service granted live is reached through
+ * the proxy (not a client that skips it), on the landlock backend not at
+ * all (Landlock's ports are fixed at start). Thread-safe: any thread, while
+ * another waits. Returns 0, or a negative errno with |ret_error| set:
+ * -EINVAL (not an entry, or the run has no network "proxy"), -ENOENT
+ * (remove: not in the list), -ESRCH (the sandbox ended), -ENOTSUP (a
+ * backend without a proxy). */
+CORDON_API int cordon_process_allow_net(cordon_process *p, const char *entry, cordon_error **ret_error);
+CORDON_API int cordon_process_remove_net(cordon_process *p, const char *entry, cordon_error **ret_error);
+
 /* After cordon_wait returned 0: whether the checks after the run left the
  * host as safe as before it. Returns 0, or -EIO with an error (exit
  * status 125) that names what the post-run git check found the command

@@ -200,3 +200,25 @@ int cordon_recover(const cordon_config *c, cordon_error **ret_error)
         host_info_free(&s);
         return r;
 }
+
+/* ---- live grants ------------------------------------------------------------------ */
+
+static int network_change(cordon_process *p, const char *entry, bool add, cordon_error **ret_error)
+{
+        const backend_ops *ops = p ? process_head_of(p)->ops : NULL;
+        if (!p || !entry)
+                return error_set(ret_error, EINVAL, "a process and an entry are required");
+        if (!ops || !ops->network_grant)
+                return error_set(ret_error, ENOTSUP, "this backend has no network proxy: its allowlist cannot change");
+        return ops->network_grant(p, entry, add, ret_error);
+}
+
+int cordon_process_allow_net(cordon_process *p, const char *entry, cordon_error **ret_error)
+{
+        return network_change(p, entry, true, ret_error);
+}
+
+int cordon_process_remove_net(cordon_process *p, const char *entry, cordon_error **ret_error)
+{
+        return network_change(p, entry, false, ret_error);
+}

@@ -123,12 +123,14 @@ char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
         const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
         json_t *o = result_object(r);
         json_t *net = ops && ops->network_denied ? ops->network_denied(p) : json_array();
+        json_t *grants = ops && ops->network_grants ? ops->network_grants(p) : json_array();
         size_t omitted = 0;
         json_t *denied = net ? denied_of(p, r, net, &omitted) : NULL;
         json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();
         json_t *degraded = ops && ops->degraded ? ops->degraded(p) : NULL;
         json_t *prot = ops && ops->protections ? ops->protections(p) : NULL;
-        if (!json_put(o, "network_denied", net) || !json_put(o, "denied", denied) ||
+        if (!json_put(o, "network_denied", net) || !json_put(o, "network_grants", grants) ||
+            !json_put(o, "denied", denied) ||
             (omitted && !json_put(o, "denied_omitted", json_integer((json_int_t)omitted))) ||
             !json_put(o, "git_check", git) || (degraded && !json_put(o, "degraded", degraded)) ||
             (prot && !json_put(o, "protections", prot))) {

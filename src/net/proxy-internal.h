@@ -62,6 +62,12 @@ typedef struct conn {
         struct proxy *owner;
 } conn;
 
+/* A change of the allowlist while the proxy runs (proxy-grants.c). */
+typedef struct proxy_grant_note {
+        bool add;
+        char *entry; /* canonical */
+} proxy_grant_note;
+
 /* A resolver whose connection is gone: joined once it answers. */
 typedef struct orphan {
         watch w; /* first: the event's pointer is the orphan's */
@@ -87,7 +93,10 @@ struct proxy {
         size_t fds_max; /* the most the sockets and pipes may use before tunnels copy */
         proxy_timeouts t;
         bool stopping; /* resolvers are joined, no longer orphaned */
-        net_policy policy;
+        net_policy policy;         /* under policy_lock: live grants change it */
+        pthread_mutex_t policy_lock; /* the policy, the grants, |stopped| for them */
+        proxy_grant_note *grants;
+        size_t n_grants, grants_cap;
         cordon_log_fn log_fn;
         void *log_userdata;
         pthread_mutex_t lock; /* the denials */

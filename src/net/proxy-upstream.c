@@ -161,7 +161,9 @@ void upstream_resolved(proxy *p, conn *c)
         }
         for (size_t i = 0; i < res.n; i++) {
                 char why[REASON_MAX];
+                pthread_mutex_lock(&p->policy_lock);
                 const char *r = net_policy_check_addr(&p->policy, &res.a[i], c->port, why, sizeof(why));
+                pthread_mutex_unlock(&p->policy_lock);
                 if (r) {
                         /* the list names the address to allow, not the name it has */
                         char entry[INET6_ADDRSTRLEN + 10];
@@ -188,7 +190,9 @@ void upstream_request(proxy *p, conn *c)
                 return;
         }
         snprintf(c->host, sizeof(c->host), "%s", name);
+        pthread_mutex_lock(&p->policy_lock);
         const char *r = net_policy_check_host(&p->policy, c->host, c->port, &is_ip, why, sizeof(why));
+        pthread_mutex_unlock(&p->policy_lock);
         if (r) {
                 conn_deny(p, c, r, NULL);
                 return;

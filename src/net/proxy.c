@@ -252,6 +252,7 @@ int proxy_start(const char *const *allow, const net_forward *fwd, size_t n_fwd, 
                 return error_set(ret_error, ENOMEM, "out of memory");
         }
         pthread_mutex_init(&p->lock, NULL);
+        pthread_mutex_init(&p->policy_lock, NULL);
         p->log_fn = log_fn;
         p->log_userdata = userdata;
         p->t = proxy_read_timeouts();
@@ -293,9 +294,14 @@ int proxy_start(const char *const *allow, const net_forward *fwd, size_t n_fwd, 
 
 void proxy_stop(proxy *p)
 {
-        if (!p || p->stopped)
+        if (!p)
                 return;
-        p->stopped = true;
+        pthread_mutex_lock(&p->policy_lock);
+        bool was = p->stopped;
+        p->stopped = true; /* no grant after this */
+        pthread_mutex_unlock(&p->policy_lock);
+        if (was)
+                return;
         if (p->started) {
                 loop_stop(&p->loop);
                 pthread_join(p->thread, NULL);
@@ -324,6 +330,10 @@ proxy *proxy_free(proxy *p)
                 free(p->denials[i].allow);
         }
         free(p->policy.e);
+        for (size_t i = 0; i < p->n_grants; i++)
+                free(p->grants[i].entry);
+        free(p->grants);
+        pthread_mutex_destroy(&p->policy_lock);
         free(p->policy.own);
         pthread_mutex_destroy(&p->lock);
         free(p);

@@ -50,6 +50,16 @@ int proxy_start(const char *const *allow, const net_forward *fwd, size_t n_fwd, 
 void proxy_stop(proxy *p) HIDDEN;
 /* Stops and frees; NULL. */
 proxy *proxy_free(proxy *p) HIDDEN;
+/* Add (|add|) or remove the allowlist entry |spec| (one, as --allow-net
+ * takes it) while the proxy runs, from any thread: every request checked
+ * after it returns sees the change (open tunnels stay). The canonical
+ * entry into |*ret_entry| (caller frees; may be NULL). Returns 0, or
+ * -EINVAL (not an entry), -ENOENT (removing one the list does not hold),
+ * -ESRCH (the proxy stopped: the sandbox ended) with |ret_error| set. */
+int proxy_grant(proxy *p, const char *spec, bool add, char **ret_entry, cordon_error **ret_error) HIDDEN;
+/* The changes so far, in order: [{"op": "allow"|"remove", "entry"}] (NULL
+ * on ENOMEM). Caller releases it with json_decref. */
+json_t *proxy_grants_json(proxy *p) HIDDEN;
 /* The denials so far (valid until proxy_free; stable once stopped). */
 const proxy_denial *proxy_denials(const proxy *p, size_t *ret_n) HIDDEN;
 /* The denials as a JSON array ([] for none; NULL on ENOMEM). Caller

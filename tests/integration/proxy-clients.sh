@@ -253,4 +253,43 @@ check_status "linux: 127.0.0.1:3128 inside is cordon's proxy: an error" 125 \
     cordon run --allow-net 127.0.0.1:3128 -- true
 check_contains "... that says so" "127.0.0.1:3128: inside the sandbox that is cordon's proxy" \
     cordon run --allow-net 127.0.0.1:3128 -- true
+# ---- live grants: --control-fd (issue 38 item 3) ---------------------------
+# a client waits while it is denied; the caller grants its host on the
+# control descriptor (a socket pair of the caller's) and the client retries
+# in the same sandbox; then the caller removes it again
+grant_py='import json, os, socket, subprocess, sys
+cordon, backend, url, fdfile = sys.argv[1:5]
+a, b = socket.socketpair()
+cmd = [cordon, "run", "--backend", backend, "--control-fd", str(b.fileno()), "--allow-net", "example.org",
+       "--stats", sys.argv[5], "--", "sh", "-c",
+       "[ -e /proc/self/fd/$2 ] && echo leaked || echo closed; for i in 1 2 3; do curl -s -o /dev/null -w \"%{http_code}\\n\" \"$1\"; read x; done",
+       "sh", url, str(b.fileno())]
+p = subprocess.Popen(cmd, pass_fds=[b.fileno()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+b.close()
+f = a.makefile("rw")
+def ask(line):
+    f.write(line + "\n"); f.flush(); return json.loads(f.readline())
+def step():
+    p.stdin.write("\n"); p.stdin.flush()
+out = [p.stdout.readline().strip(), p.stdout.readline().strip()]
+r = ask(json.dumps({"allow_net": "allowed.test:8080"})); out.append("grant " + str(r["ok"]))
+step(); out.append(p.stdout.readline().strip())
+r = ask(json.dumps({"remove_net": "allowed.test:8080"})); out.append("remove " + str(r["ok"]))
+step(); out.append(p.stdout.readline().strip())
+r = ask(json.dumps({"remove_net": "allowed.test:8080"})); out.append(r["error"])
+r = ask("{\"allow_net\": 1}"); out.append("bad " + str(r["ok"]))
+step(); p.wait()
+print(" | ".join(out))'
+for b in linux landlock; do
+    check_out "$b: a grant on --control-fd lets the waiting client through, a removal shuts it out again; the command never holds the descriptor" \
+        "closed | 403 | grant True | 200 | remove True | 403 | network allowlist: allowed.test:8080 is not in it | bad False" \
+        in_hosts $PY -c "$grant_py" "$CORDON" $b "$URL" "$W/fd" "$W/grants-$b.json"
+    check_contains "$b: the --stats record lists the changes in order" \
+        '"network_grants": [{"op": "allow", "entry": "allowed.test:8080"}, {"op": "remove", "entry": "allowed.test:8080"}]' \
+        cat "$W/grants-$b.json"
+done
+check_contains "control: without --control-fd no change is made (network_grants empty)" '"network_grants": []' \
+    cordon run --allow-net example.org --stats-fd 1 -- true
+check_status "--control-fd: a descriptor that is not open is an error before the command runs" 125 \
+    cordon run --allow-net example.org --control-fd 77 -- true
 done_testing

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -495,6 +496,42 @@ static int open_tunnel(uint16_t px_port, const char *target)
  * descriptor behind, and every connection it had is closed (a head half
  * sent, tunnels, one to a name that was resolved). The control: while it
  * runs, its thread and descriptors are there. */
+/* Live grants: an entry added, one removed (given at start or granted),
+ * each change recorded in order, and the errors: not an entry, removing
+ * one the list does not hold, any change once the proxy stopped. */
+static void test_live_grants(void)
+{
+        uint16_t port = 0;
+        int lfd = listen_loopback(&port);
+        CHECK(lfd >= 0);
+        const char *allow[] = {"example.org", NULL};
+        proxy *px = NULL;
+        cordon_error *err = NULL;
+        CHECK_INTEQ(proxy_start(allow, NULL, 0, lfd, -1, NULL, NULL, &px, &err), 0);
+        char *entry = NULL;
+        CHECK_INTEQ(proxy_grant(px, "PyPI.org.", true, &entry, &err), 0);
+        CHECK_STREQ(entry, "pypi.org");
+        free(entry);
+        CHECK_INTEQ(proxy_grant(px, "pypi.org", true, NULL, &err), 0); /* twice: once in the list */
+        CHECK_INTEQ(proxy_grant(px, "example.org", false, NULL, &err), 0);
+        CHECK_INTEQ(proxy_grant(px, "example.org", false, NULL, &err), -ENOENT);
+        CHECK_STREQ(cordon_error_message(err), "network allowlist: example.org is not in it");
+        err = cordon_error_free(err);
+        CHECK_INTEQ(proxy_grant(px, "bad host", true, NULL, &err), -EINVAL);
+        CHECK_STREQ(cordon_error_message(err), "network allowlist: bad host: not a valid host name, IP address or CIDR");
+        err = cordon_error_free(err);
+        json_t *g = proxy_grants_json(px);
+        char *text = g ? json_dumps(g, JSON_COMPACT) : NULL;
+        CHECK_STREQ(text, "[{\"op\":\"allow\",\"entry\":\"pypi.org\"},{\"op\":\"allow\",\"entry\":\"pypi.org\"},"
+                          "{\"op\":\"remove\",\"entry\":\"example.org\"}]");
+        free(text);
+        json_decref(g);
+        proxy_stop(px);
+        CHECK_INTEQ(proxy_grant(px, "other.org", true, NULL, &err), -ESRCH);
+        err = cordon_error_free(err);
+        proxy_free(px);
+}
+
 static void test_proxy_stops_clean(void)
 {
         int tasks = count_entries("task"), fds = count_entries("fd");
@@ -703,6 +740,7 @@ int main(void)
         RUN(test_host_normalize);
         RUN(test_http_head);
         RUN(test_http_body);
+        RUN(test_live_grants);
         RUN(test_proxy_stops_clean);
         RUN(test_bulk_tunnels);
         RUN(test_library_caller_keeps_nothing);
