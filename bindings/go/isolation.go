@@ -14,6 +14,7 @@
 package isolation
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -445,12 +446,24 @@ func prepare(cmd *exec.Cmd, st *state) error {
 	for _, name := range addedEnv(cmd.Env) {
 		args = append(args, "--pass-env", name)
 	}
+	files := []*os.File{config, stats}
+	if len(st.cfg.AllowNet) > 0 || st.cfg.Network == "proxy" { // live grants (grants.go)
+		theirs, ours, err := controlPair()
+		if err != nil {
+			config.Close()
+			stats.Close()
+			return err
+		}
+		files = append(files, theirs)
+		args = append(args, "--control-fd", "5")
+		controls.Store(cmd, &control{f: ours, r: bufio.NewReader(ours)})
+	}
 	args = append(args, "--", program)
 	if len(cmd.Args) > 1 {
 		args = append(args, cmd.Args[1:]...)
 	}
 	cmd.Path, cmd.Args, cmd.Err = st.bin, args, nil
-	cmd.ExtraFiles = []*os.File{config, stats}
+	cmd.ExtraFiles = files
 	stopGracefully(cmd)
 	return nil
 }
@@ -505,8 +518,9 @@ func addedEnv(env []string) []string {
 // prepared: the config and stats files PrepareCommand gave cmd, or nil.
 func prepared(cmd *exec.Cmd) []*os.File {
 	f := cmd.ExtraFiles
-	if len(f) != 2 || f[0] == nil || f[1] == nil ||
-		filepath.Base(f[0].Name()) != configName || filepath.Base(f[1].Name()) != statsName {
+	if (len(f) != 2 && len(f) != 3) || f[0] == nil || f[1] == nil ||
+		filepath.Base(f[0].Name()) != configName || filepath.Base(f[1].Name()) != statsName ||
+		(len(f) == 3 && (f[2] == nil || f[2].Name() != controlName)) {
 		return nil
 	}
 	return f
@@ -526,8 +540,12 @@ func startPrepared(cmd *exec.Cmd) error {
 	err := cmd.Start()
 	if f := prepared(cmd); f != nil {
 		f[0].Close() // cordon has its own descriptor
+		if len(f) == 3 {
+			f[2].Close() // and of the control socket
+		}
 		if err != nil {
 			f[1].Close()
+			controlDone(cmd)
 		}
 	}
 	if err == nil {
@@ -570,6 +588,7 @@ func WaitDenied(cmd *exec.Cmd) ([]Denial, error) {
 
 func refusalAndDenied(cmd *exec.Cmd, waitErr error) ([]Denial, error) {
 	waited(cmd)
+	controlDone(cmd)
 	f := prepared(cmd)
 	if f == nil {
 		return nil, waitErr

@@ -26,6 +26,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -890,4 +892,65 @@ func TestCancelledCommandIsChecked(t *testing.T) {
 	if !found {
 		t.Errorf("nothing was set aside in new/.git: %v", ents)
 	}
+}
+
+// Live grants: a client the proxy denies waits; AllowNet lets it through
+// without a restart, RemoveNet shuts it out again; a command without the
+// proxy has nothing to change.
+func TestLiveGrantLetsAWaitingClientThrough(t *testing.T) {
+	l := newLayout(t)
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hi")) })}
+	go srv.Serve(ln)
+	defer srv.Close()
+	entry := ln.Addr().String()
+	cfg := l.config(true)
+	cfg.AllowNet = []string{"example.org"}
+	configure(t, cfg)
+	cmd := exec.Command("/bin/sh", "-c", `for i in 1 2 3; do curl -s -o /dev/null -w "%{http_code}\n" "$0"; read x; done`,
+		"http://"+entry+"/")
+	cmd.Dir = l.ws
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := isolation.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(outPipe)
+	line := func() string { s, _ := out.ReadString('\n'); return strings.TrimSpace(s) }
+	got := []string{line()}
+	if err := isolation.AllowNet(cmd, entry); err != nil {
+		t.Fatalf("AllowNet: %v", err)
+	}
+	in.Write([]byte("\n"))
+	got = append(got, line())
+	if err := isolation.RemoveNet(cmd, entry); err != nil {
+		t.Fatalf("RemoveNet: %v", err)
+	}
+	var ce *isolation.CordonError
+	if err := isolation.RemoveNet(cmd, "not-there.example"); !errors.As(err, &ce) {
+		t.Errorf("RemoveNet of an entry not there: %v, want a *CordonError", err)
+	}
+	in.Write([]byte("\n"))
+	got = append(got, line())
+	in.Write([]byte("\n"))
+	in.Close()
+	if err := isolation.Wait(cmd); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	if strings.Join(got, " ") != "403 200 403" {
+		t.Errorf("denied, granted, removed: %q, want 403 200 403", got)
+	}
+	configure(t, l.config(true))
+	plain := exec.Command("/bin/true")
+	plain.Dir = l.ws
+	if err := isolation.Start(plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := isolation.AllowNet(plain, "example.org"); !errors.As(err, &ce) {
+		t.Errorf("AllowNet without the proxy: %v, want a *CordonError", err)
+	}
+	isolation.Wait(plain)
 }

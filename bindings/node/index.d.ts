@@ -78,6 +78,11 @@ export interface CordonChildProcess extends ChildProcess {
   cordonRecord?: CordonRecord | null;
   /** What the sandbox refused, once the child exited ([] when nothing, or no record). */
   cordonDenied?: CordonDenial[];
+  /** Allow HOST[:PORT] to the running command at once (the approval loop, no restart): the entry,
+   * or a CordonError when cordon refuses it (or the network is not "proxy"). */
+  allowNet(entry: string): Promise<string>;
+  /** Remove an entry of the running command's allowlist (given at start or granted). */
+  removeNet(entry: string): Promise<string>;
 }
 
 export class CordonError extends Error {

@@ -194,8 +194,12 @@ export function spawn(command, args, options) {
     stats = unlinkedFile("");
     const argv = ["run", "--config", "/dev/fd/3", "--stats-fd", "4"];
     if (built.dieWithParent) argv.push(`--die-with-parent=${process.pid}`);
+    // live grants (child.allowNet, child.removeNet): a socket to cordon's
+    // --control-fd, where the network is the proxy
+    const control = Boolean(opts.allowNet?.length || opts.network === "proxy");
+    if (control) argv.push("--control-fd", "5");
     argv.push("--", ...commandOf(command, args, shell));
-    child = spawnChild(binary, argv, { ...rest, stdio: [...stdio, cfg, stats] });
+    child = spawnChild(binary, argv, { ...rest, stdio: [...stdio, cfg, stats, ...(control ? ["pipe"] : [])] });
     stopGracefully(child);
   } catch (e) {
     if (stats !== undefined) closeSync(stats);
@@ -219,11 +223,49 @@ export function spawn(command, args, options) {
     const err = code === 125 && !started ? refusalOf(record, built.names, "/dev/fd/3") : null;
     if (err) child.emit("error", err);
   });
+  liveGrants(child, child.stdio[5]);
   // a spawn that failed (cordon vanished) has no pid and no 'exit'; no
   // 'error' listener of ours, which would hide a refusal from a caller
   // without one (Node throws then, as it should)
   if (child.pid === undefined) done();
   return child;
+}
+
+// child.allowNet(entry) and child.removeNet(entry): one JSON line each on
+// cordon's --control-fd, answered in order with one line; a Promise of the
+// entry, rejected with a CordonError when cordon refuses the change (or the
+// network is not the proxy, or the sandbox ended).
+function liveGrants(child, sock) {
+  const waiting = [];
+  let buf = "";
+  const settle = (reply) => {
+    const w = waiting.shift();
+    if (!w) return;
+    if (reply.ok) w.resolve(reply[w.op]);
+    else w.reject(new CordonError(`${w.op}: ${reply.error}`, "CORDON_REFUSED", {}));
+  };
+  if (sock) {
+    sock.setEncoding("utf8");
+    sock.on("data", (d) => {
+      buf += d;
+      for (let nl; (nl = buf.indexOf("\n")) >= 0; buf = buf.slice(nl + 1)) {
+        let reply;
+        try { reply = JSON.parse(buf.slice(0, nl)); } catch { reply = { ok: false, error: "cordon's answer is not JSON" }; }
+        settle(reply);
+      }
+    });
+    const ended = () => { while (waiting.length) settle({ ok: false, error: "the sandbox has ended" }); };
+    sock.on("close", ended);
+    sock.on("error", ended);
+  }
+  const change = (op, entry) => new Promise((resolve, reject) => {
+    if (!sock || sock.destroyed)
+      return reject(new CordonError(`${op}: ${sock ? "the sandbox has ended" : "the network is not \"proxy\": start the command with allowNet (or network \"proxy\") to change its allowlist"}`, "CORDON_REFUSED", {}));
+    waiting.push({ op, resolve, reject });
+    sock.write(JSON.stringify({ [op]: String(entry) }) + "\n");
+  });
+  child.allowNet = (entry) => change("allow_net", entry);
+  child.removeNet = (entry) => change("remove_net", entry);
 }
 
 const serverDirs = new Set();

@@ -369,3 +369,36 @@ test("a binary that cannot be executed: an 'error' event, and nothing ran", T, a
   assert.equal(existsSync(l.marker), false, "the command ran");
   cleanup(l);
 });
+
+test("a live grant lets a waiting client through, a removal shuts it out (allowNet, removeNet)", T, async () => {
+  const http = await import("node:http");
+  const server = http.createServer((q, r) => r.end("hi")).listen(0, "127.0.0.2");
+  await new Promise((r) => server.once("listening", r));
+  const url = `http://127.0.0.2:${server.address().port}/`;
+  const entry = `127.0.0.2:${server.address().port}`;
+  const l = layout();
+  const child = spawn("/bin/sh", ["-c", 'for i in 1 2 3; do curl -s -o /dev/null -w "%{http_code}\\n" "$0"; read x; done', url],
+    { cwd: l.ws, stdio: ["pipe", "pipe", "ignore"], cordon: { ...l.cordon, allowNet: ["example.org"] } });
+  const lines = [];
+  let more;
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (d) => { lines.push(...d.split("\n").filter(Boolean)); more?.(); });
+  const line = async (n) => { while (lines.length < n) await new Promise((r) => (more = r)); return lines[n - 1]; };
+  const got = [await line(1)];
+  assert.equal(await child.allowNet(entry), entry);
+  child.stdin.write("\n");
+  got.push(await line(2));
+  await child.removeNet(entry);
+  await assert.rejects(child.removeNet("not-there.example"), CordonError);
+  child.stdin.write("\n");
+  got.push(await line(3));
+  child.stdin.end("\n");
+  await new Promise((r) => child.on("close", r));
+  server.close();
+  assert.deepEqual(got, ["403", "200", "403"], "denied, granted, removed: without a restart");
+  assert.deepEqual(child.cordonRecord.network_grants.map((g) => g.op), ["allow", "remove"]);
+  const plain = spawn("/bin/true", [], { cwd: l.ws, stdio: "ignore", cordon: l.cordon });
+  await assert.rejects(plain.allowNet("example.org"), CordonError);
+  await new Promise((r) => plain.on("close", r));
+  cleanup(l);
+});

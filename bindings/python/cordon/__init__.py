@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -191,9 +192,10 @@ def _added_env(env: Optional[Mapping[str, str]]) -> List[str]:
     return [n for n, v in env.items() if os.environ.get(n) != v and n and "=" not in n]
 
 
-def _launch(args: _Args, options: Dict[str, Any], kwargs: Dict[str, Any]
+def _launch(args: _Args, options: Dict[str, Any], kwargs: Dict[str, Any], control: Optional[int] = None
             ) -> Tuple[List[str], IO[bytes], IO[bytes], _Config]:
-    """(argv of cordon, config file, stats file, the config) for the command."""
+    """(argv of cordon, config file, stats file, the config) for the command;
+    control: cordon's end of the live grants' socket (--control-fd)."""
     args = _command(args, kwargs)
     binary = find_binary()
     cfg = _Config(**options, env_names=_added_env(kwargs.get("env")))
@@ -202,6 +204,8 @@ def _launch(args: _Args, options: Dict[str, Any], kwargs: Dict[str, Any]
     argv = [binary, "run", "--config", f"/dev/fd/{cfg_file.fileno()}", "--stats-fd", str(stats.fileno())]
     if cfg.die_with_parent:
         argv.append(f"--die-with-parent={os.getpid()}")
+    if control is not None:
+        argv += ["--control-fd", str(control)]
     return [*argv, "--", *args], cfg_file, stats, cfg
 
 
@@ -282,24 +286,76 @@ class Popen(subprocess.Popen):  # type: ignore[type-arg]
         options: Dict[str, Any] = dict(home=home, workspace=workspace, expose=expose, network=network, allow_net=allow_net,
                        profiles=profiles, backend=backend, pass_env=pass_env, env_policy=env_policy, limits=limits,
                        die_with_parent=die_with_parent, explain=explain)
-        argv, cfg, self._cordon_stats, self._cordon_cfg = _launch(args, options, kwargs)
+        # live grants (allow_net(), remove_net()): a socket to cordon's
+        # --control-fd, where the network is the proxy
+        ours: Optional[socket.socket] = None
+        theirs: Optional[socket.socket] = None
+        if allow_net or network == "proxy":
+            ours, theirs = socket.socketpair()
+        argv, cfg, self._cordon_stats, self._cordon_cfg = _launch(args, options, kwargs,
+                                                                  theirs.fileno() if theirs else None)
         self._cordon_config_path = f"/dev/fd/{cfg.fileno()}"
         self._cordon_checked = False
         self._cordon_lock = threading.Lock()
+        self._cordon_control = ours
+        self._cordon_control_lock = threading.Lock()
+        fds = (cfg.fileno(), self._cordon_stats.fileno(), *((theirs.fileno(),) if theirs else ()))
         try:
-            super().__init__(argv, pass_fds=(cfg.fileno(), self._cordon_stats.fileno()), **kwargs)
+            super().__init__(argv, pass_fds=fds, **kwargs)
         except BaseException:
             self._cordon_stats.close()
+            if ours:
+                ours.close()
             raise
         finally:
             cfg.close()
+            if theirs:
+                theirs.close()
         self.args = args
+
+    def _cordon_change(self, op: str, entry: str) -> str:
+        if self._cordon_control is None:
+            raise CordonError(f"{op}: the network is not \"proxy\": start the command with allow_net= "
+                              "(or network=\"proxy\") to change its allowlist")
+        line = (json.dumps({op: entry}) + "\n").encode()
+        with self._cordon_control_lock:
+            try:
+                self._cordon_control.sendall(line)
+                answer = b""
+                while not answer.endswith(b"\n"):
+                    got = self._cordon_control.recv(4096)
+                    if not got:
+                        break
+                    answer += got
+            except OSError as e:
+                raise CordonError(f"{op}: the sandbox has ended ({e.strerror})") from None
+        try:
+            reply = json.loads(answer) if answer else {"ok": False, "error": "the sandbox has ended"}
+        except ValueError:
+            reply = {"ok": False, "error": "cordon's answer is not JSON"}
+        if not reply.get("ok"):
+            raise CordonError(f"{op}: {reply.get('error')}")
+        return str(reply.get(op, entry))
+
+    def allow_net(self, entry: str) -> str:
+        """Allow entry (HOST[:PORT], as allow_net= takes it) to the running
+        command, at once for every new connection: the approval loop
+        (denied, ask, grant, retry) without a restart. Raises CordonError
+        when cordon refuses it. Listed in the report's network_grants."""
+        return self._cordon_change("allow_net", entry)
+
+    def remove_net(self, entry: str) -> str:
+        """Remove an entry of the running command's allowlist (given at start
+        or granted). Raises CordonError when it is not there."""
+        return self._cordon_change("remove_net", entry)
 
     def _cordon_check(self) -> None:
         with self._cordon_lock:
             if self._cordon_checked or self.returncode is None:
                 return
             self._cordon_checked = True
+            if self._cordon_control is not None:
+                self._cordon_control.close()  # no change after the end
             self.returncode, err, self.denied = _outcome(self.returncode, self._cordon_stats, self._cordon_cfg,
                                                          self._cordon_config_path)
         if err:

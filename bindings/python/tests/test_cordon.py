@@ -332,6 +332,40 @@ class Stopping(Layout):
 
 
 class MCP(Layout):
+    def test_live_grant_lets_a_waiting_client_through(self):
+        import http.server
+        import threading
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Quiet)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        url = f"http://127.0.0.2:{server.server_address[1]}/"
+        script = 'for i in 1 2 3; do curl -s -o /dev/null -w "%{http_code}\\n" "$0"; read x; done'
+        p = cordon.Popen([SHELL, "-c", script, url], allow_net=["example.org"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         **{k: v for k, v in self.opts.items()})
+        got = [p.stdout.readline().strip()]
+        self.assertEqual(p.allow_net(f"127.0.0.2:{server.server_address[1]}"), f"127.0.0.2:{server.server_address[1]}")
+        p.stdin.write("\n"); p.stdin.flush()
+        got.append(p.stdout.readline().strip())
+        p.remove_net(f"127.0.0.2:{server.server_address[1]}")
+        with self.assertRaises(cordon.CordonError):
+            p.remove_net("not-there.example")
+        p.stdin.write("\n"); p.stdin.flush()
+        got.append(p.stdout.readline().strip())
+        p.stdin.write("\n"); p.stdin.flush()
+        p.wait()
+        p.stdin.close()
+        p.stdout.close()
+        self.assertEqual(got, ["403", "200", "403"], "denied, granted, removed: without a restart")
+        q = cordon.Popen([SHELL, "-c", "true"], **self.opts)
+        with self.assertRaises(cordon.CordonError):
+            q.allow_net("example.org")  # no proxy: nothing to change
+        q.wait()
+
     def test_stdio_server_parameters(self):
         import cordon.mcp
         mods, server = os.environ.get("CORDON_TEST_MCP_MODULES"), os.environ.get("CORDON_TEST_MCP_SERVER")
