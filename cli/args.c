@@ -159,6 +159,13 @@ static int take_option(cli_args *a, int c, const char *arg)
                         error_flag(a, "--control-fd");
                         return fail(a, "--control-fd: not a file descriptor: \"%s\"", arg);
                 }
+                /* the command shares 0, 1 and 2: a terminal's input it could fake */
+                if (v <= 2) {
+                        error_flag(a, "--control-fd");
+                        return fail(a, "--control-fd: %ld is the command's standard %s, which it shares: pass "
+                                    "a descriptor of its own (3 or above)",
+                                    v, v == 0 ? "input" : v == 1 ? "output" : "error");
+                }
                 a->control_fd = (int)v;
                 return 0;
         }

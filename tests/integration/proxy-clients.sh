@@ -292,4 +292,8 @@ check_contains "control: without --control-fd no change is made (network_grants 
     cordon run --allow-net example.org --stats-fd 1 -- true
 check_status "--control-fd: a descriptor that is not open is an error before the command runs" 125 \
     cordon run --allow-net example.org --control-fd 77 -- true
+for n in 0 1 2; do
+    check_status "--control-fd $n: the command's own standard descriptor is refused (125)" 125 \
+        cordon run --allow-net example.org --control-fd $n -- true
+done
 done_testing
