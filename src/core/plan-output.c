@@ -42,8 +42,9 @@ static void text_mount(buf *b, const plan_mount *m)
         const char *mode = m->writable ? "rw" : "ro";
         switch (m->type) {
         case MOUNT_BIND:
-                buf_printf(b, "%s  %s -> %s  (%s)%s\n", mode, m->source, m->target, mount_origin_name(m->origin),
-                           m->missing ? "  [absent: creating it is denied]" : "");
+                buf_printf(b, "%s  %s%s -> %s  (%s)%s\n", mode, m->source,
+                           m->etc_view ? " (what others may read, less cordon's deny list)" : "", m->target,
+                           mount_origin_name(m->origin), m->missing ? "  [absent: creating it is denied]" : "");
                 break;
         case MOUNT_SYMLINK:
                 buf_printf(b, "ro  symlink %s -> %s  (%s)\n", m->source, m->target, mount_origin_name(m->origin));
@@ -221,6 +222,8 @@ static json_t *json_mount(const plan_mount *m)
         json_object_set_new(o, "origin", json_text(mount_origin_name(m->origin)));
         if (m->missing)
                 json_object_set_new(o, "absent", json_true());
+        if (m->etc_view)
+                json_object_set_new(o, "view", json_text("world-readable"));
         return o;
 }
 

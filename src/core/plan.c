@@ -29,11 +29,13 @@
 #endif
 
 static const char *const SYSTEM_DIRS[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
-/* From /etc only what describes the system and programs' defaults, never
- * credentials (no shadow, sudoers, ssh, machine-id, package managers' rc
- * files that may hold registry tokens). A symlink among them is resolved on
- * purpose (/etc is the host's, not writable by the command) and its target
- * bound at its name. */
+/* The entries of /etc every run checks (each bound, or copied into the
+ * linux backend's prepared /etc, as the host has it at the start): what
+ * programs need to run and what changes while the system runs. A symlink
+ * among them is resolved on purpose (/etc is the host's, not writable by
+ * the command) and its target bound at its name. The rest of the view's
+ * /etc is the host's world-readable /etc less cordon's deny list (the
+ * |etc_view| mount, src/linux/etc-scan.c). */
 static const char *const ETC_ENTRIES[] = {
         /* to run at all: the loader, name resolution, time, certificates */
         "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/ld.so.conf",
@@ -46,7 +48,6 @@ static const char *const ETC_ENTRIES[] = {
         /* the C library's and programs' databases and defaults */
         "/etc/services", "/etc/protocols", "/etc/rpc", "/etc/networks", "/etc/ethertypes", "/etc/gai.conf",
         "/etc/host.conf", "/etc/locale.alias", "/etc/manpath.config", "/etc/mime.types", "/etc/magic",
-        "/etc/gitconfig",
         /* the shells' system rc files */
         "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc", NULL,
 };
@@ -353,6 +354,30 @@ static int plan_system_landlock(builder *b)
         return 0;
 }
 
+/* The rest of the host's /etc (plan.h, |etc_view|) and, on the linux
+ * backend, /etc/mtab naming the sandbox's own mounts (df, mount). */
+static int plan_etc_view(builder *b)
+{
+        struct stat st;
+        if (host_lstat(b->h, "/etc", &st) < 0 || !S_ISDIR(st.st_mode))
+                return 0;
+        int r = add_bind(b, "/etc", "/etc", false, ORIGIN_SYSTEM, false);
+        plan_mount *m = r < 0 ? NULL : find_target(b->p, "/etc");
+        if (m && m->origin == ORIGIN_SYSTEM)
+                m->etc_view = true;
+        if (r < 0 || b->p->backend != BACKEND_LINUX)
+                return r;
+        char *link = strdup("/proc/self/mounts"), *tg = strdup("/etc/mtab");
+        if (!link || !tg) {
+                free(link);
+                free(tg);
+                return -ENOMEM;
+        }
+        /* cppcheck-suppress memleak ; add_mount takes ownership of the strings */
+        return add_mount(b->p, (plan_mount){.type = MOUNT_SYMLINK, .source = link, .target = tg,
+                                            .origin = ORIGIN_GENERATED});
+}
+
 static int plan_system(builder *b)
 {
         for (size_t i = 0; SYSTEM_DIRS[i]; i++) {
@@ -391,6 +416,11 @@ static int plan_system(builder *b)
                 if (host_stat(b->h, PACKAGE_DBS[i], &st) < 0 || !S_ISDIR(st.st_mode))
                         continue;
                 int r = add_bind(b, PACKAGE_DBS[i], PACKAGE_DBS[i], false, ORIGIN_SYSTEM, false);
+                if (r < 0)
+                        return r;
+        }
+        if (b->p->backend == BACKEND_LINUX || b->p->backend == BACKEND_LANDLOCK) {
+                int r = plan_etc_view(b);
                 if (r < 0)
                         return r;
         }
@@ -589,7 +619,10 @@ static int check_mountpoints(builder *b)
                                                  m->target, parent->target, mount_type_name(parent->type));
                         continue;
                 }
-                if (parent->origin == ORIGIN_INSTANCE || parent->origin == ORIGIN_WORKSPACE || m->missing)
+                /* the rest of /etc is the backend's prepared copy (it has
+                 * the mount points), or absent (a tmpfs directory) */
+                if (parent->origin == ORIGIN_INSTANCE || parent->origin == ORIGIN_WORKSPACE || m->missing ||
+                    parent->etc_view)
                         continue;
                 _cleanup_free_ char *hp = path_join(parent->source, path_skip_prefix(m->target, parent->target));
                 struct stat st;

@@ -59,6 +59,10 @@ typedef struct plan_mount {
         bool writable;
         bool is_dir;   /* bind: the source is a directory */
         bool missing;  /* protect: absent; cordon_start creates a placeholder */
+        /* bind of /etc (linux, landlock): the rest of the host's /etc, what
+         * others may read less cordon's deny list, as the backend prepares
+         * it (src/linux/etc-scan.c); never bound as it is */
+        bool etc_view;
         /* bind: the source lies inside a writable mount, where the command
          * may have swapped it since planning: the child checks that it is
          * still the inode planned (when |ino| is not 0) and not a link */

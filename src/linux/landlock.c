@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "etc-scan.h"
 #include "plan.h"
 #include "sys.h"
 
@@ -162,12 +163,83 @@ int landlock_full_network_check(const struct cordon_plan *p)
         return landlock_rights_for_abi(landlock_abi_relied(landlock_abi())).scoped ? 0 : -EOPNOTSUPP;
 }
 
+/* Has the plan a rule of its own for /etc/|rel| (a file of the list, at
+ * the top of /etc)? */
+static bool planned(const struct cordon_plan *p, const char *rel)
+{
+        if (strchr(rel, '/'))
+                return false;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const char *t = p->mounts[i].target;
+                if (p->mounts[i].type == MOUNT_BIND && strncmp(t, "/etc/", 5) == 0 && streq(t + 5, rel))
+                        return true;
+        }
+        return false;
+}
+
+/* The rest of the host's /etc (the plan's |etc_view| mount): listing its
+ * directories anywhere below it, reading what the listing holds (its "r"
+ * lines: each largest subtree wholly in the view, the files of the
+ * others; etc-scan.c), the same entries the linux backend copies. An entry
+ * gone since it was listed gets no rule. The descriptors are closed
+ * together at the end (one call instead of one a rule where they are
+ * consecutive). */
+static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
+                          cordon_error **ret_error)
+{
+        int view = p->instance_root ? etc_view_dir_open(p->instance_root) : -1;
+        etc_tree t = {0};
+        int r = etc_tree_get(view, ETC_RULES, &t);
+        if (view >= 0)
+                close(view);
+        if (r < 0)
+                return error_set(ret_error, -r, "cannot list /etc for its Landlock rules: %s", strerror(-r));
+        _cleanup_close_ int etc = openat(AT_FDCWD, "/etc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        r = etc < 0 ? -errno : landlock_allow_fd(ruleset, etc, ll->fs & LL_FS_READ_DIR, true);
+        int lo = -1, hi = -1;
+        for (char *line = t.text; r == 0 && line && strncmp(line, "r\t", 2) == 0;) {
+                char *rel = line + 2, *tab = strchr(rel, '\t'), *nl = tab ? strchr(tab, '\n') : NULL;
+                if (!tab || !nl)
+                        break;
+                *tab = '\0';
+                line = nl + 1;
+                bool dir = tab[1] == 'd';
+                if (streq(rel, ".")) {
+                        r = landlock_allow_fd(ruleset, etc, landlock_fs_read(ll->fs), true);
+                        continue;
+                }
+                if (planned(p, rel))
+                        continue;
+                int fd = openat(etc, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+                if (fd < 0)
+                        continue;
+                r = landlock_allow_fd(ruleset, fd, landlock_fs_read(ll->fs), dir);
+                if (lo < 0 || fd == hi + 1) {
+                        lo = lo < 0 ? fd : lo;
+                        hi = fd;
+                } else {
+                        close(fd);
+                }
+        }
+        if (lo >= 0 && sys_close_range((unsigned)lo, (unsigned)hi, 0) < 0)
+                for (int fd = lo; fd <= hi; fd++)
+                        close(fd);
+        etc_tree_clear(&t);
+        return r < 0 ? error_set(ret_error, -r, "Landlock rule for /etc: %s", strerror(-r)) : 0;
+}
+
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
                            supervise_root *roots, size_t *n_roots, cordon_error **ret_error)
 {
         *n_roots = 0;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
+                if (m->type == MOUNT_BIND && m->etc_view) {
+                        int r = etc_view_rules(p, ruleset, ll, ret_error);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (m->type != MOUNT_BIND)
                         continue; /* symlinks need no rights: their targets have rules */
                 int fd = openat(AT_FDCWD, m->source, O_PATH | O_CLOEXEC);

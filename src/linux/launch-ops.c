@@ -136,7 +136,9 @@ int launch_build_ops(const cordon_plan *p, launch_storage *s, const landlock_rig
                                                  .group = GROUP_SYSTEM};
                         etc_pending = false;
                 }
-                if (!covered[i])
+                /* the rest of the host's /etc exists only as the prepared
+                 * copy: without one, only the files of the list are shown */
+                if (!covered[i] && !m->etc_view)
                         s->ops[n++] = op_of(p, s, m, ll);
         }
         if (link_parents(s->ops, n) < 0)

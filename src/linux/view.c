@@ -17,7 +17,13 @@
  * directory gets its final name only once complete (rename of a temporary
  * one), so concurrent runs find a whole one or build their own. A file
  * changed within the last seconds is not copied (its timestamps may not
- * show a second change yet): the run binds the files one by one. */
+ * show a second change yet): the run binds the files one by one.
+ *
+ * The rest of the host's /etc (the plan's |etc_view| mount: what others
+ * may read, less cordon's deny list, etc-scan.c) is copied in with them,
+ * as the saved listing names it ("tree <hash>" in the manifest): the
+ * directories of the list come from it too, no longer bound on top.
+ * Without a prepared /etc nothing of it is shown, only the list. */
 #include "view.h"
 
 #include <dirent.h>
@@ -34,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "etc-scan.h"
 #include "sys.h"
 #include "util.h"
 
@@ -43,7 +50,7 @@
 #define STALE_S 600                   /* other generations older than this are removed */
 #define MAX_COPY (4LL * 1024 * 1024)  /* larger files are bound, not copied */
 
-typedef enum entry_kind { ENTRY_COPY, ENTRY_GENERATED, ENTRY_DIR, ENTRY_POINT } entry_kind;
+typedef enum entry_kind { ENTRY_COPY, ENTRY_GENERATED, ENTRY_DIR, ENTRY_POINT, ENTRY_LINK } entry_kind;
 
 /* The name below /etc of a mount the prepared directory can hold, or NULL. */
 static const char *etc_name(const plan_mount *m)
@@ -68,6 +75,10 @@ static bool kind_of(const plan_mount *m, entry_kind *k)
                 *k = ENTRY_GENERATED;
                 return true;
         }
+        if (m->type == MOUNT_SYMLINK && m->origin == ORIGIN_GENERATED && m->source) {
+                *k = ENTRY_LINK;
+                return true;
+        }
         if (m->type != MOUNT_BIND || m->origin != ORIGIN_SYSTEM || m->writable || m->untrusted || !m->seen.mode)
                 return false;
         bool plain_source = !strchr(m->source, '\n') && !strchr(m->source, ' ');
@@ -75,6 +86,15 @@ static bool kind_of(const plan_mount *m, entry_kind *k)
              : copyable(m) && plain_source ? ENTRY_COPY
                                           : ENTRY_POINT;
         return true;
+}
+
+/* The plan's mount of the rest of the host's /etc, or NULL. */
+static const plan_mount *tree_mount(const cordon_plan *p)
+{
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (p->mounts[i].etc_view && p->mounts[i].type == MOUNT_BIND && streq(p->mounts[i].target, "/etc"))
+                        return &p->mounts[i];
+        return NULL;
 }
 
 /* May this plan's /etc be prepared: every mount at or below /etc one the
@@ -87,6 +107,8 @@ static bool plan_fits(const cordon_plan *p)
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 entry_kind k;
+                if (streq(m->target, "/etc") && m->etc_view)
+                        continue;
                 if (streq(m->target, "/etc"))
                         return false;
                 if (strncmp(m->target, "/etc/", 5) != 0)
@@ -96,6 +118,13 @@ static bool plan_fits(const cordon_plan *p)
                 n++;
         }
         return n > 0;
+}
+
+/* Is |m| an entry of the prepared directory (the list's directories are
+ * not when the rest of /etc is copied in: they come with it)? */
+static bool held(const plan_mount *m, bool tree, entry_kind *k)
+{
+        return etc_name(m) && kind_of(m, k) && !(tree && *k == ENTRY_DIR);
 }
 
 /* |s| in hexadecimal, a chunk at a time. */
@@ -129,20 +158,26 @@ static void manifest_line(buf *b, const plan_mount *m, const char *name, entry_k
                 buf_put(b, "\n", 1);
                 break;
         case ENTRY_DIR: buf_printf(b, "dir %s\n", name); break;
+        case ENTRY_LINK:
+                buf_printf(b, "link %s ", name);
+                put_hex(b, m->source);
+                buf_put(b, "\n", 1);
+                break;
         case ENTRY_POINT:
         default: buf_printf(b, "point %s\n", name); break;
         }
 }
 
-static char *manifest_of(const cordon_plan *p)
+static char *manifest_of(const cordon_plan *p, const etc_tree *tree)
 {
         buf b = {0};
         buf_put(&b, MANIFEST_HEAD, strlen(MANIFEST_HEAD));
+        if (tree)
+                buf_printf(&b, "tree %016" PRIx64 "\n", tree->hash);
         for (size_t i = 0; i < p->n_mounts; i++) {
                 entry_kind k;
-                const char *name = etc_name(&p->mounts[i]);
-                if (name && kind_of(&p->mounts[i], &k))
-                        manifest_line(&b, &p->mounts[i], name, k);
+                if (held(&p->mounts[i], tree != NULL, &k))
+                        manifest_line(&b, &p->mounts[i], etc_name(&p->mounts[i]), k);
         }
         return buf_steal(&b);
 }
@@ -192,7 +227,7 @@ static bool plan_racy(const cordon_plan *p)
 {
         for (size_t i = 0; i < p->n_mounts; i++) {
                 entry_kind k;
-                if (etc_name(&p->mounts[i]) && kind_of(&p->mounts[i], &k) && k == ENTRY_COPY && racy(&p->mounts[i].seen))
+                if (held(&p->mounts[i], false, &k) && k == ENTRY_COPY && racy(&p->mounts[i].seen))
                         return true;
         }
         return false;
@@ -209,13 +244,16 @@ static bool has_xattrs(int fd)
         return n > 0 || (n < 0 && errno != ENOTSUP);
 }
 
-/* Copy the host file |m| (still the one planned) into |dfd|/|name|. */
-static bool copy_file(int dfd, const char *name, const plan_mount *m)
+/* Copy the host file |source| (still |seen|) into |dfd|/|name|. */
+static bool copy_file(int dfd, const char *name, const char *source, const struct plan_identity *seen,
+                      bool *ret_xattrs)
 {
-        _cleanup_close_ int src = openat(AT_FDCWD, m->source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        _cleanup_close_ int src = openat(AT_FDCWD, source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         struct stat st;
-        if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, &m->seen) ||
-            has_xattrs(src))
+        if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode) || !same_identity(&st, seen))
+                return false;
+        *ret_xattrs = has_xattrs(src);
+        if (*ret_xattrs)
                 return false;
         _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                                          0644 | (st.st_mode & 0111));
@@ -232,15 +270,19 @@ static bool copy_file(int dfd, const char *name, const plan_mount *m)
                 return false;
         /* not changed while copied */
         const struct timespec times[2] = {st.st_atim, st.st_mtim};
-        return fstat(src, &st) == 0 && same_identity(&st, &m->seen) && fchmod(dst, 0644 | (st.st_mode & 0111)) == 0 &&
+        return fstat(src, &st) == 0 && same_identity(&st, seen) && fchmod(dst, 0644 | (st.st_mode & 0111)) == 0 &&
                futimens(dst, times) == 0;
 }
 
 static bool make_entry(int dfd, const plan_mount *m, const char *name, entry_kind k)
 {
         switch (k) {
-        case ENTRY_COPY: return copy_file(dfd, name, m);
+        case ENTRY_COPY: {
+                bool xattrs = false;
+                return copy_file(dfd, name, m->source, &m->seen, &xattrs);
+        }
         case ENTRY_DIR: return mkdirat(dfd, name, 0755) == 0;
+        case ENTRY_LINK: return symlinkat(m->source, dfd, name) == 0;
         case ENTRY_POINT: return mknodat(dfd, name, S_IFREG | 0644, 0) == 0;
         case ENTRY_GENERATED:
         default: {
@@ -250,11 +292,11 @@ static bool make_entry(int dfd, const plan_mount *m, const char *name, entry_kin
         }
 }
 
-/* Remove |name| in |dfd|: a file, or a directory of files and empty
- * directories (what build makes). */
-static void remove_flat(int dfd, const char *name)
+/* Remove |name| in |dfd|: a file, or a directory (what build makes: files,
+ * symlinks and directories of them), no link followed. */
+static void remove_tree(int dfd, const char *name, int depth)
 {
-        if (unlinkat(dfd, name, 0) == 0 || errno != EISDIR)
+        if (unlinkat(dfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM) || depth > 64)
                 return;
         int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -264,11 +306,13 @@ static void remove_flat(int dfd, const char *name)
                 return;
         }
         for (struct dirent *e; (e = readdir(d));)
-                if (!streq(e->d_name, ".") && !streq(e->d_name, "..") && unlinkat(fd, e->d_name, 0) < 0)
-                        (void)unlinkat(fd, e->d_name, AT_REMOVEDIR);
+                if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+                        remove_tree(fd, e->d_name, depth + 1);
         closedir(d);
         (void)unlinkat(dfd, name, AT_REMOVEDIR);
 }
+
+static void remove_flat(int dfd, const char *name) { remove_tree(dfd, name, 0); }
 
 /* Is |gen| a generation without its manifest |mname|, left long ago by
  * a launcher killed between the two? */
@@ -350,9 +394,74 @@ static bool write_manifest(int view, const char *name, const char *text)
         return ok;
 }
 
+/* ---- the rest of /etc: the saved listing (etc-scan.h) copied in --------------------------- */
+
+/* Does the plan put an entry of its own at /etc/|top| (a file of the
+ * list, a generated one)? Then the listing's is not copied; the list's
+ * directories come from the listing. */
+static bool planned_top(const cordon_plan *p, const char *top, size_t len)
+{
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                entry_kind k;
+                const char *name = etc_name(&p->mounts[i]);
+                if (name && strlen(name) == len && memcmp(name, top, len) == 0 && held(&p->mounts[i], true, &k))
+                        return true;
+        }
+        return false;
+}
+
+static bool parse_identity(const char *s, struct plan_identity *id)
+{
+        unsigned long long dev = 0, ino = 0, size = 0;
+        long long mtime = 0, ctime = 0;
+        unsigned mode = 0;
+        if (sscanf(s, "%llu %llu %llu %lld %lld %o", &dev, &ino, &size, &mtime, &ctime, &mode) != 6)
+                return false;
+        *id = (struct plan_identity){.dev = dev, .ino = ino, .size = size, .mtime_ns = mtime, .ctime_ns = ctime,
+                                     .mode = mode};
+        return true;
+}
+
+/* One line of the listing (a directory, a symlink, a file: "r" lines are
+ * the landlock backend's) made in |dfd|; false when the host changed since
+ * it was listed. A file with extended attributes (an ACL that refuses
+ * someone) stays out, as a copy would drop them. */
+static bool tree_entry(int dfd, char *line)
+{
+        char *rel = line + 2, *tab = strchr(rel, '\t');
+        if (line[0] == 'd')
+                return mkdirat(dfd, rel, 0755) == 0;
+        if (!tab || (line[0] != 'l' && line[0] != 'f'))
+                return line[0] == 'r';
+        *tab = '\0';
+        if (line[0] == 'l')
+                return symlinkat(tab + 1, dfd, rel) == 0;
+        struct plan_identity id;
+        _cleanup_free_ char *src = strjoin2("/etc/", rel);
+        bool xattrs = false;
+        return src && parse_identity(tab + 1, &id) && (copy_file(dfd, rel, src, &id, &xattrs) || xattrs);
+}
+
+static bool copy_tree(int dfd, const cordon_plan *p, char *text)
+{
+        for (char *line = text; line && *line;) {
+                char *nl = strchr(line, '\n');
+                if (!nl)
+                        return false;
+                *nl = '\0';
+                const char *rel = line + 2;
+                size_t top = strcspn(rel, "/\t");
+                if (strlen(line) < 3 || line[1] != '\t' || (!planned_top(p, rel, top) && !tree_entry(dfd, line)))
+                        return false;
+                line = nl + 1;
+        }
+        return true;
+}
+
 /* Build the directory |gen| of |p| in |view| (in a temporary directory,
- * renamed when whole), then its manifest |gen|.m. */
-static bool build(int view, const cordon_plan *p, const char *gen, const char *manifest)
+ * renamed when whole), then its manifest |gen|.m; with the rest of /etc
+ * when |tree| (the listing the manifest names). */
+static bool build(int view, const cordon_plan *p, const char *gen, const char *manifest, const etc_tree *tree)
 {
         char tmp[NAME_MAX + 1], mname[NAME_MAX + 3];
         temp_name(tmp, sizeof(tmp), "");
@@ -363,9 +472,15 @@ static bool build(int view, const cordon_plan *p, const char *gen, const char *m
         bool ok = dfd >= 0;
         for (size_t i = 0; ok && i < p->n_mounts; i++) {
                 entry_kind k;
-                const char *name = etc_name(&p->mounts[i]);
-                if (name && kind_of(&p->mounts[i], &k))
-                        ok = make_entry(dfd, &p->mounts[i], name, k);
+                if (held(&p->mounts[i], tree != NULL, &k))
+                        ok = make_entry(dfd, &p->mounts[i], etc_name(&p->mounts[i]), k);
+        }
+        if (ok && tree) {
+                etc_tree full = {0};
+                ok = etc_tree_get(view, ETC_ALL, &full) == 0 && full.hash == tree->hash && copy_tree(dfd, p, full.text);
+                if (!ok) /* the host changed since: walk again next time */
+                        etc_tree_invalidate(view);
+                etc_tree_clear(&full);
         }
         /* When |gen| exists already, another run made it meanwhile (its
          * manifest is what the caller reads next), or it is being removed,
@@ -386,28 +501,13 @@ static bool build(int view, const cordon_plan *p, const char *gen, const char *m
         return ok;
 }
 
-/* <root>/logs/view (made when missing), each step opened without
- * following a symlink. */
-static int open_view(const cordon_plan *p)
-{
-        _cleanup_close_ int root = openat(AT_FDCWD, p->instance_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        _cleanup_close_ int logs = root >= 0 ? openat(root, "logs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-        if (logs < 0)
-                return -1;
-        int fd = openat(logs, "view", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0 || errno != ENOENT)
-                return fd;
-        if (mkdirat(logs, "view", 0700) < 0 && errno != EEXIST)
-                return -1;
-        return openat(logs, "view", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
-static void mark_covered(const cordon_plan *p, bool *covered)
+static void mark_covered(const cordon_plan *p, bool *covered, bool tree)
 {
         for (size_t i = 0; i < p->n_mounts; i++) {
                 entry_kind k;
-                covered[i] = etc_name(&p->mounts[i]) && kind_of(&p->mounts[i], &k) &&
-                             (k == ENTRY_COPY || k == ENTRY_GENERATED);
+                covered[i] = (tree && p->mounts[i].etc_view) ||
+                             (etc_name(&p->mounts[i]) && kind_of(&p->mounts[i], &k) &&
+                              (k == ENTRY_COPY || k == ENTRY_GENERATED || k == ENTRY_LINK || (tree && k == ENTRY_DIR)));
         }
 }
 
@@ -430,22 +530,27 @@ char *view_etc_open(const cordon_plan *p, bool *covered, int *ret_lock, struct s
         *ret_lock = -1;
         if (!plan_fits(p))
                 return NULL;
-        _cleanup_free_ char *manifest = manifest_of(p);
-        _cleanup_close_ int view = manifest ? open_view(p) : -1;
-        if (view < 0)
+        _cleanup_close_ int view = etc_view_dir_open(p->instance_root);
+        etc_tree tree = {0};
+        bool has_tree = tree_mount(p) != NULL;
+        /* without the listing, nothing of the rest of /etc is shown */
+        if (view < 0 || (has_tree && etc_tree_get(view, ETC_HASH, &tree) < 0))
+                return NULL;
+        _cleanup_free_ char *manifest = manifest_of(p, has_tree ? &tree : NULL);
+        if (!manifest)
                 return NULL;
         char gen[32], mname[40];
         snprintf(gen, sizeof(gen), "etc-%016" PRIx64, fnv1a(manifest));
         snprintf(mname, sizeof(mname), "%s.m", gen);
         _cleanup_close_ int lock = open_manifest(view, mname, manifest);
         if (lock < 0 && !plan_racy(p)) {
-                (void)build(view, p, gen, manifest);
+                (void)build(view, p, gen, manifest, has_tree ? &tree : NULL);
                 lock = open_manifest(view, mname, manifest);
         }
         char *path = lock >= 0 ? gen_path(p, view, gen, ret_st) : NULL;
         if (!path)
                 return NULL;
-        mark_covered(p, covered);
+        mark_covered(p, covered, has_tree);
         *ret_lock = TAKE_FD(lock);
         return path;
 }

@@ -34,7 +34,7 @@ if command -v man >/dev/null && man -w ls >/dev/null 2>&1; then
 else not_ok "man -w ls needs man-db and coreutils' pages (scripts/deps.sh test)"; fi
 both_out "/etc/profile and /etc/bash.bashrc are there for login shells" yes \
     sh -c 'test -r /etc/profile && test -r /etc/bash.bashrc && echo yes'
-for f in /etc/shadow /etc/sudoers /etc/machine-id /etc/environment; do
+for f in /etc/shadow /etc/sudoers /etc/machine-id /etc/passwd-; do
     [ -e $f ] || continue
     check "$f exists on the host (control)" as_user test -e $f
     check_out "$f is not visible inside" "ENOENT" cordon run -- "$PROBE" stat $f

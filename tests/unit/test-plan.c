@@ -383,7 +383,11 @@ static void test_default_view_properties(void)
                 CHECK(!mount_at(p, "/etc/ca-certificates")); /* absent on this host */
                 CHECK(!mount_at(p, "/etc/shadow"));
                 CHECK(!mount_at(p, "/etc/sudoers"));
-                CHECK(!mount_at(p, "/etc"));
+                /* the rest of /etc: the backend's prepared view of it, never bound as is */
+                m = mount_at(p, "/etc");
+                CHECK(m && m->etc_view && m->type == MOUNT_BIND && !m->writable && m->origin == ORIGIN_SYSTEM);
+                m = mount_at(p, "/etc/mtab");
+                CHECK(m && m->type == MOUNT_SYMLINK && streq(m->source, "/proc/self/mounts"));
                 /* a link in /etc: its target, resolved on purpose, bound at its name */
                 m = mount_at(p, "/etc/os-release");
                 CHECK(m && m->type == MOUNT_BIND && streq(m->source, "/usr/lib/os-release") && !m->writable);
