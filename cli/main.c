@@ -454,7 +454,7 @@ static void print_notes(const cordon_plan *plan, int status)
         for (size_t i = 0; h && h[i]; i++)
                 if (status < 0)
                         fprintf(stderr, "cordon: note: %s\n", h[i]);
-                else if (cordon_plan_hint_exit_status(plan, i) == status)
+                else if (cordon_plan_hint_explains(plan, i, status))
                         fprintf(stderr, "cordon: note: exit status %d%s: %s\n", status,
                                 status == 127 ? " (a command not found)" : "", h[i]);
 }

@@ -379,6 +379,11 @@ CORDON_API const char *const *cordon_plan_hints(const cordon_plan *plan);
  * fatal error, for an identity the sandbox does not show), so that a
  * caller can say it then rather than on every run; -1 for no such hint. */
 CORDON_API int cordon_plan_hint_exit_status(const cordon_plan *plan, size_t i);
+/* Does hint |i| explain this plan's command ending with exit status
+ * |status|: its status, and for the PATH note, a word of the command line
+ * names a program that only a hidden PATH entry holds (`sh -c 'exit 127'`
+ * names none: no lookup of a hidden program failed). */
+CORDON_API bool cordon_plan_hint_explains(const cordon_plan *plan, size_t i, int status);
 /* The child environment ("NAME=VALUE", sorted by name, NULL-terminated);
  * owned by the plan. */
 CORDON_API const char *const *cordon_plan_env(const cordon_plan *plan);

@@ -178,6 +178,11 @@ struct cordon_plan {
          * (the note's list goes when it is named), or NULL. */
         char **path_hidden;
         char *caller_home;         /* the caller's home (what suggestions never name), or NULL */
+        /* The PATH note's index, and whether the command names a program
+         * only the hidden entries hold (1 yes, -1 no, 0 not asked yet):
+         * cordon_plan_hint_explains */
+        size_t path_hint;
+        int names_hidden;
         /* CORDON_DEBUG=word,word (read from the caller's environment; whole
          * words only, an unknown one is a warning):
          * timing: print how long each setup phase took;

@@ -64,6 +64,12 @@ check_status "without --profile rust: cargo (run by a shell) not found" 127 fh "
 check_contains "... and cordon says which profile would bring its PATH entry" \
     "exit status 127 (a command not found): PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" \
     fh "$CORDON" run -- sh -c cargo
+no_note() { fh "$CORDON" run -- sh -c "$1" 2>&1; }
+check_out "exit 127 where no lookup of a hidden program failed (sh -c 'exit 127'): no note" "" no_note 'exit 127'
+check_out "... nor for a program no PATH entry has (sh's own message only)" "sh: 1: cordon-nowhere: not found" \
+    no_note cordon-nowhere
+check_contains "control: the same exit with a word naming the hidden program gets it" \
+    "PATH entries not visible inside: $FH/.cargo/bin" no_note 'cargo; exit 127'
 check_contains "... with --verbose also when nothing failed" \
     "PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" fh "$CORDON" run --verbose -- true
 # The note is named with the profiles only when it is shown: a run that
