@@ -62,7 +62,7 @@ static const char *const CREDENTIAL_KINDS[] = {
 /* ... and what marks one there, case-insensitively, outside comments */
 static const char *const CREDENTIAL_MARKS[] = {
         "token", "secret", "passw", "_auth", "apikey", "api_key", "api-key", "access_key", "private_key",
-        "authorization", "extraheader", "credential", NULL,
+        "authorization", "extraheader", NULL,
 };
 
 bool etc_denied(const char *rel)

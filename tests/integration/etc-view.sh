@@ -35,6 +35,10 @@ printf '# a comment: _authToken=not-a-token\ncafile=/etc/ssl/certs/ca-certificat
 mkdir -p /etc/xdg/pip
 printf '[global]\nindex-url = https://user:s3cret@pypi.example.com/simple\n' >/etc/xdg/pip/pip.conf
 printf 'PATH="/usr/local/bin:/usr/bin:/bin"\nGITHUB_TOKEN=ghp_example\n' >/etc/environment
+mkdir -p /etc/cordon-git
+printf '[credential]\n\thelper = store\n' >/etc/cordon-git/gitconfig
+printf '[http]\n\textraHeader = AUTHORIZATION: bearer abc\n' >/etc/cordon-tool/gitconfig
+chmod -R go+rX /etc/cordon-git /etc/cordon-tool/gitconfig
 chmod 644 /etc/pip.conf /etc/npmrc /etc/xdg/pip/pip.conf /etc/environment /etc/cordon-tool/sub/x.conf
 sleep 2.2 # older than the listing's 2 s
 
@@ -73,6 +77,10 @@ for be in linux landlock; do
     check_out "$be: ... holds a credential, left out" "$(unseen $be)" run "${B[@]}" -- "$PROBE" read /etc/xdg/pip/pip.conf
     check_out "$be: /etc/environment with a token in it is left out" "$(unseen $be)" \
         run "${B[@]}" -- "$PROBE" read /etc/environment
+    check_out "$be: a gitconfig with an Authorization header is left out" "$(unseen $be)" \
+        run "${B[@]}" -- "$PROBE" read /etc/cordon-tool/gitconfig
+    check_out "$be: control: one naming only a credential helper is shown" "1" \
+        piped "${B[@]}" -- cat /etc/cordon-git/gitconfig -- grep -c helper
     check_out "$be: control: an npmrc whose token is only in a comment is shown" "1" \
         piped "${B[@]}" -- cat /etc/npmrc -- grep -c cafile
     # ---- the toolchains ------------------------------------------------------------------------
@@ -114,5 +122,5 @@ chmod 600 /etc/cordon-new; sleep 2.2
 check_out "... and once no longer readable by others, is gone" "ENOENT" run -- "$PROBE" read /etc/cordon-new
 check_contains "cordon plan names the view" "/etc (what others may read, less cordon's deny list) -> /etc" \
     cordon plan -- true
-rm -rf /etc/cordon-new /etc/cordon-tool
+rm -rf /etc/cordon-new /etc/cordon-tool /etc/cordon-git
 done_testing
