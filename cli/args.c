@@ -296,7 +296,8 @@ void cli_args_free(cli_args *a)
         "                             matches it (a secret on purpose; repeatable)\n"                  \
         "  --exclude GLOB             drop matching variables (repeatable)\n"                          \
         "  --include-only GLOB        keep only matching variables (repeatable)\n"                     \
-        "  --ignore-default-excludes  keep variables named *KEY*, *SECRET*, *TOKEN*\n"                 \
+        "  --ignore-default-excludes  keep variables named *KEY*, *SECRET*, *TOKEN*, *PASSWORD*,\n"     \
+        "                             *PASSWD*, *CREDENTIAL*, *PRIVATE*, *_PAT\n"                      \
         "  --keep-default-excludes    drop them (the default)\n"
 
 #define LIMIT_FLAGS                                                                                    \

@@ -401,7 +401,7 @@ func PrepareCommand(cmd *exec.Cmd) error {
 // up inside the sandbox, on the sandbox's PATH, as `cordon run` does, not
 // where the host's exec.LookPath found it (a host shim that does not work
 // inside). The environment: cmd.Env (else os.Environ()) goes through the
-// policy (Config.Env; default core: *KEY*, *SECRET*, *TOKEN* dropped), and
+// policy (Config.Env; default core: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL*, ... dropped), and
 // each variable of cmd.Env that os.Environ() does not have, or has with
 // another value, reaches the command as it is (you put it there). HOME,
 // TMPDIR and XDG_* point into <Home>/runtime-user-env/.

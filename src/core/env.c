@@ -70,11 +70,17 @@ static void env_filter(char **env, bool (*drop)(const char *name, const void *ar
                 env[o] = NULL;
 }
 
+/* Codex's three (KEY, SECRET, TOKEN anywhere in the name), and cordon's
+ * addition: PASSWORD, PASSWD, CREDENTIAL, PRIVATE anywhere, and a name
+ * ending in _PAT (a personal access token: GH_PAT). Any case. */
 static bool is_default_excluded(const char *name, const void *arg)
 {
+        static const char *const PARTS[] = {"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE"};
         (void)arg;
-        return str_contains_casefold(name, "KEY") || str_contains_casefold(name, "SECRET") ||
-               str_contains_casefold(name, "TOKEN");
+        for (size_t i = 0; i < sizeof(PARTS) / sizeof(PARTS[0]); i++)
+                if (str_contains_casefold(name, PARTS[i]))
+                        return true;
+        return fnmatch_casefold("*_PAT", name) == 0;
 }
 
 static bool matches_any(const char *name, char *const *globs)

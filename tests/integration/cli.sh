@@ -104,6 +104,13 @@ run_cli plan --inherit all -- true
 check_fails "plan --inherit all: no OPENAI_API_KEY in the env" grep -q OPENAI_API_KEY "$T/out"
 run_cli plan --inherit all --ignore-default-excludes -- true
 check "control: plan --inherit all --ignore-default-excludes shows it" grep -q "OPENAI_API_KEY=sk-cli-test" "$T/out"
+# cordon's addition to Codex's three: PASSWORD, PASSWD, CREDENTIAL, PRIVATE, *_PAT
+for v in DB_PASSWORD=pw MYSQL_PASSWD=pw MY_CREDENTIALS=c SSH_PRIVATE=k GH_PAT=ghp; do
+    (export "$v"; run_cli plan --inherit all -- true; cp "$T/out" "$T/env-ex")
+    check_fails "plan --inherit all: ${v%%=*} is dropped" grep -qx "  $v" "$T/env-ex"
+    (export "$v"; run_cli plan --inherit all --ignore-default-excludes -- true; cp "$T/out" "$T/env-ex")
+    check "control: ... kept with --ignore-default-excludes" grep -qx "  $v" "$T/env-ex"
+done
 run_cli plan -- true
 run_cli plan --memory 512M --pids 64 --timeout 1.5 -- true
 if is_root_run; then by="the pids cgroup"; else by="RLIMIT_NPROC in the sandbox's user namespace"; fi

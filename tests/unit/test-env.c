@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The environment policy, step by step as DESIGN.md orders it:
  *   1. inherit (core / all / none)
- *   2. default excludes (*KEY*, *SECRET*, *TOKEN* in the name, any case)
+ *   2. default excludes (*KEY*, *SECRET*, *TOKEN*, and cordon's *PASSWORD*, *PASSWD*,
+ *      *CREDENTIAL*, *PRIVATE*, *_PAT in the name, any case)
  *   3. exclude globs
  *   4. set (then the command's own variables)
  *   5. include_only
@@ -79,6 +80,16 @@ static const env_case CASES[] = {
          .base = {"MyKey=1", "keyring=1", "MONKEY=1", "Secretary=1", "client_secret=1", "token=1", "TOKENIZER=1",
                   "NOTE=my KEY is a SECRET TOKEN", "KE_Y=1", "TOKE=1", "SECRE=1"},
          .want = "KE_Y=1\nNOTE=my KEY is a SECRET TOKEN\nSECRE=1\nTOKE=1\n"},
+        {.name = "cordon's addition: PASSWORD, PASSWD, CREDENTIAL, PRIVATE anywhere, *_PAT, any case",
+         .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\"}}",
+         .base = {"DB_PASSWORD=1", "mysql_passwd=1", "MY_CREDENTIALS=1", "GOOGLE_APPLICATION_CREDENTIALS=1",
+                  "SSH_PRIVATE=1", "GH_PAT=1", "gitlab_pat=1", "PATH=/bin", "PATTERN=1", "PAT=1", "PASS=1",
+                  "PAT_X=1"},
+         .want = "PASS=1\nPAT=1\nPATH=/bin\nPATTERN=1\nPAT_X=1\n"},
+        {.name = "... kept, all of them, with ignore_default_excludes",
+         .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\", \"ignore_default_excludes\": true}}",
+         .base = {"DB_PASSWORD=1", "GH_PAT=1", "MY_CREDENTIALS=1", "OPENAI_API_KEY=1"},
+         .want = "DB_PASSWORD=1\nGH_PAT=1\nMY_CREDENTIALS=1\nOPENAI_API_KEY=1\n"},
         {.name = "exclude applies to core names too",
          .policy = "{\"shell_environment_policy\": {\"exclude\": [\"USER*\"]}}",
          .base = {"USER=a", "USERNAME=a", "PATH=/bin"},
@@ -89,8 +100,8 @@ static const env_case CASES[] = {
          .policy = "{\"shell_environment_policy\": {\"inherit\": \"all\", \"exclude\": [\"aws_*\", \"?ITHUB*\", "
                    "\"*_pass\"]}}",
          .base = {"AWS_REGION=1", "aws_profile=1", "Aws_Cli=1", "AWSX=1", "GITHUB_USER=1", "XGITHUB=1", "github=1",
-                  "DB_PASS=1", "DB_PASSWORD=1", "PATH=/bin"},
-         .want = "AWSX=1\nDB_PASSWORD=1\nPATH=/bin\nXGITHUB=1\n"},
+                  "DB_PASS=1", "DB_PASSX=1", "PATH=/bin"},
+         .want = "AWSX=1\nDB_PASSX=1\nPATH=/bin\nXGITHUB=1\n"},
         {.name = "exclude applies to the inherited names only, before set",
          .policy = "{\"shell_environment_policy\": {\"exclude\": [\"PATH\"], \"set\": {\"PATH\": \"/opt/bin\"}}}",
          .base = {"PATH=/bin", "HOME=/h"},
