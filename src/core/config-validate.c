@@ -211,6 +211,9 @@ const char *pass_name_problem(const char *name)
         if (strchr(name, '='))
                 return "takes a variable name, whose value comes from cordon's environment (to give a "
                        "variable a value, use set: --set NAME=VALUE)";
+        if (strpbrk(name, "*?["))
+                return "takes exact variable names, not globs (a secret passes only by its name: list each "
+                       "one, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)";
         return NULL;
 }
 

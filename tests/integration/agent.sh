@@ -136,6 +136,9 @@ check_status "--pass-env NAME=VALUE is refused (a value belongs to --set, not ar
     cordon run --stats "$(out pe.json)" --pass-env GITHUB_TOKEN=ghp_x -- true
 rec "... naming --set" "$(out pe.json)" "o['error']['flag'] == '--pass-env' and '--set' in o['error']['message']"
 check_status "... as is an empty name" 125 cordon run --pass-env "" -- true
+check_status "--pass-env with a glob is refused (AWS_* would never match)" 125 cordon run --pass-env 'AWS_*' -- true
+check_contains "... saying to list the names" "takes exact variable names, not globs" cordon run --pass-env 'AWS_?' -- true
+check_status "control: the exact name passes" 0 cordon run --pass-env AWS_REGION -- true
 # a run the command can write to: a symlink it plants at the stats path is
 # not followed when a later run is refused
 as_user ln -s "$T/victim" "$W/planted.json"

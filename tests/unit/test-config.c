@@ -148,6 +148,10 @@ static const struct {
          "pass-name-with-equals.json:3:22: shell_environment_policy.pass[1]: \"GITHUB_TOKEN=ghp_x\" takes a variable "
          "name, whose value comes from cordon's environment (to give a variable a value, use set: --set NAME=VALUE)",
          "shell_environment_policy.pass[1]", 3, 22},
+        {"pass-name-glob.json",
+         "pass-name-glob.json:3:26: shell_environment_policy.pass[1]: \"AWS_*\" takes exact variable names, not globs "
+         "(a secret passes only by its name: list each one, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
+         "shell_environment_policy.pass[1]", 3, 26},
         {"pass-name-empty.json",
          "pass-name-empty.json:3:14: shell_environment_policy.pass[0]: \"\" must be a variable name, not empty",
          "shell_environment_policy.pass[0]", 3, 14},
