@@ -15,6 +15,10 @@ void config_swap_in(cordon_config *c, cordon_config *n) HIDDEN;
 /* Add the canonical form of |spec| to the allowlist, once. Returns 0,
  * -EINVAL (|*why| says why) or -ENOMEM. */
 int network_allow_put(cordon_config *c, const char *spec, const char **why) HIDDEN;
+/* A layer |seq| set the network / added to the allowlist: the later layer
+ * wins between the two (config.h, layer_seq). */
+void config_network_chosen(cordon_config *c, unsigned seq) HIDDEN;
+void config_allow_chosen(cordon_config *c, unsigned seq) HIDDEN;
 /* Insert or replace the rule for |target|; takes ownership of the strings
  * (freed on failure, -ENOMEM; a NULL |from| is out of memory too). */
 int expose_put(cordon_config *c, char *source, char *target, bool writable, bool optional, char *from) HIDDEN;

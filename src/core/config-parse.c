@@ -313,6 +313,7 @@ static int m_network(layer *L, json_t *v)
         if (i < 0)
                 return i;
         L->c->network = (cordon_network)i;
+        config_network_chosen(L->c, L->c->layer_seq * 2);
         return layer_note_from(L, &L->c->network_from);
 }
 
@@ -321,6 +322,7 @@ static int allow_put(layer *L, const char *s, void *unused)
 {
         (void)unused;
         const char *why = NULL;
+        config_allow_chosen(L->c, L->c->layer_seq * 2);
         int r = network_allow_put(L->c, s, &why);
         if (r == -EINVAL)
                 return layer_fail(L, "\"%s\": %s", s, why);
@@ -696,6 +698,7 @@ int cordon_config_load_string(cordon_config *c, const char *json, const char *na
                 json_decref(root);
                 return error_set(ret_error, ENOMEM, "out of memory");
         }
+        n->layer_seq++;
         layer L = {.file = name, .text = json, .c = n, .err = ret_error};
         r = apply_layer(&L, root);
         while (L.depth > 0)

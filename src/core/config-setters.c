@@ -95,8 +95,10 @@ int cordon_config_set_network(cordon_config *c, cordon_network network)
         if (network < CORDON_NETWORK_NONE || network > CORDON_NETWORK_PROXY)
                 return -EINVAL;
         int r = setter_note_from(c, &c->network_from, "isolation.network", network_name(network));
-        if (r == 0)
+        if (r == 0) {
                 c->network = network;
+                config_network_chosen(c, c->layer_seq * 2 + 1);
+        }
         return r;
 }
 
@@ -120,6 +122,10 @@ int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_e
         int r = 0;
         const char *why = NULL;
         _cleanup_free_ char *item = NULL;
+        cordon_network network_before = c->network;
+        unsigned allow_seq_before = c->allow_seq;
+        _cleanup_free_ char *network_from_before = xstrdup(c->network_from);
+        config_allow_chosen(c, c->layer_seq * 2 + 1);
         for (const char *p = spec; r == 0;) {
                 size_t n = strcspn(p, ",");
                 free(item);
@@ -135,6 +141,11 @@ int cordon_config_add_network_allow(cordon_config *c, const char *spec, cordon_e
                 return 0;
         strv_free(c->network_allow); /* a failing setter changes nothing */
         c->network_allow = TAKE_PTR(before);
+        c->network = network_before;
+        c->allow_seq = allow_seq_before;
+        if (!c->network_from) {
+                c->network_from = TAKE_PTR(network_from_before);
+        }
         if (r == -ENOMEM)
                 return error_set(ret_error, ENOMEM, "out of memory");
         if (strchr(spec, ','))

@@ -213,6 +213,31 @@ cordon_network config_effective_network(const cordon_config *c)
         return c->network;
 }
 
+/* "network" and "network_allow" across layers: the later layer wins (an
+ * allowlist over an earlier "network": "none" means "proxy"; an explicit
+ * network over an earlier allowlist drops the list, but "proxy", which
+ * uses it). Within one layer both are the planner's conflict. |seq| is
+ * the layer (config.h). */
+void config_network_chosen(cordon_config *c, unsigned seq)
+{
+        if (c->allow_from && c->allow_seq < seq && c->network != CORDON_NETWORK_PROXY) {
+                c->network_allow = strv_free(c->network_allow);
+                free(c->allow_from);
+                c->allow_from = NULL;
+        }
+        c->network_seq = seq;
+}
+
+void config_allow_chosen(cordon_config *c, unsigned seq)
+{
+        if (c->network_from && c->network_seq < seq && c->network != CORDON_NETWORK_PROXY) {
+                c->network = CORDON_NETWORK_NONE; /* the default: with the list, "proxy" */
+                free(c->network_from);
+                c->network_from = NULL;
+        }
+        c->allow_seq = seq;
+}
+
 /* Add the canonical form of |spec| to the allowlist, once. Returns 0,
  * -EINVAL (|*why| says why) or -ENOMEM. */
 int network_allow_put(cordon_config *c, const char *spec, const char **why)

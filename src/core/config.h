@@ -47,6 +47,11 @@ struct cordon_config {
         /* Where a value was set, for the errors cordon_prepare finds in it
          * (see config_from): NULL for the default. */
         char *home_from, *workspace_from, *network_from, *allow_from;
+        /* Which layer set the network and last added to the allowlist: a
+         * config file is an even number (2, 4, ... in load order), the
+         * setters called after file k are 2k+1 (the CLI's flags are one
+         * layer); between layers the later wins (config_network_chosen). */
+        unsigned layer_seq, network_seq, allow_seq;
         cordon_expose_mode auto_expose[3];
         expose_rule *expose;
         size_t n_expose;

@@ -448,10 +448,19 @@ run_refused "--allow-net first, --network loopback after: the same conflict" \
     run --allow-net example.org --network loopback -- true
 run_refused "--network full --allow-net example.org" 'cordon: --allow-net example.org: conflicts with --network full:*' \
     run --network full --allow-net example.org -- true
+# Between layers the later wins (each case with its same-layer conflict above as control)
 printf '{"isolation": {"network": "none"}}\n' >"$W/none.json"; chmod 644 "$W/none.json"
-run_refused "a config's network \"none\" and --allow-net" \
-    'cordon: --allow-net example.org: conflicts with none.json:1:27: isolation.network:*' \
-    run --config none.json --allow-net example.org -- true
+printf '{"isolation": {"network_allow": ["example.org"]}}\n' >"$W/allow.json"; chmod 644 "$W/allow.json"
+check_contains "a config's network \"none\", then --allow-net (a later layer): proxy" "network: proxy" \
+    cordon plan --config none.json --allow-net example.org -- true
+check_contains "a layer's network_allow over an earlier layer's \"none\": proxy with its hosts" \
+    "allow: example.org" cordon plan --config none.json --config allow.json -- true
+check_contains "an earlier allowlist, then a layer's \"none\": none (the list dropped)" "network: none" \
+    cordon plan --config allow.json --config none.json -- true
+check_contains "an allowlist, then --network full: full" "network: full" \
+    cordon plan --config allow.json --network full -- true
+check_contains "control: an allowlist, then \"proxy\": keeps the list" "allow: example.org" \
+    cordon plan --config allow.json --network proxy -- true
 check_contains "control: --allow-net alone means proxy" "network: proxy" cordon plan --allow-net example.org -- true
 check_contains "control: --network proxy --allow-net agrees" "network: proxy" \
     cordon plan --network proxy --allow-net example.org -- true
