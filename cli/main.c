@@ -45,6 +45,10 @@ static void on_log(cordon_log_level level, const char *message, void *userdata)
         (void)userdata;
         if (level == CORDON_LOG_WARNING)
                 fprintf(stderr, "cordon: warning: %s\n", message);
+        else if (level == CORDON_LOG_NOTICE) {
+                if (!quiet)
+                        fprintf(stderr, "cordon: warning: %s\n", message);
+        }
         else if (level == CORDON_LOG_DENIED) {
                 if (!quiet)
                         fprintf(stderr, "cordon: %s\n", message);

@@ -149,6 +149,8 @@ typedef enum cordon_log_level {
         CORDON_LOG_INFO,
         CORDON_LOG_DENIED,  /* the network proxy refused a host (once per host and port), or the
                              * landlock backend a path outside the writable ones (once per call and path) */
+        CORDON_LOG_NOTICE,  /* a limit of the backend worth knowing, said once per instance root
+                             * (the landlock backend cannot keep git's config read-only) */
 } cordon_log_level;
 
 typedef void (*cordon_log_fn)(cordon_log_level level, const char *message, void *userdata);

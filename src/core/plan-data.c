@@ -62,6 +62,7 @@ cordon_plan *cordon_plan_free(cordon_plan *p)
         free(p->git_home);
         free(p->helper_exe);
         strv_free(p->warnings);
+        strv_free(p->notices);
         for (size_t i = 0; i < p->n_degraded; i++) {
                 free(p->degraded[i].step);
                 free(p->degraded[i].why);

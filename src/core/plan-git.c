@@ -529,5 +529,5 @@ int plan_protect(builder *b)
         free(text);
         if (w.oom || (w.len && !say))
                 return -ENOMEM;
-        return say ? strv_consume(&p->warnings, say) : 0;
+        return say ? strv_consume(&p->notices, say) : 0;
 }

@@ -184,6 +184,8 @@ char *cordon_plan_to_text(const cordon_plan *p)
         }
         for (size_t i = 0; p->warnings && p->warnings[i]; i++) /* what cordon run says at the start */
                 buf_printf(&b, "warning: %s\n", p->warnings[i]);
+        for (size_t i = 0; p->notices && p->notices[i]; i++) /* ... at the instance's first start */
+                buf_printf(&b, "warning: %s\n", p->notices[i]);
         for (size_t i = 0; i < p->n_degraded; i++)
                 buf_printf(&b, "without: %s: %s\n", p->degraded[i].step, p->degraded[i].why);
         const char *const *hints = cordon_plan_hints(p);
@@ -307,8 +309,12 @@ char *cordon_plan_to_json(const cordon_plan *p)
         json_object_set_new(user, "sandbox", json_boolean(p->sandbox_user));
         json_object_set_new(o, "user", user);
         json_object_set_new(o, "hostname", json_str_or_null(p->backend == BACKEND_LINUX ? p->hostname : NULL));
-        if (p->warnings && p->warnings[0])
-                json_object_set_new(o, "warnings", json_strv(p->warnings));
+        if ((p->warnings && p->warnings[0]) || (p->notices && p->notices[0])) {
+                json_t *w = json_strv(p->warnings), *n = json_strv(p->notices);
+                json_array_extend(w, n);
+                json_decref(n);
+                json_object_set_new(o, "warnings", w);
+        }
         if (p->n_degraded)
                 json_object_set_new(o, "degraded", plan_degraded_json(p));
         const char *const *hints = cordon_plan_hints(p);

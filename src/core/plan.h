@@ -158,6 +158,7 @@ struct cordon_plan {
          * (a link on the way): the check after the run looks at them all */
         bool git_named_open;
         char **warnings;           /* said at every start (log callback) */
+        char **notices;            /* said at the first start of the instance only (CORDON_LOG_NOTICE) */
         plan_degraded *degraded;   /* what the run goes without here (not said at the start) */
         size_t n_degraded;
         char **hints;              /* for people, not said by the library (cordon_plan_hints) */

@@ -2,6 +2,8 @@
 /* The public prepare / start / wait API: the neutral steps, then the plan's
  * backend (backend.h, backend.c) for what depends on the platform. */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -46,6 +48,30 @@ double cordon_plan_limit(const cordon_plan *plan, cordon_limit which)
 
 /* ---- start ------------------------------------------------------------------------- */
 
+/* Is |text| said for the first time in this instance? A marker in its
+ * logs/ (cordon's own, checked at every run, hidden from commands), named
+ * by the text's hash, is made the first time. Without an instance root,
+ * or where the marker cannot be made, it is said. */
+static bool first_said(const cordon_plan *p, const char *text)
+{
+        if (!p->instance_root)
+                return true;
+        uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+        for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+                h = (h ^ *c) * 1099511628211ULL;
+        char name[40];
+        snprintf(name, sizeof(name), "logs/said-%016" PRIx64, h);
+        _cleanup_free_ char *path = path_join(p->instance_root, name);
+#ifdef O_NOFOLLOW
+        int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+#else
+        int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL, 0600) : -1;
+#endif
+        if (fd >= 0)
+                close(fd);
+        return fd >= 0 || errno != EEXIST;
+}
+
 static void say_warnings(const cordon_plan *p)
 {
         if (p->backend == BACKEND_NONE)
@@ -54,6 +80,9 @@ static void say_warnings(const cordon_plan *p)
                             p->disabled_by ? p->disabled_by : "");
         for (size_t i = 0; p->warnings && p->warnings[i]; i++)
                 log_message(p->log_fn, p->log_userdata, CORDON_LOG_WARNING, "%s", p->warnings[i]);
+        for (size_t i = 0; p->notices && p->notices[i]; i++)
+                if (first_said(p, p->notices[i]))
+                        log_message(p->log_fn, p->log_userdata, CORDON_LOG_NOTICE, "%s", p->notices[i]);
 }
 
 /* What the plan foresees: a command not found (exit 127) may have been in

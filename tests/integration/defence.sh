@@ -98,7 +98,14 @@ case "$out" in "EEXIST EROFS ") ok "a missing --protect path cannot be created (
 check "... and nothing is left on the host" test ! -e "$repo/.env"
 check_out "control: without --protect the file is writable" "OK" cordon run --expose "$repo:rw" -- "$PROBE" append "$repo/file"
 check_out "an existing --protect path is read-only" "EROFS" cordon run --expose "$repo:rw" --protect "$repo/file" -- "$PROBE" append "$repo/file"
+check_out "the landlock backend, --quiet: no word that it cannot protect paths" "" \
+    cordon run --quiet --backend landlock --expose "$repo:rw" -- true
+rm -f "$H"/.cordon/logs/said-*
 check_contains "the landlock backend says it cannot protect paths" "cannot keep" cordon run --backend landlock --expose "$repo:rw" -- true
+check_out "... once per instance: not on the next run" "" cordon run --backend landlock --expose "$repo:rw" -- true
+check_contains "... which cordon plan still shows" "cannot keep" cordon plan --backend landlock --expose "$repo:rw" -- true
+check_contains "... and a new instance is told again" "cannot keep" \
+    cordon run --home "$T/other-home" --backend landlock --expose "$repo:rw" -- true
 
 # -- abstract unix sockets
 name=cordon-test-$$-$RANDOM
