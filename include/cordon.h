@@ -378,8 +378,11 @@ CORDON_API char *cordon_plan_to_text(const cordon_plan *plan);
 CORDON_API const char *const *cordon_plan_hints(const cordon_plan *plan);
 /* The command's exit status whose failure hint |i| explains (127: a
  * command not found, for the PATH entries the sandbox hides; 128: git's
- * fatal error, for an identity the sandbox does not show), so that a
- * caller can say it then rather than on every run; -1 for no such hint. */
+ * fatal error, for an identity the sandbox does not show;
+ * CORDON_HINT_ANY_FAILURE: every failure, for a working directory the
+ * sandbox does not show, replaced by the workspace), so that a caller can
+ * say it then rather than on every run; -1 for no such hint. */
+#define CORDON_HINT_ANY_FAILURE 256
 CORDON_API int cordon_plan_hint_exit_status(const cordon_plan *plan, size_t i);
 /* Does hint |i| explain this plan's command ending with exit status
  * |status|: its status, and for the PATH note, a word of the command line

@@ -201,6 +201,35 @@ static int find_exe(builder *b, const char *name, char **ret_path)
         return denied ? not_executable(b, name) : not_found(b, name);
 }
 
+/* The caller's working directory |*real| (inherited, not asked for) is
+ * |why| and not shown: the command starts in the workspace, and a note
+ * says so with any failure (an MCP client starts its servers in $HOME). */
+static int cwd_fallback(builder *b, char **real, const char *why)
+{
+        cordon_plan *p = b->p;
+        char *ws = p->workspace ? host_to_sandbox(p, p->workspace) : NULL;
+        _cleanup_free_ char *shown = str_escape(*real, false), *shown_ws = str_escape(p->workspace, false);
+        char *note = ws && shown && shown_ws
+                             ? xasprintf("the working directory %s is %s: the command started in the workspace %s "
+                                         "instead (-C DIR, or --expose a directory that holds it)",
+                                         shown, why, shown_ws)
+                             : NULL;
+        int r = ws && note ? plan_add_hint(p, note, CORDON_HINT_ANY_FAILURE) : -ENOMEM;
+        if (!ws && note)
+                free(note);
+        char *host = r == 0 ? strdup(p->workspace) : NULL;
+        if (!host) {
+                free(ws);
+                return -ENOMEM;
+        }
+        free(p->host_cwd);
+        p->host_cwd = host;
+        p->cwd = ws;
+        free(*real);
+        *real = NULL;
+        return 0;
+}
+
 static int plan_cwd(builder *b)
 {
         const char *want = b->cmd && b->cmd->cwd ? b->cmd->cwd : b->h->cwd;
@@ -244,21 +273,30 @@ static int plan_cwd(builder *b)
         cordon_expose_mode mode = b->c->auto_expose[CORDON_AUTO_EXPOSE_CWD];
         const char *hint = "run from the workspace, set the working directory to a path inside it, or expose a "
                            "directory that holds it (--expose DIR or isolation.expose_paths)";
+        /* the caller's own directory (an MCP client's $HOME): the workspace
+         * instead, with a note; one asked for (-C) stays an error */
+        bool asked = b->cmd && b->cmd->cwd;
         if (mode == CORDON_EXPOSE_OFF)
-                return error_set(b->err, EACCES,
-                                 "the working directory %s is not visible in the sandbox and auto_expose.cwd is "
-                                 "\"off\": %s",
-                                 real, hint);
+                return asked ? error_set(b->err, EACCES,
+                                         "the working directory %s is not visible in the sandbox and auto_expose.cwd "
+                                         "is \"off\": %s",
+                                         real, hint)
+                             : cwd_fallback(b, &real, "not visible in the sandbox (auto_expose.cwd is \"off\")");
         const char *why = auto_expose_problem(b, real);
-        if (why)
+        if (why && asked)
                 return error_set(b->err, EACCES,
                                  "the working directory %s is %s, which cordon never exposes automatically: %s", real,
                                  why, hint);
+        if (why)
+                return cwd_fallback(b, &real, why);
         const plan_mount *taken = find_target(b->p, real);
-        if (taken)
+        if (taken && asked)
                 return error_set(b->err, EACCES,
                                  "the working directory %s is the sandbox's own %s, not the host's: %s", real,
                                  mount_type_name(taken->type), hint);
+        if (taken)
+                return cwd_fallback(b, &real, taken->type == MOUNT_TMPFS ? "the sandbox's own tmpfs, not the host's"
+                                                                          : "the sandbox's own, not the host's");
         r = add_bind(b, real, real, mode == CORDON_EXPOSE_RW, ORIGIN_CWD, false);
         if (r == 0)
                 b->p->cwd = TAKE_PTR(real);

@@ -169,6 +169,8 @@ static int add_hint(cordon_plan *p, char *text, int status)
         return strv_consume(&p->hints, text);
 }
 
+int plan_add_hint(cordon_plan *p, char *text, int status) { return add_hint(p, text, status); }
+
 /* Does the command mention git (git itself, or a shell line running it)? */
 static bool mentions_git(const cordon_plan *p)
 {
@@ -368,6 +370,8 @@ static bool names_hidden_program(const cordon_plan *p)
 
 bool cordon_plan_hint_explains(const cordon_plan *p, size_t i, int status)
 {
+        if (cordon_plan_hint_exit_status(p, i) == CORDON_HINT_ANY_FAILURE)
+                return status > 0;
         if (cordon_plan_hint_exit_status(p, i) != status || status < 0)
                 return false;
         return !p->path_hidden || p->path_hint != i || names_hidden_program(p);

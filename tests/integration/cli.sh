@@ -258,6 +258,14 @@ check_fails_125 "--set without =" 'cordon: --set FOO: must be NAME=VALUE' env --
 check_fails_125 "--include-only ''" 'cordon: --include-only : the pattern must not be empty' env --include-only ''
 check_fails_125 "the cwd is the home directory" "cordon: -C $H: the working directory $H is your home directory or above it*" \
     plan -C "$H" -- true
+# started in the home directory without -C (an MCP client's server entry
+# without "cwd"): the workspace instead, and a note only when it fails
+mkdir -p "$T/cwd-home"; [ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$T/cwd-home"
+in_home() { CWD="$H" cordon run --home "$T/cwd-home" "$@" 2>&1; }
+check_out "the caller's cwd is the home directory: the command starts in the workspace" "$T/cwd-home/workspace" \
+    in_home -- pwd
+check_contains "... with a note when it fails" "exit status 3: the working directory $H is your home directory or above it: the command started in the workspace $T/cwd-home/workspace instead" \
+    in_home -- sh -c 'exit 3'
 
 
 # -- 126 / 127 from plan as well as run

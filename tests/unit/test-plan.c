@@ -182,6 +182,7 @@ typedef struct plan_case {
         const char *cwd;          /* default /home/ada/project */
         const char *home;         /* the user's home directory ($HOME), default /home/ada */
         const char *passwd_home;  /* the passwd entry's home directory, default /home/ada */
+        const char *caller_cwd;   /* the caller's own (no cwd asked for), default /home/ada/project */
 } plan_case;
 
 /* Adds a rule directly: the public setters check the source on the real host,
@@ -216,7 +217,7 @@ static int build(const plan_case *t, cordon_plan **ret, cordon_error **err)
                 .group = "ada",
                 .home = t->home ? t->home : "/home/ada",
                 .passwd_home = t->passwd_home ? t->passwd_home : "/home/ada",
-                .cwd = "/home/ada/project",
+                .cwd = t->caller_cwd ? t->caller_cwd : "/home/ada/project",
                 .environ = (char *const *)HOST_ENV,
         };
         int r = plan_build(c, cmd, &h, ret, err);
@@ -669,10 +670,41 @@ static void test_cwd(void)
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/home/ada/.cordon/logs"}, EACCES, 125,
               "the working directory /home/ada/.cordon/logs is inside cordon's logs/ (its audit trail stays "
               "hidden), which cordon never exposes automatically: " CWD_HINT);
-        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}", .argv = {"ls"}},
+        fails(&(plan_case){.root = M, .json = "{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}", .argv = {"ls"},
+                           .cwd = "/home/ada/project"},
               EACCES, 125,
               "the working directory /home/ada/project is not visible in the sandbox and auto_expose.cwd is "
               "\"off\": " CWD_HINT);
+        /* the caller's own working directory (none asked for: an MCP
+         * client's $HOME, /tmp) that the sandbox cannot show: the workspace
+         * instead, with a note for any failure; one asked for stays an
+         * error (above) */
+        static const struct {
+                const char *json, *cwd, *why;
+        } FALLBACK[] = {
+                {"{\"isolation\": {\"auto_expose\": {\"cwd\": \"off\"}}}", "/home/ada/project",
+                 "not visible in the sandbox (auto_expose.cwd is \"off\")"},
+                {NULL, "/home/ada", "your home directory or above it"},
+                {NULL, "/tmp", "the sandbox's own tmpfs, not the host's"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(FALLBACK); i++) {
+                p = plan_ok(&(plan_case){.root = M, .json = FALLBACK[i].json, .argv = {"ls"},
+                                         .caller_cwd = FALLBACK[i].cwd});
+                CHECK_STREQ(p ? p->cwd : NULL, "/home/ada/.cordon/workspace");
+                CHECK_STREQ(p ? p->host_cwd : NULL, "/home/ada/.cordon/workspace");
+                const char *const *h = p ? cordon_plan_hints(p) : NULL;
+                _cleanup_free_ char *want = xasprintf("the working directory %s is %s: the command started in the "
+                                                      "workspace /home/ada/.cordon/workspace instead (-C DIR, or "
+                                                      "--expose a directory that holds it)",
+                                                      FALLBACK[i].cwd, FALLBACK[i].why);
+                CHECK_STREQ(h ? h[0] : NULL, want);
+                CHECK(p && cordon_plan_hint_explains(p, 0, 1) && !cordon_plan_hint_explains(p, 0, 0));
+                bool exposed = false;
+                for (size_t k = 0; p && k < p->n_mounts; k++)
+                        exposed |= p->mounts[k].origin == ORIGIN_CWD;
+                CHECK(p && !exposed);
+                cordon_plan_free(p);
+        }
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/nonexistent"}, ENOENT, 125,
               "the working directory /nonexistent does not exist");
         fails(&(plan_case){.root = M, .argv = {"ls"}, .cwd = "/tmp"}, EACCES, 125,
