@@ -376,3 +376,48 @@ bool cordon_plan_hint_explains(const cordon_plan *p, size_t i, int status)
                 return false;
         return !p->path_hidden || p->path_hint != i || names_hidden_program(p);
 }
+
+/* An executable exposed on its own (auto_expose.exe) from a directory a
+ * profile exposes (cargo in ~/.cargo/bin: --profile rust) may need the
+ * rest of that profile (~/.rustup, RUSTUP_HOME): a note names the
+ * profile and what it would add, for any failure. Cordon does not apply
+ * it by itself: the command line never widens access beyond the
+ * executable. Profiles are read only when such an exposure was made. */
+int plan_exe_hint(builder *b)
+{
+        const plan_mount *exe = NULL;
+        for (size_t i = 0; i < b->p->n_mounts && !exe; i++)
+                if (b->p->mounts[i].origin == ORIGIN_EXE && b->p->mounts[i].is_dir)
+                        exe = &b->p->mounts[i];
+        if (!exe || !exe->source)
+                return 0;
+        _cleanup_strv_ char **dirs = note_profile_dirs(b);
+        const char *home = caller_home(b->h);
+        profile_exposes pe = {0};
+        int r = dirs ? profile_exposes_load(dirs, home, &pe) : -ENOMEM;
+        const char *name = r == 0 ? profile_exposing(&pe, exe->source) : NULL;
+        buf rest = {0};
+        for (size_t i = 0; name && pe.names[i]; i++) {
+                if (!streq(pe.names[i], name))
+                        continue;
+                for (size_t k = 0; pe.sources[i] && pe.sources[i][k]; k++) {
+                        struct stat st;
+                        const char *s = pe.sources[i][k];
+                        if (!path_startswith(exe->source, s) && host_stat(b->h, s, &st) == 0 && !sandbox_visible(b, s))
+                                buf_printf(&rest, "%s%s", rest.len ? ", " : "", s);
+                }
+        }
+        char *list = rest.len ? buf_steal(&rest) : NULL;
+        if (!list)
+                free(buf_steal(&rest));
+        _cleanup_free_ char *shown = list ? str_escape(list, false) : NULL, *dir = str_escape(exe->source, false);
+        free(list);
+        char *note = name && shown && dir ? xasprintf("%s was exposed for the command on its own: --profile %s "
+                                                      "brings what it needs with it (%s)",
+                                                      dir, name, shown)
+                                          : NULL;
+        profile_exposes_clear(&pe);
+        if (r < 0)
+                return r;
+        return note ? add_hint(b->p, note, CORDON_HINT_ANY_FAILURE) : 0;
+}

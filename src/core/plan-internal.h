@@ -151,6 +151,7 @@ int hidden_path_entries(builder *b, char **ret_list, char **ret_kept) HIDDEN;
 /* The hint on hidden PATH entries (and, without a view of its own, PATH
  * without them). 0 or -ENOMEM. */
 int plan_path_hint(builder *b) HIDDEN;
+int plan_exe_hint(builder *b) HIDDEN;
 /* Add a note for people that explains exit status |status| (or
  * CORDON_HINT_ANY_FAILURE); takes |text| (NULL: ENOMEM). */
 int plan_add_hint(cordon_plan *p, char *text, int status) HIDDEN;

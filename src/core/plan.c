@@ -907,6 +907,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
         if (r == 0 && cmd && p->backend != BACKEND_NONE)
                 r = plan_path_hint(&b);
         if (r == 0 && cmd && p->backend != BACKEND_NONE)
+                r = plan_exe_hint(&b);
+        if (r == 0 && cmd && p->backend != BACKEND_NONE)
                 r = plan_git_hint(&b);
         if (r == 0 && cmd && p->backend != BACKEND_NONE)
                 r = plan_git_config_hint(&b);

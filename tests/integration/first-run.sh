@@ -48,6 +48,8 @@ mkdir -p "$FH/.cargo/bin" "$FH/.rustup/toolchains/stable/bin"
 printf '[user]\n\tname = Ada Fixture\n\temail = ada@example.org\n' >"$FH/.gitconfig"
 printf '#!/bin/sh\necho "cargo 1.99.0 $CARGO_HOME $RUSTUP_HOME"\n' >"$FH/.cargo/bin/cargo"
 chmod 755 "$FH/.cargo/bin/cargo"
+printf '#!/bin/sh\n[ -d "$RUSTUP_HOME" ] || { echo "error: rustup home not found" >&2; exit 1; }\n' >"$FH/.cargo/bin/rustup-ish"
+chmod 755 "$FH/.cargo/bin/rustup-ish"
 [ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$FH"
 fh() { (cd "$W" && as_user env HOME="$FH" PATH="$FH/.cargo/bin:/usr/bin:/bin" "$@"); }
 commit='d=$(mktemp -d -p "$HOME") && cd "$d" && git init -q && git commit -q --allow-empty -m x && git log --format="%an <%ae>"'
@@ -70,6 +72,14 @@ check_out "... nor for a program no PATH entry has (sh's own message only)" "sh:
     no_note cordon-nowhere
 check_contains "control: the same exit with a word naming the hidden program gets it" \
     "PATH entries not visible inside: $FH/.cargo/bin" no_note 'cargo; exit 127'
+# an executable exposed on its own from a directory a profile exposes: a
+# note names the profile when it fails (cordon never applies it itself)
+check_status "cargo auto-exposed from ~/.cargo/bin runs (exit 0)" 0 fh "$CORDON" run -- cargo
+exe_note() { fh "$CORDON" run "$@" -- rustup-ish 2>&1; }
+check_contains "a program of ~/.cargo/bin that fails without ~/.rustup: the note names --profile rust and ~/.rustup" \
+    "$FH/.cargo/bin was exposed for the command on its own: --profile rust brings what it needs with it ($FH/.rustup)" \
+    exe_note
+check_out "control: with --profile rust it runs, no note" "" exe_note --profile rust
 check_contains "... with --verbose also when nothing failed" \
     "PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" fh "$CORDON" run --verbose -- true
 # The note is named with the profiles only when it is shown: a run that
