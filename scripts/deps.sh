@@ -3,7 +3,7 @@
 # As root: apt-get installs what is missing. Otherwise: prints the exact
 # command and exits 125.
 #   scripts/deps.sh build   compiler, meson, ninja, jansson, libseccomp, scdoc (man pages), musl and dpkg-dev (the static CLI: jansson from its source package)
-#   scripts/deps.sh test    + what the test suites drive (setpriv, runc, node/npm, go, a JDK and the ssh client (proxy-clients.sh), apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, ...);
+#   scripts/deps.sh test    + what the test suites drive (setpriv, runc, node/npm, go, apparmor_parser, zsh and fish for the completions, debhelper and lintian for the package, the toolchains of the matrix and proxy-clients.sh: JDK, Maven, cargo, Perl, Ruby, ssh, gpg, ...);
 #                           as root also the engines' seccomp profiles (scripts/container-profiles.sh, for container.sh)
 #   scripts/deps.sh bench   + bubblewrap, hyperfine, GNU time, python3, git, curl
 #   scripts/deps.sh deb     + debhelper, lintian (make deb)
@@ -14,7 +14,10 @@
 set -eu
 
 BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc musl-tools dpkg-dev"
-TEST="util-linux procps strace runc acl nodejs npm golang-go openjdk-17-jdk-headless openssh-client mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
+TEST="util-linux procps strace runc acl nodejs npm golang-go mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
+# the toolchain matrix (toolchains.sh, readme.sh, etc-view.sh) and the ssh
+# and gpg profiles (profiles-agents.sh): Debian's own
+TEST="$TEST default-jdk-headless maven cargo rustc perl ruby openssh-client gnupg"
 BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
