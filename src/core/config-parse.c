@@ -416,7 +416,7 @@ static int expose_entry(layer *L, json_t *e)
                 if (r < 0)
                         return r;
         } else {
-                why = target_problem(source);
+                why = whole_variable(source) ? NULL : target_problem(source);
                 if (why) {
                         layer_push(L, strdup("source"));
                         r = layer_fail(L, "as the target: %s", why);

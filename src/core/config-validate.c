@@ -50,9 +50,20 @@ char *config_path_expand(const char *path, const char *home, char *const *env)
         return norm;
 }
 
-/* "~/x" and "$NAME/x" normalised after the prefix; else like path_normalize. */
+/* "$NAME": a whole variable of cordon's own environment (an agent's
+ * socket: $SSH_AUTH_SOCK), as a source only. */
+bool whole_variable(const char *s)
+{
+        size_t n = s[0] == '$' ? strspn(s + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") : 0;
+        return n > 0 && s[1 + n] == '\0';
+}
+
+/* "~/x" and "$NAME/x" normalised after the prefix, "$NAME" (a source's
+ * whole variable) as it is; else like path_normalize. */
 int normalize_config_path(const char *path, bool vars, char **ret)
 {
+        if (whole_variable(path))
+                return (*ret = strdup(path)) ? 0 : -ENOMEM;
         size_t n = prefix_len(path, vars);
         if (n == 0)
                 return path_normalize(path, false, ret);
@@ -147,8 +158,28 @@ int config_from_error(cordon_error **ret, int errnum, const char *from, const ch
         return error_set(ret, errnum, "%s: %s", from ? from : "?", m ? m : "out of memory");
 }
 
+char *source_expand(const char *source, const char *home, char *const *environ)
+{
+        if (!whole_variable(source))
+                return config_path_expand(source, home, NULL);
+        size_t len = strlen(source + 1);
+        for (size_t i = 0; environ && environ[i]; i++)
+                if (strncmp(environ[i], source + 1, len) == 0 && environ[i][len] == '=') {
+                        char *norm = NULL;
+                        if (path_is_absolute(environ[i] + len + 1) &&
+                            path_normalize(environ[i] + len + 1, false, &norm) == 0)
+                                return norm;
+                        errno = EINVAL;
+                        return NULL;
+                }
+        errno = ENOENT;
+        return NULL;
+}
+
 const char *source_problem(const char *source)
 {
+        if (whole_variable(source))
+                return NULL;
         if (prefix_len(source, false) > 0) {
                 _cleanup_free_ char *n = NULL;
                 return normalize_config_path(source, false, &n) < 0 ? "must name a path below ~ without \"..\"" : NULL;

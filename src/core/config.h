@@ -111,6 +111,12 @@ char **config_profiles(const cordon_config *c) HIDDEN;
  * "$NAME/x" -> the value of NAME in |env|/x, others copied. NULL with errno
  * set (ENOENT: no such home or variable, ENOMEM). */
 char *config_path_expand(const char *path, const char *home, char *const *env) HIDDEN;
+/* An exposure's source expanded: "~/x" with |home|, "$NAME" (a whole
+ * variable) from |environ|, cordon's own environment; NULL with errno
+ * ENOENT (unset), EINVAL (not an absolute path) or ENOMEM. */
+char *source_expand(const char *source, const char *home, char *const *environ) HIDDEN;
+/* Is |s| "$NAME", a whole variable (a source; its target defaults to it)? */
+bool whole_variable(const char *s) HIDDEN;
 
 /* Format a message for a log callback (nothing when |fn| is NULL). */
 void log_message_v(cordon_log_fn fn, void *userdata, cordon_log_level level, const char *fmt, va_list ap)

@@ -43,7 +43,7 @@ static char **profile_sources(char *const *dirs, const char *home, const char *n
         char **v = calloc(1, sizeof(char *));
         if (pc && v && cordon_config_add_profile(pc, name, NULL) == 0)
                 for (size_t k = 0; v && k < pc->n_expose; k++) {
-                        char *src = config_path_expand(pc->expose[k].source, home, NULL);
+                        char *src = source_expand(pc->expose[k].source, home, NULL);
                         if (src && strv_consume(&v, src) < 0) {
                                 strv_free(v);
                                 v = NULL;

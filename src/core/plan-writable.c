@@ -241,7 +241,7 @@ int plan_check_writable(builder *b)
                 const expose_rule *e = &b->c->expose[i];
                 if (!e->writable)
                         continue;
-                _cleanup_free_ char *source = config_path_expand(e->source, caller_home(b->h), NULL);
+                _cleanup_free_ char *source = source_expand(e->source, caller_home(b->h), b->h->environ);
                 if (source) /* unexpandable: plan_expose says why */
                         r = check_writable_choice(b, source, e->from, "a read-write exposure");
         }
@@ -268,7 +268,7 @@ int plan_check_config_files(builder *b)
                 r = strv_push(&roots, b->p->workspace);
         for (size_t i = 0; r == 0 && i < b->c->n_expose; i++)
                 if (b->c->expose[i].writable) {
-                        char *source = config_path_expand(b->c->expose[i].source, caller_home(b->h), NULL);
+                        char *source = source_expand(b->c->expose[i].source, caller_home(b->h), b->h->environ);
                         r = source ? strv_consume(&roots, source) : 0;
                 }
         for (size_t i = 0; r == 0 && b->c->files && b->c->files[i]; i++)
@@ -298,7 +298,7 @@ int plan_writable_roots(builder *b)
         for (size_t i = 0; r == 0 && i < b->c->n_expose; i++) {
                 if (!b->c->expose[i].writable)
                         continue;
-                char *source = config_path_expand(b->c->expose[i].source, caller_home(b->h), NULL);
+                char *source = source_expand(b->c->expose[i].source, caller_home(b->h), b->h->environ);
                 r = source ? strv_consume(&want, source) : 0; /* unexpandable: plan_expose says why */
         }
         for (size_t i = 0; r == 0 && want[i]; i++) {

@@ -522,8 +522,14 @@ const char *caller_home(const host_info *h)
  * is missing is skipped. */
 static int plan_expose_rule(builder *b, const expose_rule *e)
 {
-        _cleanup_free_ char *source = config_path_expand(e->source, caller_home(b->h), NULL);
-        _cleanup_free_ char *target = source ? config_path_expand(e->target, caller_home(b->h), b->p->env) : NULL;
+        _cleanup_free_ char *source = source_expand(e->source, caller_home(b->h), b->h->environ);
+        if (!source && e->source[0] == '$' && errno == ENOENT && e->optional)
+                return 0; /* an unset variable: nothing to show */
+        _cleanup_free_ char *target = source ? config_path_expand(e->target[0] == '$' && streq(e->target, e->source)
+                                                                          ? source
+                                                                          : e->target,
+                                                                  caller_home(b->h), b->p->env)
+                                             : NULL;
         if (!target && errno == ENOMEM)
                 return -ENOMEM;
         _cleanup_free_ char *from = e->from ? strdup(e->from) : xasprintf("expose %s", e->source);
@@ -531,8 +537,11 @@ static int plan_expose_rule(builder *b, const expose_rule *e)
                 return -ENOMEM;
         if (!target)
                 return config_from_error(b->err, EINVAL, from, "%s -> %s: %s", e->source, e->target,
-                                         source ? "the command's environment has no such absolute variable"
-                                                : "the home directory is unknown ($HOME and the passwd entry)");
+                                         source                 ? "the command's environment has no such absolute variable"
+                                         : e->source[0] == '$' ? "cordon's environment has no such variable naming an "
+                                                                 "absolute path (mark the rule \"optional\": true if it "
+                                                                 "may be unset)"
+                                                               : "the home directory is unknown ($HOME and the passwd entry)");
         /* resolved as add_bind does: never through a link in a writable mount */
         _cleanup_free_ char *real = NULL;
         int r = host_resolve(b->h, source, false, &real);
