@@ -52,7 +52,7 @@ for flag in --backend --network --landlock --inherit; do
     complete_bash run "$flag" '' >"$T/values.bash"
     same "bash completes the values of $flag as --help lists them" "$T/values.help" "$T/values.bash"
 done
-check_out "bash completes profile names from cordon profiles" "$(printf '%s\n' git go node python rust ssh)" \
+check_out "bash completes profile names from cordon profiles" "$(printf '%s\n' git go gpg node python rust ssh)" \
     complete_bash plan --profile ''
 mkdir -p "$T/cpl/dir-a" && touch "$T/cpl/file-b"
 check_out "bash completes directories for --workspace" "$T/cpl/dir-a" complete_bash run --workspace "$T/cpl/"
@@ -73,7 +73,7 @@ complete_fish() { # LINE: the candidates fish offers, without their descriptions
     PATH=$T/bin:$PATH CORDON_PROFILE_PATH=$TOP/profiles HOME=$H \
         fish --no-config -c "source $TOP/completions/cordon.fish; complete -C '$1'" | cut -f1 | sort -u
 }
-check_out "fish completes profile names from cordon profiles" "$(printf '%s\n' git go node python rust ssh)" \
+check_out "fish completes profile names from cordon profiles" "$(printf '%s\n' git go gpg node python rust ssh)" \
     complete_fish 'cordon run --profile '
 check_out "fish completes the values of --backend" "$(printf '%s\n' auto landlock linux seatbelt windows)" \
     complete_fish 'cordon plan --backend '

@@ -1,5 +1,6 @@
 #!/bin/bash
-# --profile ssh (profiles/ssh.json) with a real ssh-agent: the agent's
+# --profile ssh (profiles/ssh.json) with a real ssh-agent, and --profile gpg
+# (profiles/gpg.json) with a real gpg-agent signing a commit. ssh: the agent's
 # socket ($SSH_AUTH_SOCK, a source that is a whole variable of cordon's
 # environment) and the variable passed, ~/.ssh/known_hosts and ~/.ssh/config
 # read-only where the command's ssh reads them, never a private key. Each
@@ -40,4 +41,36 @@ check_contains "the landlock backend refuses the profile (it cannot remap ~/.ssh
     "cannot remap paths" cordon run --backend landlock --profile ssh -- ssh-add -l
 unset SSH_AUTH_SOCK
 check_status "with no agent (SSH_AUTH_SOCK unset) the profile still applies" 0 cordon run --profile ssh -- true
+
+# ---- gpg: the agent's socket and the public keyring in the command's own
+# GNUPGHOME ($HOME/.gnupg inside), the private keys never
+G=$H/.gnupg
+mkdir -m 700 "$G"; [ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$G"
+as_user env GNUPGHOME="$G" gpg --batch --quiet --passphrase '' --quick-gen-key 'Cordon Test <t@example.org>' \
+    ed25519 sign never >/dev/null 2>&1
+R=$W/repo
+mkdir -p "$R"; [ "$TEST_AS" = user ] && chown $TEST_UID:$TEST_GID "$R"
+as_user git -C "$R" init -q
+GITC=(-c user.name=T -c user.email=t@example.org -c user.signingkey=t@example.org -c commit.gpgsign=true)
+check "control: without cordon, git commit -S signs through the agent" \
+    as_user env GNUPGHOME="$G" sh -c "cd '$R' && echo 0 >f0 && git add f0 && git ${GITC[*]} commit -q -m zero"
+check_contains "control: ... a good signature" "Good signature" \
+    as_user env GNUPGHOME="$G" git -C "$R" log --show-signature -1
+check_contains "control: the private key is the user's to read, without cordon" "Key" \
+    as_user sh -c "cat '$G'/private-keys-v1.d/*.key"
+inside() { cordon run --workspace "$R" -C "$R" "$@" 2>&1; }
+check_fails "without --profile gpg: the commit cannot be signed" \
+    inside -- sh -c "echo 1 >f1 && git add f1 && git ${GITC[*]} commit -q -m one"
+check "--profile gpg: git commit -S signs through the real agent" \
+    inside --profile gpg -- sh -c "echo 2 >f2 && git add f2 && git ${GITC[*]} commit -q -m two"
+check_contains "... a good signature, checked outside" "Good signature" \
+    as_user env GNUPGHOME="$G" git -C "$R" log --show-signature -1
+check_contains "... by the test key" "Cordon Test" as_user env GNUPGHOME="$G" git -C "$R" log --show-signature -1
+check_out "... the private keys stay unreadable (absent at the home's path)" "ENOENT" \
+    cordon run --profile gpg -- "$PROBE" stat "$G/private-keys-v1.d"
+check_out "... and in the command's GNUPGHOME" "ENOENT" \
+    cordon run --profile gpg -- "$PROBE" stat "$H/.cordon/runtime-user-env/home/.gnupg/private-keys-v1.d"
+check_out "... the keyring read-only" "EROFS" \
+    cordon run --profile gpg -- "$PROBE" append "$H/.cordon/runtime-user-env/home/.gnupg/pubring.kbx"
+as_user env GNUPGHOME="$G" gpgconf --kill gpg-agent 2>/dev/null
 done_testing
