@@ -158,16 +158,15 @@ int config_from_error(cordon_error **ret, int errnum, const char *from, const ch
         return error_set(ret, errnum, "%s: %s", from ? from : "?", m ? m : "out of memory");
 }
 
-char *source_expand(const char *source, const char *home, char *const *environ)
+char *source_expand(const char *source, const char *home, char *const *env)
 {
         if (!whole_variable(source))
                 return config_path_expand(source, home, NULL);
         size_t len = strlen(source + 1);
-        for (size_t i = 0; environ && environ[i]; i++)
-                if (strncmp(environ[i], source + 1, len) == 0 && environ[i][len] == '=') {
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], source + 1, len) == 0 && env[i][len] == '=') {
                         char *norm = NULL;
-                        if (path_is_absolute(environ[i] + len + 1) &&
-                            path_normalize(environ[i] + len + 1, false, &norm) == 0)
+                        if (path_is_absolute(env[i] + len + 1) && path_normalize(env[i] + len + 1, false, &norm) == 0)
                                 return norm;
                         errno = EINVAL;
                         return NULL;

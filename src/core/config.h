@@ -112,9 +112,9 @@ char **config_profiles(const cordon_config *c) HIDDEN;
  * set (ENOENT: no such home or variable, ENOMEM). */
 char *config_path_expand(const char *path, const char *home, char *const *env) HIDDEN;
 /* An exposure's source expanded: "~/x" with |home|, "$NAME" (a whole
- * variable) from |environ|, cordon's own environment; NULL with errno
+ * variable) from |env|, cordon's own environment; NULL with errno
  * ENOENT (unset), EINVAL (not an absolute path) or ENOMEM. */
-char *source_expand(const char *source, const char *home, char *const *environ) HIDDEN;
+char *source_expand(const char *source, const char *home, char *const *env) HIDDEN;
 /* Is |s| "$NAME", a whole variable (a source; its target defaults to it)? */
 bool whole_variable(const char *s) HIDDEN;
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan as data: names, accessors, freeing. Shared by every build (the
+/* The plan as data: names, accessors, freeing, and whether a note explains an exit status. Shared by every build (the
  * Windows build plans with src/windows/plan-host.c instead of plan.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "plan.h"
 
@@ -120,3 +121,48 @@ int cordon_plan_hint_exit_status(const cordon_plan *p, size_t i)
         return p && p->hint_exit && i < strv_len(p->hints) ? p->hint_exit[i] : -1;
 }
 
+/* Does a word of the command line name a program that only a hidden PATH
+ * entry holds (`cargo`, `sh -c 'cargo build'`)? Then exit 127 may be
+ * that lookup failing; `sh -c 'exit 127'` names none, and gets no note.
+ * Looked at on the host once, when first asked. */
+static bool names_hidden_program(const cordon_plan *p)
+{
+        cordon_plan *mp = (cordon_plan *)p; /* a memo of the plan's, like the named note */
+        if (p->names_hidden)
+                return p->names_hidden > 0;
+        mp->names_hidden = -1;
+        size_t words = 0;
+        for (size_t a = 0; p->argv && p->argv[a] && words < 256; a++) {
+                const char *s = p->argv[a];
+                while (*s && words < 256) {
+                        size_t len = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-");
+                        if (len == 0) {
+                                s++;
+                                continue;
+                        }
+                        _cleanup_free_ char *word = strndup(s, len);
+                        s += len;
+                        words++;
+                        if (!word || word[0] == '-' || streq(word, ".") || streq(word, ".."))
+                                continue;
+                        for (size_t i = 0; p->path_hidden && p->path_hidden[i]; i++) {
+                                _cleanup_free_ char *path = path_join(p->path_hidden[i], word);
+                                struct stat st;
+                                if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
+                                        mp->names_hidden = 1;
+                                        return true;
+                                }
+                        }
+                }
+        }
+        return false;
+}
+
+bool cordon_plan_hint_explains(const cordon_plan *p, size_t i, int status)
+{
+        if (cordon_plan_hint_exit_status(p, i) == CORDON_HINT_ANY_FAILURE)
+                return status > 0;
+        if (cordon_plan_hint_exit_status(p, i) != status || status < 0)
+                return false;
+        return !p->path_hidden || p->path_hint != i || names_hidden_program(p);
+}
