@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan as data: names, accessors, freeing, and whether a note explains an exit status. Shared by every build (the
- * Windows build plans with src/windows/plan-host.c instead of plan.c). */
+/* The plan as data: names, accessors, freeing, and whether a note explains
+ * an exit status. Shared by every build (the Windows build plans with
+ * src/windows/plan-host.c instead of plan.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
