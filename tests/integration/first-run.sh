@@ -50,6 +50,8 @@ printf '#!/bin/sh\necho "cargo 1.99.0 $CARGO_HOME $RUSTUP_HOME"\n' >"$FH/.cargo/
 chmod 755 "$FH/.cargo/bin/cargo"
 printf '#!/bin/sh\n[ -d "$RUSTUP_HOME" ] || { echo "error: rustup home not found" >&2; exit 1; }\n' >"$FH/.cargo/bin/rustup-ish"
 chmod 755 "$FH/.cargo/bin/rustup-ish"
+# a program only ~/.cargo/bin has (Debian's cargo may be in /usr/bin too)
+cp "$FH/.cargo/bin/cargo" "$FH/.cargo/bin/cargo-fixture"
 [ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$FH"
 fh() { (cd "$W" && as_user env HOME="$FH" PATH="$FH/.cargo/bin:/usr/bin:/bin" "$@"); }
 commit='d=$(mktemp -d -p "$HOME") && cd "$d" && git init -q && git commit -q --allow-empty -m x && git log --format="%an <%ae>"'
@@ -62,16 +64,16 @@ check_fails "... read-only: git config --global cannot write" \
     fh "$CORDON" run --profile git -- git config --global user.name Eve
 check_out "the fixture's ~/.gitconfig is unchanged" "Ada Fixture" git config -f "$FH/.gitconfig" user.name
 check_out "cargo runs without cordon (control)" "cargo 1.99.0  " fh cargo
-check_status "without --profile rust: cargo (run by a shell) not found" 127 fh "$CORDON" run -- sh -c cargo
+check_status "without --profile rust: cargo-fixture (run by a shell) not found" 127 fh "$CORDON" run -- sh -c cargo-fixture
 check_contains "... and cordon says which profile would bring its PATH entry" \
     "exit status 127 (a command not found): PATH entries not visible inside: $FH/.cargo/bin (--profile rust)" \
-    fh "$CORDON" run -- sh -c cargo
+    fh "$CORDON" run -- sh -c cargo-fixture
 no_note() { fh "$CORDON" run -- sh -c "$1" 2>&1; }
 check_out "exit 127 where no lookup of a hidden program failed (sh -c 'exit 127'): no note" "" no_note 'exit 127'
 check_out "... nor for a program no PATH entry has (sh's own message only)" "sh: 1: cordon-nowhere: not found" \
     no_note cordon-nowhere
 check_contains "control: the same exit with a word naming the hidden program gets it" \
-    "PATH entries not visible inside: $FH/.cargo/bin" no_note 'cargo; exit 127'
+    "PATH entries not visible inside: $FH/.cargo/bin" no_note 'cargo-fixture; exit 127'
 # an executable exposed on its own from a directory a profile exposes: a
 # note names the profile when it fails (cordon never applies it itself)
 check_status "cargo auto-exposed from ~/.cargo/bin runs (exit 0)" 0 fh "$CORDON" run -- cargo
@@ -98,11 +100,11 @@ mkdir -p "$W/ws/prof" "$T/prof"
 printf '{"isolation": {"expose_paths": [{"source": "~/.cargo/bin", "mode": "ro"}]}}\n' >"$T/prof/planted.json"
 cp "$T/prof/planted.json" "$W/ws/prof/planted.json"
 [ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$W/ws"
-note_with() { fh env CORDON_PROFILE_PATH="$1:$TOP/profiles" "$CORDON" run --workspace "$W/ws" -- sh -c cargo 2>&1; }
+note_with() { fh env CORDON_PROFILE_PATH="$1:$TOP/profiles" "$CORDON" run --workspace "$W/ws" -- sh -c cargo-fixture 2>&1; }
 check_contains "a profile outside the writable paths is suggested (control)" \
     "$FH/.cargo/bin (--profile planted)" note_with "$T/prof"
 check_contains "one in the workspace is not" "$FH/.cargo/bin (--profile rust)" note_with "$W/ws/prof"
-run_q() { fh "$CORDON" run --quiet -- sh -c 'cargo 2>/dev/null' 2>&1; }
+run_q() { fh "$CORDON" run --quiet -- sh -c 'cargo-fixture 2>/dev/null' 2>&1; }
 check_out "--quiet: no note, not even on exit 127" "" run_q
 check_out "with --profile rust: cargo runs, RUSTUP_HOME the real one, CARGO_HOME in the instance" \
     "cargo 1.99.0 $FH/.cordon/runtime-user-env/home/.cargo $FH/.rustup" fh "$CORDON" run --profile rust -- sh -c cargo
