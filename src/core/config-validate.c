@@ -163,14 +163,18 @@ char *source_expand(const char *source, const char *home, char *const *env)
         if (!whole_variable(source))
                 return config_path_expand(source, home, NULL);
         size_t len = strlen(source + 1);
-        for (size_t i = 0; env && env[i]; i++)
-                if (strncmp(env[i], source + 1, len) == 0 && env[i][len] == '=') {
+        for (size_t i = 0; env && env[i]; i++) {
+                const char *eq = strchr(env[i], '=');
+                if (!eq || (size_t)(eq - env[i]) != len || memcmp(env[i], source + 1, len) != 0)
+                        continue;
+                {
                         char *norm = NULL;
                         if (path_is_absolute(env[i] + len + 1) && path_normalize(env[i] + len + 1, false, &norm) == 0)
                                 return norm;
                         errno = EINVAL;
                         return NULL;
                 }
+        }
         errno = ENOENT;
         return NULL;
 }

@@ -39,7 +39,7 @@
 #define RACY_NS (2LL * 1000000000)    /* a file changed this recently: its timestamps may not show the next change */
 #define MAX_FILE (4LL * 1024 * 1024)  /* larger files stay out */
 #define MAX_DEPTH 24
-#define MAX_SCAN_READ (256 * 1024)    /* a credential kind's file is read this far */
+#define MAX_SCAN_READ ((size_t)256 * 1024) /* a credential kind's file is read this far */
 
 /* Shown to nobody even when others may read them: what identifies the
  * host or its users (the view has its own passwd and group). */
@@ -363,7 +363,7 @@ static bool read_saved(int view, const struct stat *etc, etc_part part, etc_tree
         struct stat st;
         time_t now = time(NULL);
         if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime > now + CHECK_S ||
-            now - st.st_mtime >= CHECK_S || st.st_size > 64 * 1024 * 1024)
+            now - st.st_mtime >= CHECK_S || st.st_size > (off_t)64 * 1024 * 1024)
                 return false;
         char head[192];
         /* the header, and the rules that follow it when asked: guessed
@@ -376,10 +376,13 @@ static bool read_saved(int view, const struct stat *etc, etc_part part, etc_tree
                 return false;
         data[n] = '\0';
         const char *nl = strchr(data, '\n');
-        unsigned long long hash = 0;
-        size_t rules_len = 0;
-        if (!nl || sscanf(data, TREE_HEAD " %16llx %zu", &hash, &rules_len) != 2)
+        /* TREE_HEAD, the hash, the rules' length: formatted back below and
+         * compared whole, so a header cordon did not write is refused */
+        char *end = NULL;
+        if (!nl || strncmp(data, TREE_HEAD " ", strlen(TREE_HEAD " ")) != 0)
                 return false;
+        unsigned long long hash = strtoull(data + strlen(TREE_HEAD " "), &end, 16);
+        size_t rules_len = end && *end == ' ' ? (size_t)strtoull(end + 1, &end, 10) : 0;
         format_head(head, sizeof(head), (uint64_t)hash, rules_len, etc);
         size_t hlen = (size_t)(nl + 1 - data);
         if (strlen(head) != hlen || strncmp(data, head, hlen) != 0 || hlen + rules_len > (size_t)st.st_size)

@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <string.h>
@@ -410,16 +411,18 @@ static bool planned_top(const cordon_plan *p, const char *top, size_t len)
         return false;
 }
 
+/* "dev ino size mtime ctime mode(octal)", as etc-scan.c lists a file. */
 static bool parse_identity(const char *s, struct plan_identity *id)
 {
-        unsigned long long dev = 0, ino = 0, size = 0;
-        long long mtime = 0, ctime = 0;
-        unsigned mode = 0;
-        if (sscanf(s, "%llu %llu %llu %lld %lld %o", &dev, &ino, &size, &mtime, &ctime, &mode) != 6)
-                return false;
-        *id = (struct plan_identity){.dev = dev, .ino = ino, .size = size, .mtime_ns = mtime, .ctime_ns = ctime,
-                                     .mode = mode};
-        return true;
+        char *end = NULL;
+        errno = 0;
+        id->dev = strtoull(s, &end, 10);
+        id->ino = strtoull(end, &end, 10);
+        id->size = strtoull(end, &end, 10);
+        id->mtime_ns = strtoll(end, &end, 10);
+        id->ctime_ns = strtoll(end, &end, 10);
+        id->mode = (uint32_t)strtoul(end, &end, 8);
+        return errno == 0 && end && (*end == '\0' || *end == ' ');
 }
 
 /* One line of the listing (a directory, a symlink, a file: "r" lines are
