@@ -919,21 +919,27 @@ static void test_network_allow(void)
         CHECK_STREQ(c->network_allow[1], "10.1.0.0/16:5432");
         CHECK_STREQ(c->network_allow[2], "[2001:db8::1]:8443");
         CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_PROXY);
+        /* the setters are a later layer than the files: a network set there
+         * wins over the files' allowlist, which it drops */
         CHECK_INTEQ(cordon_config_set_network(c, CORDON_NETWORK_LOOPBACK), 0);
-        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_PROXY);
+        CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_LOOPBACK);
+        CHECK_INTEQ(strv_len(c->network_allow), 0);
         CHECK_INTEQ(cordon_config_set_network(c, CORDON_NETWORK_FULL), 0);
         CHECK_INTEQ(config_effective_network(c), CORDON_NETWORK_FULL);
 
+        /* ... within one layer (these setters) both stay, for the planner's conflict */
         CHECK_INTEQ(cordon_config_add_network_allow(c, "*.crates.io:443,192.0.2.7", &e), 0);
-        CHECK_INTEQ(strv_len(c->network_allow), 5);
-        CHECK_STREQ(c->network_allow[3], "*.crates.io:443");
-        CHECK_STREQ(c->network_allow[4], "192.0.2.7");
+        CHECK_INTEQ(strv_len(c->network_allow), 2);
+        CHECK_STREQ(c->network_allow[0], "*.crates.io:443");
+        CHECK_STREQ(c->network_allow[1], "192.0.2.7");
+        CHECK_INTEQ(c->network, CORDON_NETWORK_FULL);
         CHECK_INTEQ(cordon_config_add_network_allow(c, "ok.org,bad host", &e), -EINVAL);
         CHECK_STREQ(
                 cordon_error_message(e),
                 "isolation.network_allow \"ok.org,bad host\": \"bad host\": not a valid host name, IP address or CIDR");
         e = cordon_error_free(e);
-        CHECK_INTEQ(strv_len(c->network_allow), 5);
+        CHECK_INTEQ(strv_len(c->network_allow), 2);
+        CHECK_INTEQ(c->network, CORDON_NETWORK_FULL); /* a failing setter changes nothing */
         CHECK_INTEQ(cordon_config_add_network_allow(c, "", &e), -EINVAL);
         e = cordon_error_free(e);
         /* a bad layer adds nothing either */
@@ -941,7 +947,7 @@ static void test_network_allow(void)
                     -EINVAL);
         CHECK_STREQ(cordon_error_message(e), "<string>:1:43: isolation.network_allow[1]: must be a string, got number");
         e = cordon_error_free(e);
-        CHECK_INTEQ(strv_len(c->network_allow), 5);
+        CHECK_INTEQ(strv_len(c->network_allow), 2);
 
         CHECK_INTEQ(cordon_config_set_network_name(c, "proxy", &e), 0);
         CHECK_INTEQ(c->network, CORDON_NETWORK_PROXY);
