@@ -273,8 +273,9 @@ static int plan_cwd(builder *b)
         cordon_expose_mode mode = b->c->auto_expose[CORDON_AUTO_EXPOSE_CWD];
         const char *hint = "run from the workspace, set the working directory to a path inside it, or expose a "
                            "directory that holds it (--expose DIR or isolation.expose_paths)";
-        /* the caller's own directory (an MCP client's $HOME): the workspace
-         * instead, with a note; one asked for (-C) stays an error */
+        /* the caller's own directory (an MCP client's $HOME, or one
+         * auto_expose.cwd "off" leaves out): the workspace instead, with a
+         * note; one asked for (-C) stays an error */
         bool asked = b->cmd && b->cmd->cwd;
         if (mode == CORDON_EXPOSE_OFF)
                 return asked ? error_set(b->err, EACCES,
@@ -289,14 +290,13 @@ static int plan_cwd(builder *b)
                                  why, hint);
         if (why)
                 return cwd_fallback(b, &real, why);
+        /* the sandbox's own /tmp stays an error: a caller that starts a
+         * command there (the bindings' cwd) means the host's */
         const plan_mount *taken = find_target(b->p, real);
-        if (taken && asked)
+        if (taken)
                 return error_set(b->err, EACCES,
                                  "the working directory %s is the sandbox's own %s, not the host's: %s", real,
                                  mount_type_name(taken->type), hint);
-        if (taken)
-                return cwd_fallback(b, &real, taken->type == MOUNT_TMPFS ? "the sandbox's own tmpfs, not the host's"
-                                                                          : "the sandbox's own, not the host's");
         r = add_bind(b, real, real, mode == CORDON_EXPOSE_RW, ORIGIN_CWD, false);
         if (r == 0)
                 b->p->cwd = TAKE_PTR(real);
