@@ -273,9 +273,11 @@ static int plan_cwd(builder *b)
         cordon_expose_mode mode = b->c->auto_expose[CORDON_AUTO_EXPOSE_CWD];
         const char *hint = "run from the workspace, set the working directory to a path inside it, or expose a "
                            "directory that holds it (--expose DIR or isolation.expose_paths)";
-        /* the caller's own directory (an MCP client's $HOME, or one
+        /* the caller's own directory (an MCP client's $HOME itself, or one
          * auto_expose.cwd "off" leaves out): the workspace instead, with a
-         * note; one asked for (-C) stays an error */
+         * note; one asked for (-C), an ancestor of the home and the
+         * sandbox's own /tmp stay errors (a binding's cwd= is the caller's
+         * choice, and the bindings rely on them) */
         bool asked = b->cmd && b->cmd->cwd;
         if (mode == CORDON_EXPOSE_OFF)
                 return asked ? error_set(b->err, EACCES,
@@ -284,7 +286,10 @@ static int plan_cwd(builder *b)
                                          real, hint)
                              : cwd_fallback(b, &real, "not visible in the sandbox (auto_expose.cwd is \"off\")");
         const char *why = auto_expose_problem(b, real);
-        if (why && asked)
+        _cleanup_free_ char *home = NULL;
+        const char *h = caller_home(b->h);
+        bool is_home = h && host_resolve(b->h, h, false, &home) == 0 && streq(home, real);
+        if (why && (asked || !is_home))
                 return error_set(b->err, EACCES,
                                  "the working directory %s is %s, which cordon never exposes automatically: %s", real,
                                  why, hint);
