@@ -20,12 +20,6 @@
 #include "plan.h"
 #include "sys.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
 
 /* ---- probing the kernel ------------------------------------------------------------ */
 

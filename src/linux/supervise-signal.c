@@ -36,15 +36,6 @@
 #include "supervise-internal.h"
 #include "util.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif

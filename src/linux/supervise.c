@@ -21,12 +21,6 @@
 #include "supervise-internal.h"
 
 #define PENDING_RETRY_MS 10
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
 
 void supervise_respond(call_supervisor *s, uint64_t id, int r)
 {

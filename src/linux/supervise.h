@@ -21,6 +21,7 @@
 
 #include "net/allowlist.h"
 #include "seccomp-filter.h"
+#include "sys.h"
 
 /* A writable path of the plan, as the inode Landlock grants writes to;
  * or, |connect_only|, an explicitly exposed read-only one, whose unix

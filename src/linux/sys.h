@@ -7,10 +7,21 @@
 #include <linux/openat2.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include "util.h"
 
+/* the pidfd calls' numbers where the libc's headers are older (x86_64's) */
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
 #ifndef SYS_open_tree_attr
 #define SYS_open_tree_attr 467
 #endif
