@@ -343,6 +343,13 @@ static void predict(const call *c, const observed *o, const char *path, int open
         }
         if (fd != -ENOENT && fd != -ENOTDIR)
                 return;
+        /* the name is there, a link the launcher cannot follow as the
+         * command does (/etc/mtab to /proc/self/mounts: its own pid here) */
+        int lfd = o->nofollow ? -ENOENT : open_inside(v, path, true);
+        if (lfd >= 0) {
+                close(lfd);
+                return;
+        }
         _cleanup_free_ char *dir = create ? path_dirname(path) : NULL;
         int dfd = dir ? open_inside(v, dir, false) : -1;
         if (dfd >= 0) { /* its directory is there: the creation works, or meets a read-only mount */
