@@ -111,6 +111,7 @@ static cordon_process *process_new(const cordon_plan *p)
         proc->log_fn = p->log_fn;
         proc->log_userdata = p->log_userdata;
         if (p->n_degraded && !(proc->degraded = plan_degraded_json(p))) {
+                process_head_close(&proc->head);
                 free(proc);
                 return NULL;
         }

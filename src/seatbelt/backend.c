@@ -97,6 +97,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
                 r = seatbelt_spawn(p, &o, env, proc->head.stdio, &proc->head.pid, ret_error);
         if (r < 0) {
                 proxy_free(proc->proxy);
+                process_head_close(&proc->head);
                 free(proc);
                 return r;
         }

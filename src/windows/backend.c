@@ -134,6 +134,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         r = win_spawn(&s, &proc->child, ret_error);
         win_rules_clear(&rules);
         if (r < 0) {
+                process_head_close(&proc->head);
                 free(proc);
                 return r;
         }
@@ -212,6 +213,7 @@ static void free_process(cordon_process *p)
         if (!p->reaped)
                 win_kill(&p->child, 137);
         win_child_close(&p->child);
+        process_head_close(&p->head);
         free(p);
 }
 
