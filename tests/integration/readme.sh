@@ -11,21 +11,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 
 export CORDON_PROFILE_PATH=$TOP/profiles # the profiles as installed
-mount -t tmpfs tmpfs /opt && mkdir /opt/go || { not_ok "a tmpfs of the test's own on /opt"; # 6. what was refused, and the flag that would allow it, when the command
-# fails: a home of the test's own holding ~/.npmrc
-H6=$T/home6; mkdir -p "$H6"; echo 'registry=https://registry.example/' >"$H6/.npmrc"
-[ "$TEST_AS" = user ] && chown -R $TEST_UID:$TEST_GID "$H6"
-l6=$(sed -n 6p "$T/examples")
-(cd "$P" && as_user env PATH="$PATH" HOME="$H6" bash -c "cordon() { \"$CORDON\" \"\$@\"; }; $l6") >"$T/ex6" 2>&1
-echo "status $?" >>"$T/ex6"
-(cd "$P" && as_user env HOME="$H6" sh -c 'cat ~/.npmrc') >"$T/ctl6" 2>&1
-check "6: control: without cordon ~/.npmrc is read" grep -q '^registry=' "$T/ctl6"
-check "6: under cordon the read fails" grep -qvx 'status 0' "$T/ex6"
-check_contains "6: ... and cordon names the refusal" "refused read" cat "$T/ex6"
-check_contains "6: ... and the flag that allows it" "--expose '$H6/.npmrc:\$HOME/.npmrc'" cat "$T/ex6"
-(cd "$P" && as_user env HOME="$H6" "$CORDON" run --expose "$H6/.npmrc:\$HOME/.npmrc" -- sh -c 'cat ~/.npmrc') >"$T/fix6" 2>&1
-check_out "6: with that flag the read works" "registry=https://registry.example/" cat "$T/fix6"
-done_testing; exit 0; }
+mount -t tmpfs tmpfs /opt && mkdir /opt/go || { not_ok "a tmpfs of the test's own on /opt"; done_testing; exit 0; }
 P=$W/project
 mkdir -p "$P/src"
 printf 'all:\n\techo built >out\n' >"$P/Makefile"
