@@ -349,35 +349,20 @@ int cordon_config_set_limit_text(cordon_config *c, cordon_limit which, const cha
         return limit_set(c, which, d, text, ret_error);
 }
 
-int cordon_config_set_limits_best_effort(cordon_config *c, bool best_effort)
-{
-        c->limits_best_effort = best_effort;
-        return 0;
-}
+/* The setters that store one flag as given. */
+#define FLAG_SETTER(flag)                                           \
+        int cordon_config_set_##flag(cordon_config *c, bool value) \
+        {                                                          \
+                c->flag = value;                                   \
+                return 0;                                          \
+        }
 
-int cordon_config_set_log_plan(cordon_config *c, bool log_plan)
-{
-        c->log_plan = log_plan;
-        return 0;
-}
-
-int cordon_config_set_die_with_parent(cordon_config *c, bool die)
-{
-        c->die_with_parent = die;
-        return 0;
-}
-
-int cordon_config_set_explain(cordon_config *c, bool explain)
-{
-        c->explain = explain;
-        return 0;
-}
-
-int cordon_config_set_explain_on_failure(cordon_config *c, bool explain)
-{
-        c->explain_on_failure = explain;
-        return 0;
-}
+FLAG_SETTER(limits_best_effort)
+FLAG_SETTER(log_plan)
+FLAG_SETTER(die_with_parent)
+FLAG_SETTER(explain)
+FLAG_SETTER(explain_on_failure)
+FLAG_SETTER(ignore_default_excludes)
 
 int cordon_config_set_landlock(cordon_config *c, const char *mode, cordon_error **ret_error)
 {
@@ -409,12 +394,6 @@ int cordon_config_set_inherit_name(cordon_config *c, const char *name, cordon_er
         if (i < 0)
                 return i;
         return cordon_config_set_inherit(c, (cordon_inherit)i);
-}
-
-int cordon_config_set_ignore_default_excludes(cordon_config *c, bool ignore)
-{
-        c->ignore_default_excludes = ignore;
-        return 0;
 }
 
 int cordon_config_env_set(cordon_config *c, const char *name, const char *value, cordon_error **ret_error)
