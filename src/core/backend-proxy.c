@@ -8,9 +8,9 @@
 
 #include "error.h"
 
-json_t *backend_proxy_denied(const cordon_process *p) { return proxy_denials_json(process_head_const(p)->proxy); }
+static json_t *proxy_denied(const cordon_process *p) { return proxy_denials_json(process_head_const(p)->proxy); }
 
-int backend_proxy_grant(cordon_process *p, const char *entry, bool add, cordon_error **ret_error)
+static int proxy_grant_change(cordon_process *p, const char *entry, bool add, cordon_error **ret_error)
 {
         proxy *px = process_head_of(p)->proxy;
         if (!px)
@@ -20,4 +20,10 @@ int backend_proxy_grant(cordon_process *p, const char *entry, bool add, cordon_e
         return proxy_grant(px, entry, add, NULL, ret_error);
 }
 
-json_t *backend_proxy_grants(const cordon_process *p) { return proxy_grants_json(process_head_const(p)->proxy); }
+static json_t *proxy_grants(const cordon_process *p) { return proxy_grants_json(process_head_const(p)->proxy); }
+
+const backend_net_ops backend_proxy_net = {
+        .denied = proxy_denied,
+        .grant = proxy_grant_change,
+        .grants = proxy_grants,
+};

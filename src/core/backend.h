@@ -21,7 +21,7 @@ typedef struct process_head {
         int pty;      /* cordon_process_pty: the terminal's master, or -1 */
         int stdio[3]; /* the caller's ends of CORDON_STDIO_PIPE streams, or -1 */
         /* The allowlist proxy of a "proxy" network (the backend owns it), or
-         * NULL: what backend_proxy_denied and _grant use. */
+         * NULL: what backend_proxy_net reads. */
         struct proxy *proxy; /* non-const: live grants change its policy */
         /* What the boundary refused that the run's observers saw (denied.h;
          * NULL on ENOMEM: nothing is noted); the proxy's are read from it. */
@@ -41,15 +41,9 @@ struct backend_ops {
         int (*signal_command)(cordon_process *p, int sig);
         /* cordon_process_free: kill what still runs, reap, close, free. */
         void (*free)(cordon_process *p);
-        /* The hosts the network proxy refused, a JSON array (NULL on ENOMEM;
-         * NULL op: none). backend_proxy_denied where the head has the proxy. */
-        json_t *(*network_denied)(const cordon_process *p);
-        /* cordon_process_allow_net (|add|) and _remove_net: the proxy's
-         * allowlist changed while it runs (NULL op: no proxy in this
-         * backend). backend_proxy_grant where the head has the proxy. */
-        int (*network_grant)(cordon_process *p, const char *entry, bool add, cordon_error **ret_error);
-        /* The changes made so far, a JSON array (NULL on ENOMEM; NULL op: none). */
-        json_t *(*network_grants)(const cordon_process *p);
+        /* The allowlist proxy's side of a run: backend_proxy_net where the
+         * head holds the proxy (NULL: this backend has none). */
+        const struct backend_net_ops *net;
         /* What the post-run git check did, a JSON object (NULL: none ran). */
         json_t *(*git_check)(const cordon_process *p);
         /* cordon_helper_main's work (NULL: none in this backend). */
@@ -98,12 +92,20 @@ static inline const process_head *process_head_const(const cordon_process *p)
         return (const process_head *)(const void *)p;
 }
 
-/* network_denied for a backend that runs the allowlist proxy and names it
- * in the head: the hosts |p|'s proxy refused (backend-proxy.c; the Windows
- * build has no proxy). */
-json_t *backend_proxy_denied(const cordon_process *p) HIDDEN;
-int backend_proxy_grant(cordon_process *p, const char *entry, bool add, cordon_error **ret_error) HIDDEN;
-json_t *backend_proxy_grants(const cordon_process *p) HIDDEN;
+/* What the core asks of a run's allowlist proxy. */
+typedef struct backend_net_ops {
+        /* The hosts the proxy refused, a JSON array (NULL on ENOMEM). */
+        json_t *(*denied)(const cordon_process *p);
+        /* cordon_process_allow_net (|add|) and _remove_net: the proxy's
+         * allowlist changed while it runs. */
+        int (*grant)(cordon_process *p, const char *entry, bool add, cordon_error **ret_error);
+        /* The changes made so far, a JSON array (NULL on ENOMEM). */
+        json_t *(*grants)(const cordon_process *p);
+} backend_net_ops;
+
+/* The ops of a backend that runs the allowlist proxy and names it in the
+ * head (backend-proxy.c; the Windows build has no proxy). */
+extern const backend_net_ops backend_proxy_net HIDDEN;
 
 /* Sets |h| to "no process yet" with |ops|. */
 void process_head_init(process_head *h, const backend_ops *ops) HIDDEN;

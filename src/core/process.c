@@ -237,9 +237,9 @@ static int network_change(cordon_process *p, const char *entry, bool add, cordon
         const backend_ops *ops = p ? process_head_of(p)->ops : NULL;
         if (!p || !entry)
                 return error_set(ret_error, EINVAL, "a process and an entry are required");
-        if (!ops || !ops->network_grant)
+        if (!ops || !ops->net)
                 return error_set(ret_error, ENOTSUP, "this backend has no network proxy: its allowlist cannot change");
-        return ops->network_grant(p, entry, add, ret_error);
+        return ops->net->grant(p, entry, add, ret_error);
 }
 
 int cordon_process_allow_net(cordon_process *p, const char *entry, cordon_error **ret_error)

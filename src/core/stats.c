@@ -40,7 +40,7 @@ static char *record_text(json_t *o)
         return s ? strjoin2(s, "\n") : NULL;
 }
 
-/* The proxy's denials (|net|: network_denied's array) in the form of the
+/* The proxy's denials (|net|: backend_net_ops.denied's array) in the form of the
  * record's "denied". */
 static json_t *net_denied(const json_t *net)
 {
@@ -65,6 +65,13 @@ static json_t *net_denied(const json_t *net)
         return ok ? a : NULL;
 }
 
+/* The hosts |p|'s proxy refused (NULL: no proxy, or ENOMEM). */
+static json_t *proxy_denied_of(const cordon_process *p)
+{
+        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
+        return ops && ops->net ? ops->net->denied(p) : NULL;
+}
+
 /* The record's "denied" for |r| (NULL: every note), with |net| (the
  * proxy's, NULL: none) first. */
 static json_t *denied_of(const cordon_process *p, const cordon_result *r, const json_t *net, size_t *ret_omitted)
@@ -76,8 +83,7 @@ static json_t *denied_of(const cordon_process *p, const cordon_result *r, const 
 
 char *cordon_process_denied_json(const cordon_process *p, const cordon_result *r)
 {
-        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
-        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        json_t *net = proxy_denied_of(p);
         json_t *d = denied_of(p, r, net, NULL);
         json_decref(net);
         _cleanup_free_ char *s = d ? json_dumps(d, JSON_PRESERVE_ORDER) : NULL;
@@ -87,8 +93,7 @@ char *cordon_process_denied_json(const cordon_process *p, const cordon_result *r
 
 char *cordon_process_denied_summary(const cordon_process *p, const cordon_result *r, size_t max_lines)
 {
-        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
-        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        json_t *net = proxy_denied_of(p);
         size_t omitted = 0;
         json_t *d = denied_of(p, r, net, &omitted);
         json_decref(net);
@@ -99,8 +104,7 @@ char *cordon_process_denied_summary(const cordon_process *p, const cordon_result
 
 char *cordon_process_learned_layer(const cordon_process *p, const cordon_result *r)
 {
-        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
-        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        json_t *net = proxy_denied_of(p);
         json_t *d = denied_of(p, r, net, NULL);
         json_decref(net);
         char *s = d ? denied_learned_layer(d, p ? denied_list_home(process_head_const(p)->denied) : NULL) : NULL;
@@ -110,8 +114,7 @@ char *cordon_process_learned_layer(const cordon_process *p, const cordon_result 
 
 size_t cordon_process_denied_count(const cordon_process *p, const cordon_result *r)
 {
-        const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
-        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : NULL;
+        json_t *net = proxy_denied_of(p);
         size_t n = (net ? json_array_size(net) : 0) + denied_count(p ? process_head_const(p)->denied : NULL,
                                                                    r ? r->status : -1);
         json_decref(net);
@@ -122,8 +125,9 @@ char *cordon_process_stats_json(const cordon_process *p, const cordon_result *r)
 {
         const backend_ops *ops = p ? process_head_const(p)->ops : NULL;
         json_t *o = result_object(r);
-        json_t *net = ops && ops->network_denied ? ops->network_denied(p) : json_array();
-        json_t *grants = ops && ops->network_grants ? ops->network_grants(p) : json_array();
+        const backend_net_ops *nops = ops ? ops->net : NULL;
+        json_t *net = nops ? nops->denied(p) : json_array();
+        json_t *grants = nops ? nops->grants(p) : json_array();
         size_t omitted = 0;
         json_t *denied = net ? denied_of(p, r, net, &omitted) : NULL;
         json_t *git = ops && ops->git_check ? ops->git_check(p) : json_null();

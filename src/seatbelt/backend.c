@@ -212,7 +212,5 @@ const backend_ops seatbelt_backend_ops = {
         .kill = kill_group,
         .signal_command = signal_command,
         .free = free_process,
-        .network_denied = backend_proxy_denied,
-        .network_grant = backend_proxy_grant,
-        .network_grants = backend_proxy_grants,
+        .net = &backend_proxy_net,
 };
