@@ -29,9 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* what validated holds the documented invariants */
         for (size_t i = 0; i < c->n_expose; i++) {
-                /* absolute, or "~/" (the caller's home) and, in a target, "$NAME/" (profiles) */
+                /* absolute, "~/" (the caller's home), a whole "$NAME" (an agent's socket) and,
+                 * in a target, "$NAME/" (profiles) */
                 const char *src = c->expose[i].source, *tg = c->expose[i].target;
-                FUZZ_ASSERT(src[0] == '/' || strncmp(src, "~/", 2) == 0);
+                FUZZ_ASSERT(src[0] == '/' || strncmp(src, "~/", 2) == 0 || whole_variable(src));
                 FUZZ_ASSERT(tg[0] == '/' || strncmp(tg, "~/", 2) == 0 || tg[0] == '$');
                 FUZZ_ASSERT(strcmp(c->expose[i].target, "/") != 0);
                 FUZZ_ASSERT(strstr(c->expose[i].target, "/../") == NULL);
