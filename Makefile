@@ -29,8 +29,8 @@ $(ASAN)/build.ninja:
 asan: deps $(ASAN)/build.ninja
 	ninja -C $(ASAN)
 
-# Every test, in the normal build and again under ASan+UBSan, as root and as
-# an unprivileged user, then the seatbelt backend's run path with its
+# Every test, in the normal build as root and as an unprivileged user, again
+# under ASan+UBSan (each integration suite once, root and user by turns), then the seatbelt backend's run path with its
 # stand-in; first the short kernel subset (Debian 12's 6.1 under qemu,
 # tests/escape/kernel-fallbacks.sh: some 2 minutes; the whole matrix is
 # make check-kernels). Ends with "N passed, N failed".
