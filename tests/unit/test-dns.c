@@ -178,6 +178,11 @@ static void test_parse_lengths(void)
         size_t n = wire_labels(wire, 1, 63);
         CHECK_INTEQ(dns_parse_query(m, query_of(m, wire, n, 1), &q), 0);
         CHECK_INTEQ(strlen(q.name), 63);
+        /* 64 and 192 bytes: the length's top bits are a label type, not a length */
+        n = wire_labels(wire, 1, 64);
+        CHECK_INTEQ(dns_parse_query(m, query_of(m, wire, n, 1), &q), -EBADMSG);
+        n = wire_labels(wire, 1, 192);
+        CHECK_INTEQ(dns_parse_query(m, query_of(m, wire, n, 1), &q), -EBADMSG);
         /* 4 labels of 62: 4 * 63 - 1 = 251 bytes; then one of 1 more: 253 */
         n = wire_labels(wire, 4, 62);
         memcpy(wire + n - 1, "\1b", 3);

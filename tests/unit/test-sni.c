@@ -172,11 +172,37 @@ static void test_fields(void)
                         printf("# byte %zu = 0x%02x: %d, expected %d\n", T[i].at, T[i].value, r, T[i].ret);
                 CHECK(r == T[i].ret);
         }
+        /* a legacy_session_id of 33 bytes, every length adjusted */
+        uint8_t sid[sizeof(CLIENT_HELLO) + 1];
+        memcpy(sid, CLIENT_HELLO, 44);
+        sid[44] = 0;
+        memcpy(sid + 45, CLIENT_HELLO + 44, sizeof(CLIENT_HELLO) - 44);
+        sid[43]++, sid[4]++, sid[8]++;
+        CHECK_INTEQ(sni(sid, sizeof(sid)), SNI_MALFORMED);
         /* "example.123": the last label all digits, an address */
         uint8_t b[sizeof(CLIENT_HELLO)];
         memcpy(b, CLIENT_HELLO, sizeof(b));
         memcpy(b + NAME_AT + 8, "123", 3);
         CHECK_INTEQ(sni(b, sizeof(b)), SNI_MALFORMED);
+}
+
+/* CLIENT_HELLO with a second server_name extension after the first, whose
+ * name's last byte is |last|: the proxy and the server could each read
+ * another name. */
+static void test_two_names(void)
+{
+        uint8_t b[sizeof(CLIENT_HELLO) + 20];
+        const size_t ext = 144, ext_n = 20; /* type, length, 16 bytes of data */
+        memcpy(b, CLIENT_HELLO, ext + ext_n);
+        memcpy(b + ext + ext_n, CLIENT_HELLO + ext, ext_n);
+        memcpy(b + ext + 2 * ext_n, CLIENT_HELLO + ext + ext_n, sizeof(CLIENT_HELLO) - ext - ext_n);
+        b[4] = (uint8_t)(b[4] + ext_n), b[8] = (uint8_t)(b[8] + ext_n), b[143] = (uint8_t)(b[143] + ext_n);
+        CHECK_INTEQ(sni(b, sizeof(b)), SNI_MALFORMED);
+        b[ext + ext_n + 4 + 5 + 10] = 'T'; /* "Example.COT" */
+        CHECK_INTEQ(sni(b, sizeof(b)), SNI_MALFORMED);
+        /* the control: the copy made another extension type, it is found */
+        b[ext + ext_n + 1] = 0x99;
+        CHECK_INTEQ(sni(b, sizeof(b)), SNI_FOUND);
 }
 
 static void test_not_tls(void)
@@ -231,6 +257,7 @@ int main(void)
         RUN(test_prefixes);
         RUN(test_lengths_corrupted);
         RUN(test_fields);
+        RUN(test_two_names);
         RUN(test_not_tls);
         RUN(test_records);
         return TAP_DONE();
