@@ -432,3 +432,39 @@ const char *net_policy_check_addr(const net_policy *p, const net_addr *a, uint16
         snprintf(why, n, "resolves to %s (%s address; allowed only when the list names that address)", text, what);
         return why;
 }
+
+bool net_policy_has_name(const net_policy *p, const char *host)
+{
+        for (size_t i = 0; i < p->n; i++)
+                if (name_matches(&p->e[i], host))
+                        return true;
+        return false;
+}
+
+/* |port| into |out| once (|seen|: a bit per port), counting past |max|. */
+static size_t port_add(uint16_t *out, size_t n, size_t max, uint8_t *seen, uint16_t port)
+{
+        if (seen[port / 8] & (1u << (port % 8)))
+                return n;
+        seen[port / 8] |= (uint8_t)(1u << (port % 8));
+        if (n < max)
+                out[n] = port;
+        return n + 1;
+}
+
+size_t net_intercepted_ports(const char *const *allow, uint16_t proxy_port, uint16_t *out, size_t max)
+{
+        uint8_t seen[65536 / 8] = {0};
+        size_t n = port_add(out, port_add(out, 0, max, seen, 80), max, seen, 443);
+        for (size_t i = 0; allow && allow[i]; i++) {
+                net_entry e;
+                const char *why = NULL;
+                if (net_entry_parse(allow[i], &e, &why) < 0 || e.port == 0 || e.port == proxy_port)
+                        continue;
+                bool local = (e.kind == NET_NAME && net_is_localhost(e.name)) ||
+                             (e.kind == NET_CIDR && (is_loopback_v4(&e.addr) || is_loopback_v6(&e.addr)));
+                if (!local)
+                        n = port_add(out, n, max, seen, e.port);
+        }
+        return n;
+}

@@ -93,3 +93,15 @@ const char *net_policy_check_host(const net_policy *p, const char *host, uint16_
 /* May a name connect to |a| on |port|? NULL, or the reason in |why|. */
 const char *net_policy_check_addr(const net_policy *p, const net_addr *a, uint16_t port, char *why,
                                   size_t n) HIDDEN;
+
+/* Does an entry name |host| (normalised), on any port? The sandbox's
+ * resolver answers such a name (an address of its own), and no other. */
+bool net_policy_has_name(const net_policy *p, const char *host) HIDDEN;
+
+/* The TCP ports the linux backend intercepts (a listener on every address
+ * of the sandbox's own network): 80, 443 and each port of an entry of
+ * |allow| that is not a loopback service, never |proxy_port|; each once,
+ * into |out| (|max| of them). Returns how many there are (may be more than
+ * |max|: then only |max| were written). */
+#define NET_INTERCEPTED_MAX 64
+size_t net_intercepted_ports(const char *const *allow, uint16_t proxy_port, uint16_t *out, size_t max) HIDDEN;

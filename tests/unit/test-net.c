@@ -270,6 +270,40 @@ static void test_loopback_forwards(void)
         CHECK_INTEQ((int)net_loopback_forwards(LIST, f, 2), (int)ARRAY_SIZE(WANT)); /* the count, past max */
 }
 
+/* The ports the linux backend intercepts: 80 and 443 always, each port
+ * an entry names once, never a loopback service's (forwarded) nor the
+ * proxy's own; the count past |max|. The names the resolver answers: an
+ * entry's name, a wildcard's subdomains (not the name itself), whatever
+ * the port; never an address entry's. */
+static void test_intercepted_ports(void)
+{
+        static const char *const LIST[] = {"example.org:22", "*.example.net:8443", "10.0.0.0/8:5432",
+                                           "example.org:22", "127.0.0.1:8765", "localhost:9000",
+                                           "[::1]:9001", "x.org:3128", "y.org:443", "z.org", NULL};
+        uint16_t ports[NET_INTERCEPTED_MAX];
+        size_t n = net_intercepted_ports(LIST, 3128, ports, NET_INTERCEPTED_MAX);
+        static const uint16_t WANT[] = {80, 443, 22, 8443, 5432};
+        CHECK_INTEQ((int)n, (int)ARRAY_SIZE(WANT));
+        for (size_t i = 0; i < n && i < ARRAY_SIZE(WANT); i++)
+                CHECK_INTEQ(ports[i], WANT[i]);
+        CHECK_INTEQ((int)net_intercepted_ports(LIST, 3128, ports, 2), (int)ARRAY_SIZE(WANT));
+        CHECK_INTEQ(ports[0], 80);
+        CHECK_INTEQ(ports[1], 443);
+
+        net_entry e[3];
+        const char *why = NULL;
+        CHECK(net_entry_parse("example.org:22", &e[0], &why) == 0);
+        CHECK(net_entry_parse("*.example.net", &e[1], &why) == 0);
+        CHECK(net_entry_parse("192.0.2.1", &e[2], &why) == 0);
+        net_policy pol = {.e = e, .n = 3};
+        CHECK(net_policy_has_name(&pol, "example.org"));
+        CHECK(net_policy_has_name(&pol, "a.example.net"));
+        CHECK(!net_policy_has_name(&pol, "example.net"));
+        CHECK(!net_policy_has_name(&pol, "a.example.org"));
+        CHECK(!net_policy_has_name(&pol, "192.0.2.1"));
+        CHECK(!net_policy_has_name(&pol, "evil.org"));
+}
+
 static void test_host_normalize(void)
 {
         static const struct {
@@ -737,6 +771,7 @@ int main(void)
         RUN(test_policy_addresses);
         RUN(test_policy_localhost);
         RUN(test_loopback_forwards);
+        RUN(test_intercepted_ports);
         RUN(test_host_normalize);
         RUN(test_http_head);
         RUN(test_http_body);
