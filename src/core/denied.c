@@ -201,7 +201,10 @@ char *denied_net_suggestion(const char *host, unsigned port)
 {
         char name[NET_HOST_MAX + 3], hp[NET_HOST_MAX + 16];
         snprintf(name, sizeof(name), "%s", host ? host : "");
-        snprintf(hp, sizeof(hp), strchr(name, ':') ? "[%s]:%u" : "%s:%u", name, port);
+        if (port == 0) /* a refused lookup: the name on the ports an entry has by default */
+                snprintf(hp, sizeof(hp), "%s", name);
+        else
+                snprintf(hp, sizeof(hp), strchr(name, ':') ? "[%s]:%u" : "%s:%u", name, port);
         net_entry e;
         const char *why = NULL;
         bool ok = host && net_host_normalize(name) && streq(name, host) && net_entry_parse(hp, &e, &why) == 0;

@@ -67,7 +67,7 @@ char *denied_path_suggestion(const char *path, bool writable, const char *home) 
  * private keys, credentials stores, /etc/shadow-like files, a directory
  * holding a store (/etc, ~/.config), the home itself or above it. */
 bool denied_path_is_secret(const char *path, const char *home) HIDDEN;
-/* "--allow-net HOST:PORT" when |host| is an entry as it is written
+/* "--allow-net HOST:PORT" (port 0: "HOST") when |host| is an entry as written
  * (allowlist.h), else DENIED_NOT_ALLOWABLE. Caller frees. */
 char *denied_net_suggestion(const char *host, unsigned port) HIDDEN;
 

@@ -41,7 +41,7 @@ static char *record_text(json_t *o)
 }
 
 /* The proxy's denials (|net|: backend_net_ops.denied's array) in the form of the
- * record's "denied". */
+ * record's "denied": port 0 is a name the sandbox's resolver refused. */
 static json_t *net_denied(const json_t *net)
 {
         json_t *a = json_array();
@@ -52,12 +52,13 @@ static json_t *net_denied(const json_t *net)
         {
                 const char *host = json_string_value(json_object_get(v, "host"));
                 unsigned port = (unsigned)json_integer_value(json_object_get(v, "port"));
-                _cleanup_free_ char *hp = xasprintf(host && strchr(host, ':') ? "[%s]:%u" : "%s:%u", host ? host : "",
-                                                    port);
+                _cleanup_free_ char *hp = port == 0 ? strdup(host ? host : "")
+                                          : xasprintf(host && strchr(host, ':') ? "[%s]:%u" : "%s:%u",
+                                                      host ? host : "", port);
                 _cleanup_free_ char *s = denied_net_suggestion(host, port);
                 ok = ok && hp && s &&
                      json_put(a, NULL,
-                              denied_entry_json(DENIED_CONNECT, hp, json_string_value(json_object_get(v, "reason")),
+                              denied_entry_json(port == 0 ? DENIED_RESOLVE : DENIED_CONNECT, hp, json_string_value(json_object_get(v, "reason")),
                                                 HOST_HAS_UNKNOWN, s, "proxy"));
         }
         if (!ok)

@@ -37,7 +37,18 @@
 #include "util.h"
 
 /* What a watch is for: the loop's own, then the protocol's. */
-typedef enum watch_kind { W_LISTEN, W_FORWARD, W_CHANNEL, W_STOP, W_CLIENT, W_UPSTREAM, W_RESOLVER, W_ORPHAN } watch_kind;
+typedef enum watch_kind {
+        W_LISTEN,
+        W_FORWARD,
+        W_INTERCEPT,
+        W_DNS,
+        W_CHANNEL,
+        W_STOP,
+        W_CLIENT,
+        W_UPSTREAM,
+        W_RESOLVER,
+        W_ORPHAN
+} watch_kind;
 
 struct conn;
 typedef struct watch {

@@ -107,7 +107,7 @@ void conn_fail(conn *c, int status, uint8_t rep, const char *why)
         char hp[NET_HOST_MAX + 16];
         denial_host_port(c->host, c->port, hp, sizeof(hp));
         snprintf(body, sizeof(body), "cordon: %s: %s", hp, why);
-        if (c->proto == P_FORWARD)
+        if (c->proto == P_FORWARD || c->proto == P_INTERCEPT)
                 conn_finish_with(c, "", 0); /* the client sees its connection end */
         else if (c->proto == P_SOCKS)
                 socks_reply(c, rep, true);
@@ -119,10 +119,12 @@ void conn_deny(proxy *p, conn *c, const char *reason, const char *allow)
 {
         char hp[NET_HOST_MAX + 16], body[1024];
         denial_host_port(c->host, c->port, hp, sizeof(hp));
-        if (!allow && denial_suggestable(c->host, hp))
+        if (allow && !*allow) /* no entry would allow it */
+                allow = NULL;
+        else if (!allow && denial_suggestable(c->host, hp))
                 allow = hp;
         denial_note(p, c->host, c->port, reason, allow);
-        if (c->proto == P_FORWARD) {
+        if (c->proto == P_FORWARD || c->proto == P_INTERCEPT) {
                 conn_finish_with(c, "", 0);
                 return;
         }
@@ -141,7 +143,9 @@ static void on_head_bytes(proxy *p, conn *c)
 {
         if (c->up.len == 0)
                 return;
-        if (c->up.b[0] == SOCKS_VERSION) {
+        if (c->proto == P_INTERCEPT) {
+                intercept_head(p, c);
+        } else if (c->up.b[0] == SOCKS_VERSION) {
                 c->proto = P_SOCKS;
                 socks_head(p, c);
         } else {
@@ -207,7 +211,7 @@ static bool on_client(proxy *p, conn *c, uint32_t ev)
                 return false;
         if (ev & (EV_IN | EV_HUP)) {
                 bool head = c->st == ST_HEAD || c->st == ST_SOCKS_REQUEST;
-                size_t cap = head ? HTTP_HEAD_MAX : BUF_CAP;
+                size_t cap = !head ? BUF_CAP : c->proto == P_INTERCEPT ? TLS_RECORD_MAX : HTTP_HEAD_MAX;
                 if (c->st == ST_FLUSH) /* what a refused client still sends is dropped */
                         c->up.len = c->up.off = 0;
                 ok = flow_fill(c->cw.fd, &c->up, cap, &moved);

@@ -12,9 +12,13 @@
 
 #include "net/proxy-internal.h"
 
+/* Port 0: the name alone (a refused lookup, proxy-dns.c). */
 void denial_host_port(const char *host, unsigned port, char *out, size_t n)
 {
-        snprintf(out, n, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+        if (port == 0)
+                snprintf(out, n, "%s", host);
+        else
+                snprintf(out, n, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
 }
 
 /* May a denial of |host| (|hp|: with its port) suggest "--allow-net

@@ -16,6 +16,8 @@
 #include "net/loop.h"
 #include "net/proxy.h"
 #include "net/request.h"
+#include "net/resolved.h"
+#include "net/sni.h"
 
 #define CONN_MAX 512
 #define BUF_CAP ((size_t)64 * 1024)
@@ -24,8 +26,13 @@
 
 typedef enum conn_state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_TUNNEL, ST_FLUSH } conn_state;
 /* P_FORWARD: a connection to a loopback service of the allowlist, accepted
- * on the sandbox's own lo (net_forward): no protocol, bytes both ways. */
-typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS, P_FORWARD } conn_proto;
+ * on the sandbox's own lo (net_forward): no protocol, bytes both ways.
+ * P_INTERCEPT: one to any address on an intercepted port (the linux
+ * backend's namespace routes every address to lo): its target is the
+ * address the client connected to, or the name the sandbox's resolver
+ * gave that address; the first bytes (a TLS ClientHello, an HTTP head) are
+ * read to check the name, then passed on. */
+typedef enum conn_proto { P_UNKNOWN, P_HTTP, P_CONNECT, P_SOCKS, P_FORWARD, P_INTERCEPT } conn_proto;
 
 /* One direction: client -> upstream (up) or back (down). Its buffer holds
  * the head and the replies; a tunnel's bytes are spliced through its pipe,
@@ -83,6 +90,9 @@ struct proxy {
         watch fwd_w[NET_FORWARDS_MAX]; /* the forwards' listeners, as fwd[] */
         net_forward fwd[NET_FORWARDS_MAX];
         size_t n_fwd;
+        watch intercept_w[NET_INTERCEPTED_MAX]; /* the intercepted ports' listeners */
+        watch dns_w;                              /* the sandbox's resolver, 127.0.0.1:53 (UDP) */
+        struct resolved *names;                   /* the names it answered, by the address it gave */
         bool accept_paused;
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
@@ -136,12 +146,25 @@ void conn_finish_with(conn *c, const void *data, size_t n) HIDDEN;
 /* A failure that is not a denial: |status| for HTTP, |rep| for SOCKS. */
 void conn_fail(conn *c, int status, uint8_t rep, const char *why) HIDDEN;
 /* Refuse |c|'s request for |reason|, recorded as a denial; |allow|: the
- * --allow-net entry that would allow it, or NULL for the request's own
- * host and port (when that is a valid entry). */
+ * --allow-net entry that would allow it, NULL for the request's own host
+ * and port (when that is a valid entry), or "" for none. */
 void conn_deny(proxy *p, conn *c, const char *reason, const char *allow) HIDDEN;
 
 /* proxy.c: stop accepting on every listener (0), or start again (EV_IN). */
 void proxy_accepting(proxy *p, uint32_t events) HIDDEN;
+/* A connection to the forwarded loopback service |f|. */
+void forward_start(proxy *p, conn *c, const net_forward *f) HIDDEN;
+
+/* proxy-intercept.c: a connection accepted on an intercepted port. */
+/* Its target from the address it was made to: then upstream, or its first
+ * bytes read (intercept_head). */
+void intercept_start(proxy *p, conn *c) HIDDEN;
+/* The client's bytes so far, for the name the target has. */
+void intercept_head(proxy *p, conn *c) HIDDEN;
+
+/* proxy-dns.c: the sandbox's resolver. */
+/* Answer each query waiting on p->dns_w. */
+void dns_serve(proxy *p) HIDDEN;
 
 /* proxy-denials.c */
 /* Record (host, port) once and tell the log, with the entry |allow| that

@@ -49,11 +49,13 @@ void proxy_accepting(proxy *p, uint32_t events)
         watch_set(&p->loop, &p->listen_w, events);
         for (size_t i = 0; i < p->n_fwd; i++)
                 watch_set(&p->loop, &p->fwd_w[i], events);
+        for (size_t j = 0; j < NET_INTERCEPTED_MAX; j++)
+                watch_set(&p->loop, &p->intercept_w[j], events);
 }
 
 /* A connection to a forwarded loopback service: no protocol of its own,
  * its target the forward's (checked again: the policy is the list's). */
-static void forward_start(proxy *p, conn *c, const net_forward *f)
+void forward_start(proxy *p, conn *c, const net_forward *f)
 {
         c->proto = P_FORWARD;
         snprintf(c->host, sizeof(c->host), "%s", f->host);
@@ -63,7 +65,8 @@ static void forward_start(proxy *p, conn *c, const net_forward *f)
                 conn_free(p, c);
 }
 
-/* Accept what waits on |lw|: the proxy's listener, or a forward's. */
+/* Accept what waits on |lw|: the proxy's listener, a forward's, or an
+ * intercepted port's. */
 static void accept_all(proxy *p, watch *lw)
 {
         const net_forward *f = lw->kind == W_FORWARD ? &p->fwd[lw - p->fwd_w] : NULL;
@@ -102,13 +105,35 @@ static void accept_all(proxy *p, watch *lw)
                 p->n_conns++;
                 if (f)
                         forward_start(p, c, f);
+                else if (lw->kind == W_INTERCEPT)
+                        intercept_start(p, c);
                 else
                         watch_set(&p->loop, &c->cw, EV_IN);
         }
 }
 
-/* The listening sockets, sent by the sandbox's init: the proxy's (data
- * byte 0), then each forward's (1 + its index); then EOF. */
+/* Where the listener with data byte |i| goes (PROXY_INDEX_*), or NULL. */
+static watch *listener_watch(proxy *p, size_t i, watch_kind *kind)
+{
+        watch *w = NULL;
+        *kind = W_LISTEN;
+        if (i == PROXY_INDEX_PROXY) {
+                w = &p->listen_w;
+        } else if (i >= PROXY_INDEX_FORWARD && i < PROXY_INDEX_FORWARD + p->n_fwd) {
+                w = &p->fwd_w[i - PROXY_INDEX_FORWARD];
+                *kind = W_FORWARD;
+        } else if (i >= PROXY_INDEX_INTERCEPTED && i < PROXY_INDEX_INTERCEPTED + NET_INTERCEPTED_MAX) {
+                w = &p->intercept_w[i - PROXY_INDEX_INTERCEPTED];
+                *kind = W_INTERCEPT;
+        } else if (i == PROXY_INDEX_DNS) {
+                w = &p->dns_w;
+                *kind = W_DNS;
+        }
+        return w && w->fd < 0 ? w : NULL;
+}
+
+/* The listening sockets, sent by the sandbox's init, each with its index
+ * (PROXY_INDEX_*); then EOF. */
 static void receive_listener(proxy *p)
 {
         unsigned char data[1];
@@ -130,13 +155,11 @@ static void receive_listener(proxy *p)
                 int fd;
                 memcpy(&fd, CMSG_DATA(h), sizeof(fd));
                 fd = fd_nonblock_cloexec(fd);
-                size_t i = data[0];
-                watch *w = i == 0 && p->listen_w.fd < 0 ? &p->listen_w
-                           : i >= 1 && i <= p->n_fwd && p->fwd_w[i - 1].fd < 0 ? &p->fwd_w[i - 1]
-                                                                               : NULL;
+                watch_kind kind;
+                watch *w = listener_watch(p, data[0], &kind);
                 if (w) {
-                        *w = watch_new(i ? W_FORWARD : W_LISTEN, fd, NULL);
-                        watch_set(&p->loop, w, p->accept_paused ? 0 : EV_IN);
+                        *w = watch_new(kind, fd, NULL);
+                        watch_set(&p->loop, w, p->accept_paused && kind != W_DNS ? 0 : EV_IN);
                 } else if (fd >= 0) {
                         close(fd);
                 }
@@ -149,8 +172,10 @@ static void receive_listener(proxy *p)
 static bool dispatch(void *ctx, watch *w, uint32_t events)
 {
         proxy *p = ctx;
-        if (w->kind == W_LISTEN || w->kind == W_FORWARD)
+        if (w->kind == W_LISTEN || w->kind == W_FORWARD || w->kind == W_INTERCEPT)
                 accept_all(p, w);
+        else if (w->kind == W_DNS)
+                dns_serve(p);
         else if (w->kind == W_CHANNEL)
                 receive_listener(p);
         else if (w->kind == W_ORPHAN)
@@ -168,6 +193,9 @@ static void each_watch(void *ctx, loop *l)
         loop_offer(l, &p->channel_w);
         for (size_t i = 0; i < p->n_fwd; i++)
                 loop_offer(l, &p->fwd_w[i]);
+        for (size_t j = 0; j < NET_INTERCEPTED_MAX; j++)
+                loop_offer(l, &p->intercept_w[j]);
+        loop_offer(l, &p->dns_w);
         for (conn *c = p->conns; c; c = c->next) {
                 loop_offer(l, &c->cw);
                 loop_offer(l, &c->uw);
@@ -264,8 +292,13 @@ int proxy_start(const char *const *allow, const net_forward *fwd, size_t n_fwd, 
                 p->fwd[i] = fwd[i];
                 p->fwd_w[i] = watch_new(W_FORWARD, -1, NULL);
         }
+        for (size_t j = 0; j < NET_INTERCEPTED_MAX; j++)
+                p->intercept_w[j] = watch_new(W_INTERCEPT, -1, NULL);
+        p->dns_w = watch_new(W_DNS, -1, NULL);
+        /* the sandbox resolver's addresses (proxy-dns.c), one a name */
+        p->names = resolved_new(RESOLVED_BASE, RESOLVED_PREFIX, 16384);
         int loop_err = loop_open(&p->loop) < 0 ? errno : 0;
-        int r = parse_policy(allow, &p->policy, ret_error);
+        int r = p->names ? parse_policy(allow, &p->policy, ret_error) : error_set(ret_error, ENOMEM, "out of memory");
         if (r == 0 && loop_err)
                 r = error_set(ret_error, loop_err, "cannot start the network proxy: %s", strerror(loop_err));
         if (r == 0) {
@@ -316,6 +349,9 @@ void proxy_stop(proxy *p)
         watch_close(&p->channel_w);
         for (size_t i = 0; i < p->n_fwd; i++)
                 watch_close(&p->fwd_w[i]);
+        for (size_t j = 0; j < NET_INTERCEPTED_MAX; j++)
+                watch_close(&p->intercept_w[j]);
+        watch_close(&p->dns_w);
 }
 
 proxy *proxy_free(proxy *p)
@@ -330,6 +366,7 @@ proxy *proxy_free(proxy *p)
                 free(p->denials[i].allow);
         }
         free(p->policy.e);
+        resolved_free(p->names);
         for (size_t i = 0; i < p->n_grants; i++)
                 free(p->grants[i].entry);
         free(p->grants);

@@ -15,6 +15,12 @@
 
 typedef struct proxy proxy;
 
+/* The data byte of a listener the sandbox's init sends (proxy_start). */
+#define PROXY_INDEX_PROXY 0        /* 127.0.0.1:PROXY_PORT */
+#define PROXY_INDEX_FORWARD 1      /* + i: the loopback service fwd[i] */
+#define PROXY_INDEX_INTERCEPTED 100 /* + j: an intercepted port, on every address */
+#define PROXY_INDEX_DNS 250        /* the resolver's UDP socket, 127.0.0.1:53 */
+
 /* How long a connection may take, in seconds. */
 typedef struct proxy_timeouts {
         double setup_s;     /* the request's head, resolving its name, connecting upstream (each) */
