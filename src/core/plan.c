@@ -462,6 +462,25 @@ static int plan_identity(builder *b)
         return r;
 }
 
+/* The network "proxy": every name is looked up by the sandbox's resolver
+ * (net/proxy-dns.c, on the linux backend's own loopback), and the proxy
+ * looks the allowed ones up on the host, with the host's /etc/hosts: a
+ * name of that file is allowed by its name, as any other. The sandbox's
+ * /etc/hosts names only its own loopback. */
+static int plan_resolver(builder *b)
+{
+        if (b->p->network != CORDON_NETWORK_PROXY)
+                return 0;
+        int r = add_file(b->p, "/etc/resolv.conf",
+                         strdup("# cordon: the sandbox's resolver answers the allowlist's names only\n"
+                                "nameserver 127.0.0.1\n"));
+        if (r == 0)
+                r = add_file(b->p, "/etc/hosts",
+                             xasprintf("127.0.0.1 localhost %s\n::1 localhost ip6-localhost ip6-loopback %s\n",
+                                       b->p->hostname, b->p->hostname));
+        return r;
+}
+
 /* Landlock cannot take rights away below a granted directory, so the
  * landlock backend grants the instance's subdirectories one by one and
  * leaves logs/ out. */
@@ -895,6 +914,8 @@ static int plan_build_cached(const cordon_config *c, const cordon_command *cmd, 
                 r = plan_system(&b);
                 if (r == 0 && p->backend == BACKEND_LINUX)
                         r = plan_identity(&b);
+                if (r == 0 && p->backend == BACKEND_LINUX)
+                        r = plan_resolver(&b);
                 if (r == 0)
                         r = plan_instance(&b);
                 if (r == 0)

@@ -123,6 +123,10 @@ int launch_setup_landlock(const cordon_plan *p, unsigned proxy_port, const net_f
          * the linux backend the proxy's forwards on the sandbox's own lo */
         for (size_t i = 0; e == 0 && p->network == CORDON_NETWORK_PROXY && ll->net && i < n_fwd; i++)
                 e = landlock_allow_port(fd, fwd[i].port, LL_NET_CONNECT_TCP);
+        /* the linux backend's intercepted ports (any address: the
+         * namespace routes every one to the proxy's listeners) */
+        for (size_t i = 0; e == 0 && p->network == CORDON_NETWORK_PROXY && ll->net && i < l->n_tports; i++)
+                e = landlock_allow_port(fd, l->tports[i], LL_NET_CONNECT_TCP);
         if (e < 0) {
                 close(fd);
                 return error_set(ret_error, -e, "cannot add a Landlock rule for the network proxy's port: %s",

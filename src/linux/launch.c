@@ -300,10 +300,14 @@ static int prepare_forwards(const cordon_plan *p, launch_storage *s, cordon_erro
                         f->len = sizeof(f->sa.in6);
                 }
         }
-        if (p->backend == BACKEND_LINUX) {
-                s->l.fwd = s->lfwd;
-                s->l.n_fwd = n;
-        }
+        if (p->backend != BACKEND_LINUX)
+                return 0;
+        s->l.fwd = s->lfwd;
+        s->l.n_fwd = n;
+        /* past NET_INTERCEPTED_MAX, a port is reached through the proxy only */
+        n = net_intercepted_ports((const char *const *)p->network_allow, PROXY_PORT, s->tports, NET_INTERCEPTED_MAX);
+        s->l.tports = s->tports;
+        s->l.n_tports = n < NET_INTERCEPTED_MAX ? n : NET_INTERCEPTED_MAX;
         return 0;
 }
 

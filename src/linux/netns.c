@@ -4,6 +4,8 @@
  * the child after clone(), as child.c does: system calls only. */
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -89,21 +91,21 @@ void netns_join(const launch *l, netns_job *j)
 
 /* ---- the network proxy's listener --------------------------------------------------- */
 
-/* Listen on |sa| and send the socket to the launcher as listener |index|
- * (0 the proxy's, 1 + i forward i's). 0, 1 when an IPv6 address is not
- * there (a namespace without IPv6: no client can use it either), or
- * -errno. */
-static long send_listener(const launch *l, const struct sockaddr *sa, socklen_t len, unsigned char index)
+/* Listen on |sa| (a |type| socket) and send it to the launcher as
+ * listener |index| (PROXY_INDEX_*). 0, 1 when an IPv6 address is not there
+ * (a namespace without IPv6: no client can use it either), or -errno. */
+static long send_listener(const launch *l, const struct sockaddr *sa, socklen_t len, int type, unsigned char index)
 {
-        long fd = INIT_CALL(SYS_socket, sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0, 0);
+        long fd = INIT_CALL(SYS_socket, sa->sa_family, type | SOCK_CLOEXEC, 0, 0);
         long r = fd;
-        if (r >= 0) /* an address of its own: no IPV6_V6ONLY needed */
+        if (r >= 0) /* [::]:P takes IPv4 too: a new namespace's bindv6only is 0 */
                 r = INIT_CALL(SYS_bind, fd, sa, len, 0);
-        if (r == -EADDRNOTAVAIL && sa->sa_family == AF_INET6) {
-                INIT_CALL(SYS_close, fd, 0, 0, 0);
+        if ((r == -EADDRNOTAVAIL || r == -EAFNOSUPPORT) && sa->sa_family == AF_INET6) {
+                if (fd >= 0)
+                        INIT_CALL(SYS_close, fd, 0, 0, 0);
                 return 1;
         }
-        if (r >= 0)
+        if (r >= 0 && type == SOCK_STREAM)
                 r = INIT_CALL(SYS_listen, fd, 1024, 0, 0);
         if (r >= 0) {
                 fd_message fm;
@@ -116,24 +118,96 @@ static long send_listener(const launch *l, const struct sockaddr *sa, socklen_t 
         return r < 0 ? r : 0;
 }
 
+/* Make every address of |family| local to lo (an "AnyIP" route in the
+ * local table, as `ip route add local 0.0.0.0/0 dev lo`): a connection to
+ * any address reaches a listener on the wildcard address, which then
+ * reads the address the client meant with getsockname. 0 or -errno. */
+static long anyip_route(unsigned char family)
+{
+        struct {
+                struct nlmsghdr h;
+                struct rtmsg r;
+                struct rtattr a;
+                uint32_t oif;
+        } req = {.h = {.nlmsg_len = sizeof(req), .nlmsg_type = RTM_NEWROUTE,
+                       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, .nlmsg_seq = 1},
+                 .r = {.rtm_family = family, .rtm_table = RT_TABLE_LOCAL, .rtm_protocol = RTPROT_BOOT,
+                       .rtm_scope = RT_SCOPE_HOST, .rtm_type = RTN_LOCAL},
+                 .a = {.rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = RTA_OIF},
+                 .oif = 1 /* lo, in every new namespace */};
+        struct {
+                struct nlmsghdr h;
+                struct nlmsgerr e;
+        } ack;
+        long fd = INIT_CALL(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE, 0);
+        long r = fd < 0 ? fd : INIT_CALL(SYS_write, fd, &req, sizeof(req), 0);
+        if (r >= 0)
+                r = INIT_CALL(SYS_read, fd, &ack, sizeof(ack), 0);
+        if (r >= 0)
+                r = r < (long)sizeof(ack) || ack.h.nlmsg_type != NLMSG_ERROR ? -EPROTO : ack.e.error;
+        if (fd >= 0)
+                INIT_CALL(SYS_close, fd, 0, 0, 0);
+        return r;
+}
+
+/* The intercepted ports: every address routed to lo, a listener on the
+ * wildcard address of each port, and the resolver's socket. */
+static void send_intercepted(const launch *l)
+{
+        long r = anyip_route(AF_INET);
+        if (r < 0)
+                fail(l, STEP_PROXY, (int)-r, "a route of every IPv4 address to lo");
+        (void)anyip_route(AF_INET6); /* none without IPv6: nor do clients have it */
+        for (size_t j = 0; j < l->n_tports; j++) {
+                struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_port = htons(l->tports[j])};
+                unsigned char index = (unsigned char)(PROXY_INDEX_INTERCEPTED + j);
+                r = send_listener(l, (const struct sockaddr *)&s6, sizeof(s6), SOCK_STREAM, index);
+                if (r == 1) {
+                        struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons(l->tports[j])};
+                        r = send_listener(l, (const struct sockaddr *)&s4, sizeof(s4), SOCK_STREAM, index);
+                }
+                if (r < 0)
+                        fail(l, STEP_PROXY, (int)-r, "an intercepted port");
+        }
+        struct sockaddr_in dns = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        r = send_listener(l, (const struct sockaddr *)&dns, sizeof(dns), SOCK_DGRAM, PROXY_INDEX_DNS);
+        if (r < 0)
+                fail(l, STEP_PROXY, (int)-r, "127.0.0.1:53");
+}
+
+static bool port_intercepted(const launch *l, in_port_t port_be)
+{
+        for (size_t j = 0; j < l->n_tports; j++)
+                if (htons(l->tports[j]) == port_be)
+                        return true;
+        return false;
+}
+
 /* Network "proxy": listen on 127.0.0.1:PROXY_PORT of the sandbox's own
  * namespace and hand the socket to the launcher, whose proxy thread
  * accepts on it from the host's network: no relay inside, no socket file.
  * The same for each loopback service of the allowlist, on its address and
- * port: a client that skips the proxy (NO_PROXY) reaches that service
- * through the proxy all the same, and nothing else. The init keeps no
- * copy. */
+ * port (unless its port is intercepted: that listener takes it), and for
+ * the intercepted ports: a client that reads no proxy variable, or skips
+ * the proxy (NO_PROXY), reaches what the allowlist allows through the
+ * proxy all the same, and nothing else. The init keeps no copy. */
 void send_proxy_listener(const launch *l)
 {
         struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PROXY_PORT),
                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        long r = send_listener(l, (const struct sockaddr *)&sa, sizeof(sa), 0);
+        long r = send_listener(l, (const struct sockaddr *)&sa, sizeof(sa), SOCK_STREAM, PROXY_INDEX_PROXY);
         if (r < 0)
                 fail(l, STEP_PROXY, (int)-r, PROXY_HOST ":" STR(PROXY_PORT));
         for (size_t i = 0; i < l->n_fwd; i++) {
-                r = send_listener(l, (const struct sockaddr *)&l->fwd[i].sa, l->fwd[i].len, (unsigned char)(i + 1));
+                const struct sockaddr_in *in = &l->fwd[i].sa.in; /* sin_port and sin6_port share a place */
+                if (port_intercepted(l, in->sin_port))
+                        continue;
+                r = send_listener(l, (const struct sockaddr *)&l->fwd[i].sa, l->fwd[i].len, SOCK_STREAM,
+                                  (unsigned char)(PROXY_INDEX_FORWARD + i));
                 if (r < 0)
                         fail(l, STEP_PROXY, (int)-r, l->fwd[i].text);
         }
+        if (l->n_tports)
+                send_intercepted(l);
         INIT_CALL(SYS_close, l->proxy_fd, 0, 0, 0);
 }

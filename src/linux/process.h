@@ -68,6 +68,7 @@ typedef struct launch_storage {
         net_forward fwd[NET_FORWARDS_MAX]; /* the allowlist's loopback services (net_loopback_forwards) */
         size_t n_fwd;
         launch_forward lfwd[NET_FORWARDS_MAX]; /* linux backend: their listeners inside (launch.fwd) */
+        uint16_t tports[NET_INTERCEPTED_MAX]; /* linux backend: the ports intercepted inside (launch.tports) */
         char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
         int pty_pair[2];        /* the terminal's master comes over it (ours, the command's) */
         int supervise_pair[2];  /* landlock backend: the supervised calls' listener comes over it */

@@ -123,7 +123,7 @@ check_out "control: the JVM fetches the upstream unsandboxed" "200 hello" \
     in_hosts java -cp "$T/java" Get "$URL"
 for b in linux landlock; do
     check_out "$b: a JVM HttpClient reaches an allowed name (JAVA_TOOL_OPTIONS)" "200 hello" java_get $b "$URL"
-    check_out "$b control: without JAVA_TOOL_OPTIONS it reaches nothing" "failed ConnectException" \
+    [ $b = landlock ] && check_out "$b control: without JAVA_TOOL_OPTIONS it reaches nothing" "failed ConnectException" \
         java_get $b "$URL" JAVA_TOOL_OPTIONS=
     check_out "$b: a JVM HttpClient to a name not in the list: the proxy's 403" "403 cordon: denied other.test:$P: not in the allowlist (allow it with --allow-net other.test:$P)" \
         java_get $b "http://other.test:$P/hello.txt"
@@ -164,7 +164,11 @@ for b in linux landlock; do
     ssh_log "$b: a plain ssh with the same ProxyCommand reaches it"
     in_hosts "$CORDON" run --backend $b "${U[@]}" --allow-net "$ALLOW" -- sh -c \
         "GIT_SSH_COMMAND=\"ssh $SSH_OPTS\" git ls-remote ssh://git@allowed.test:$PS/repo.git" >/dev/null 2>&1
-    no_ssh_log "$b control: git's ssh without the ProxyCommand reaches nothing"
+    if [ $b = linux ]; then # the port is intercepted: see below
+        ssh_log "$b: git's ssh without the ProxyCommand reaches it too (interception)"
+    else
+        no_ssh_log "$b control: git's ssh without the ProxyCommand reaches nothing"
+    fi
     check_contains "$b: ssh to a port not in the list: the proxy's refusal, with the entry to allow" \
         "cordon: denied allowed.test:$((PS + 1)): port $((PS + 1)) is not in the allowlist for this host (allow it with --allow-net allowed.test:$((PS + 1)))" \
         in_hosts "$CORDON" run --backend $b "${U[@]}" --allow-net "$ALLOW" -- sh -c \
@@ -182,11 +186,12 @@ if node -e 'const [a, b] = process.versions.node.split(".").map(Number); process
             in_hosts "$CORDON" run --backend $b --allow-net "$ALLOW" -- node -e "$node_fetch" "$URL"
     done
 else
-    # docs/network.md: Node before 22.21 (Debian 12's 20) reads no proxy variable
-    for b in linux landlock; do
-        check_out "$b: Node $(node --version) reads no proxy variable: its fetch of a name gets no network (documented)" \
-            "failed EACCES" in_hosts "$CORDON" run --backend $b --allow-net "$ALLOW" -- node -e "$node_fetch" "$URL"
-    done
+    # docs/network.md: Node before 22.21 (Debian 12's 20) reads no proxy
+    # variable: on the linux backend the interception takes it
+    check_out "linux: Node $(node --version)'s fetch reaches an allowed name (interception)" "hello" \
+        in_hosts "$CORDON" run --backend linux --allow-net "$ALLOW" -- node -e "$node_fetch" "$URL"
+    check_out "landlock: Node $(node --version) reads no proxy variable: its fetch of a name gets no network (documented)" \
+        "failed EACCES" in_hosts "$CORDON" run --backend landlock --allow-net "$ALLOW" -- node -e "$node_fetch" "$URL"
 fi
 
 # ---- the host's loopback services ------------------------------------------
@@ -253,6 +258,123 @@ check_status "linux: 127.0.0.1:3128 inside is cordon's proxy: an error" 125 \
     cordon run --allow-net 127.0.0.1:3128 -- true
 check_contains "... that says so" "127.0.0.1:3128: inside the sandbox that is cordon's proxy" \
     cordon run --allow-net 127.0.0.1:3128 -- true
+# ---- transparent interception (issue 38 item 1): the linux backend ---------
+# every address of the sandbox's namespace is routed to its lo, where the
+# proxy listens on 80, 443 and the allowlist's ports; its resolver on
+# 127.0.0.1:53 gives an allowed name an address of its own (198.18.0.0/15)
+# and refuses every other name. No proxy variable is used by these clients.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=allowed.test \
+    -addext "subjectAltName=DNS:allowed.test,DNS:other.test" -keyout "$T/key.pem" -out "$T/cert.pem" >/dev/null 2>&1
+chmod a+r "$T/key.pem" "$T/cert.pem"
+ip netns exec "$NS" $PY - "$NSIP" "$T" <<'PY' >/dev/null 2>&1 &
+import functools, http.server, ssl, sys, threading
+ip, t = sys.argv[1], sys.argv[2]
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=t + "/srv")
+class Kept(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1" # answers pipelined requests
+plain = http.server.ThreadingHTTPServer((ip, 80), functools.partial(Kept, directory=t + "/srv"))
+tls = http.server.ThreadingHTTPServer((ip, 443), handler)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(t + "/cert.pem", t + "/key.pem")
+tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
+threading.Thread(target=plain.serve_forever, daemon=True).start()
+tls.serve_forever()
+PY
+CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
+for _ in $(seq 50); do
+    curl -s -o /dev/null --cacert "$T/cert.pem" --resolve "allowed.test:443:$NSIP" https://allowed.test/hello.txt && break
+    sleep 0.1
+done
+TALLOW="$ALLOW,allowed.test"
+tget() { # ARGS...: in the linux sandbox, no proxy variable, $TALLOW; the test's files visible
+    in_hosts "$CORDON" run --backend linux --allow-net "$TALLOW" --expose "$T/cert.pem" --stats "$W/t.json" -- \
+        env -u HTTP_PROXY -u HTTPS_PROXY -u http_proxy -u https_proxy -u ALL_PROXY -u all_proxy "$@"
+}
+tdenied() { # DESC PATTERN: the last tget's record has a denial matching PATTERN
+    check_contains "$1" "$2" cat "$W/t.json"
+}
+check_out "control: https to the test host, unsandboxed" "hello" \
+    in_hosts curl -sS --cacert "$T/cert.pem" --resolve "allowed.test:443:$NSIP" https://allowed.test/hello.txt
+check_out "control: and as other.test (its certificate names both)" "hello" \
+    in_hosts curl -sS --cacert "$T/cert.pem" --resolve "other.test:443:$NSIP" https://other.test/hello.txt
+check_contains "linux: getent hosts gives an allowed name an address of the resolver's own" "198.18." \
+    tget getent hosts allowed.test
+check_status "linux: getent hosts of a name not in the list: not found" 2 tget getent hosts other.test
+tdenied "... recorded as a refused lookup, with the entry to allow" '"kind": "resolve", "target": "other.test", "rule": "the allowlist names no such host (the sandbox'"'"'s resolver answers only its names)", "host_has": null, "suggestion": "--allow-net other.test"'
+check_out "linux: the host's /etc/hosts address of a name is not the sandbox's (the proxy looks it up)" "" \
+    sh -c 'tget getent hosts allowed.test | grep -F "$0"' "$NSIP"
+check_out "linux: curl --noproxy '*' reaches an allowed name over https" "hello" \
+    tget curl -sS --noproxy '*' --cacert "$T/cert.pem" https://allowed.test/hello.txt
+check_out "linux: ... over http" "hello" tget curl -sS --noproxy '*' http://allowed.test/hello.txt
+check_out "linux: ... on a port of the list" "hello" tget curl -sS --noproxy '*' "$URL"
+curl_status() { tget curl -s -o /dev/null --noproxy '*' "$@"; echo $?; }
+check_out "linux: curl to a name not in the list does not resolve" "6" curl_status http://other.test/hello.txt
+check_out "linux: curl to the test host's address, not in the list, gets nothing" "" \
+    tget curl -s --noproxy '*' "http://$NSIP/hello.txt"
+tdenied "... recorded with the address to allow" "\"target\": \"$NSIP:80\", \"rule\": \"the IP address is not in the allowlist (names are not matched to addresses)\", \"host_has\": null, \"suggestion\": \"--allow-net $NSIP:80\""
+check_out "linux: ... which reaches it once listed" "hello" \
+    in_hosts "$CORDON" run --backend linux --allow-net "$NSIP:80" -- curl -sS --noproxy '*' "http://$NSIP/hello.txt"
+check_out "linux: a TLS server name other than the one the address was resolved for is refused" "" \
+    tget curl -s --noproxy '*' --cacert "$T/cert.pem" --connect-to other.test:443:allowed.test:443 https://other.test/hello.txt
+tdenied "... recorded" '"rule": "the TLS server name (SNI) is not the name this address was resolved for"'
+check_contains "linux: an HTTP Host other than the name: the proxy's 403" "403" \
+    tget curl -s --noproxy '*' -o /dev/null -w '%{http_code}' -H 'Host: other.test' http://allowed.test/hello.txt
+PYGET='import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+s.sendall(sys.argv[3].encode().decode("unicode_escape").encode())
+out = b""
+while True:
+    d = s.recv(4096)
+    if not d: break
+    out += d
+print(out.decode(errors="replace").count("HTTP/1."), out.split(b"\r\n")[0].decode(errors="replace"))'
+check_out "linux: an absolute-form request on port 80 is refused (the target is the address's name)" "1 HTTP/1.1 403 Forbidden" \
+    tget $PY -c "$PYGET" allowed.test 80 'GET http://other.test/hello.txt HTTP/1.1\r\nHost: allowed.test\r\n\r\n'
+check_out "control: two pipelined requests get two answers from the test host" "2 HTTP/1.1 200 OK" \
+    in_hosts $PY -c "$PYGET" "$NSIP" 80 'GET /hello.txt HTTP/1.1\r\nHost: allowed.test\r\n\r\nGET /hello.txt HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n'
+check_out "linux: through the interception, one request a connection (the second, another Host, is dropped)" "1 HTTP/1.1 200 OK" \
+    tget $PY -c "$PYGET" allowed.test 80 'GET /hello.txt HTTP/1.1\r\nHost: allowed.test\r\n\r\nGET /hello.txt HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n'
+PYCONN='import errno, socket, sys
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+    print(s.recv(100).split(b"\r\n")[0].decode() or "closed")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e))'
+check_out "linux: Python socket.create_connection to an allowed host:port (ssh's banner)" "SSH-2.0-cordon-test" \
+    tget $PY -c "$PYCONN" allowed.test "$PS"
+# (Landlock's TCP rules refuse it first, where the kernel has them)
+LL_ABI=$(cordon check 2>&1 | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | head -n 1)
+LL_NET=ECONNREFUSED
+[ "${LL_ABI:-0}" -ge 4 ] && LL_NET=EACCES
+check_out "linux: ... to a port neither listed nor intercepted: refused" "$LL_NET" \
+    tget $PY -c "$PYCONN" allowed.test 9
+check_out "linux: ... to an address of the pool the resolver never gave: closed" "closed" \
+    tget $PY -c "$PYCONN" 198.18.200.1 "$PS"
+tdenied "... recorded" '"rule": "an address the sandbox'"'"'s resolver did not give"'
+check_out "linux: ... to the sandbox's 127.0.0.1 on an intercepted port, no service listed there: closed" "closed" \
+    tget $PY -c "$PYCONN" 127.0.0.1 443
+tdenied "... recorded as the host's loopback address" '"target": "127.0.0.1:443"'
+: >"$T/ssh.log"
+tget ssh $SSH_OPTS -p "$PS" git@allowed.test true >/dev/null 2>&1
+ssh_log "linux: a plain ssh, without ProxyCommand, reaches an allowed host:port"
+check_out "linux: Node's https.get reaches an allowed name" "hello" \
+    tget env NODE_EXTRA_CA_CERTS="$T/cert.pem" node -e 'require("https").get(process.argv[1], r => { let d = ""; r.on("data", c => d += c); r.on("end", () => console.log(d.trim())); }).on("error", e => console.log("failed", e.code))' https://allowed.test/hello.txt
+check_out "linux: Node's fetch without NODE_USE_ENV_PROXY too" "hello" \
+    tget env NODE_USE_ENV_PROXY= node -e "$node_fetch" "$URL"
+check_out "linux: a JVM HttpClient without JAVA_TOOL_OPTIONS" "200 hello" java_get linux "$URL" JAVA_TOOL_OPTIONS=
+check_out "linux: UDP to a resolver other than the sandbox's: refused" "ECONNREFUSED" \
+    tget $PY -c 'import errno, socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5); s.connect(("192.0.2.53", 53)); s.send(b"x")
+try: s.recv(10); print("answered")
+except OSError as e: print(errno.errorcode.get(e.errno, e))'
+LL_BIND=EADDRINUSE
+[ "${LL_ABI:-0}" -ge 4 ] && LL_BIND=EACCES
+check_out "linux: the command cannot listen on an intercepted port itself" "$LL_BIND" \
+    tget $PY -c 'import errno, socket
+try: socket.create_server(("0.0.0.0", 443)); print("listening")
+except OSError as e: print(errno.errorcode.get(e.errno, e))'
+check_out "landlock: no namespace, no interception: curl --noproxy '*' gets nothing" "" \
+    in_hosts "$CORDON" run --backend landlock --allow-net "$TALLOW" -- curl -s --noproxy '*' "$URL"
+
 # ---- live grants: --control-fd (issue 38 item 3) ---------------------------
 # a client waits while it is denied; the caller grants its host on the
 # control descriptor (a socket pair of the caller's) and the client retries
