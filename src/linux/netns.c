@@ -138,7 +138,7 @@ static long anyip_route(unsigned char family)
         struct {
                 struct nlmsghdr h;
                 struct nlmsgerr e;
-        } ack;
+        } ack = {0};
         long fd = INIT_CALL(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE, 0);
         long r = fd < 0 ? fd : INIT_CALL(SYS_write, fd, &req, sizeof(req), 0);
         if (r >= 0)

@@ -52,16 +52,21 @@ static const char *resolved_name_of(const proxy *p, const net_addr *a, bool *in_
 void intercept_start(proxy *p, conn *c)
 {
         c->proto = P_INTERCEPT;
-        struct sockaddr_storage ss;
-        socklen_t len = sizeof(ss);
+        union {
+                struct sockaddr sa;
+                struct sockaddr_in in;
+                struct sockaddr_in6 in6;
+        } u;
+        memset(&u, 0, sizeof(u));
+        socklen_t len = sizeof(u);
         net_addr a;
-        if (getsockname(c->cw.fd, (struct sockaddr *)&ss, &len) < 0) {
+        if (getsockname(c->cw.fd, &u.sa, &len) < 0) {
                 conn_free(p, c);
                 return;
         }
-        net_addr_from_sockaddr((struct sockaddr *)&ss, &a);
-        c->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-                                                : ((struct sockaddr_in6 *)&ss)->sin6_port);
+        net_addr_from_sockaddr(&u.sa, &a);
+        in_port_t port_be = u.sa.sa_family == AF_INET ? u.in.sin_port : u.in6.sin6_port;
+        c->port = ntohs(port_be);
         const net_forward *f = addr_is_loopback(&a) ? forward_of(p, &a, c->port) : NULL;
         if (f) {
                 forward_start(p, c, f);
