@@ -3,6 +3,7 @@
  * the library uses (src/linux/seccomp.c) and writes them as C arrays. */
 #include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cordon.h"
 #include "seccomp-filter.h"
@@ -29,6 +30,23 @@ static int emit(FILE *f, int n, bool host_ipc, seccomp_sockets sockets)
         return 0;
 }
 
+/* The native architecture's call names by number (--explain names a
+ * refused call with them where the CLI has no libseccomp). */
+static void emit_names(FILE *f)
+{
+        int last = -1;
+        fprintf(f, "const char *const seccomp_precompiled_names[] = {\n");
+        for (int nr = 0; nr < 1024; nr++) {
+                char *name = seccomp_syscall_resolve_num_arch(seccomp_arch_native(), nr);
+                if (name) {
+                        fprintf(f, "        [%d] = \"%s\",\n", nr, name);
+                        last = nr;
+                }
+                free(name);
+        }
+        fprintf(f, "};\nconst size_t seccomp_precompiled_names_count = %d;\n", last + 1);
+}
+
 int main(int argc, char **argv)
 {
         if (argc != 2) {
@@ -53,5 +71,6 @@ int main(int argc, char **argv)
                         fprintf(f, "        {%s, %s, filter_%d, sizeof(filter_%d) / sizeof(filter_%d[0])},\n",
                                 host_ipc ? "true" : "false", SOCKETS[s], n, n, n);
         fprintf(f, "};\nconst size_t seccomp_precompiled_count = %d;\n", n);
+        emit_names(f);
         return fclose(f) != 0 || r != 0;
 }

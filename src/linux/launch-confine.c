@@ -165,6 +165,8 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
                                  .explain = p->explain ? launch_explain_view(p) : NULL};
         if (p->explain && !o->explain)
                 return error_set(ret_error, ENOMEM, "out of memory");
+        if (p->explain && (r = launch_explain_refusals(s, ret_error)) < 0)
+                return r;
         if (p->network == CORDON_NETWORK_PROXY) {
                 memcpy(o->loopback, s->fwd, s->n_fwd * sizeof(s->fwd[0]));
                 o->n_loopback = s->n_fwd;

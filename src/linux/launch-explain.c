@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* --explain, the launcher's part: the view the observer predicts refusals
- * in (the plan's mounts, the command's HOME and the caller's), the
+ * in (the plan's mounts, the command's HOME and the caller's), the main
+ * seccomp filter's refusals handed to it (seccomp-notify.c), the
  * observe-only filter of the linux backend (the landlock backend's
  * supervisor filter takes the calls too: one listener per process), and
  * the command's root once it runs. Called by prepare_launch and
@@ -44,6 +45,16 @@ explain_view *launch_explain_view(const cordon_plan *p)
         return v;
 }
 
+int launch_explain_refusals(launch_storage *s, cordon_error **ret_error)
+{
+        int r = seccomp_split_refusals(&s->l.seccomp, &s->supervise_opt.refusals);
+        if (r < 0)
+                return error_set(ret_error, -r,
+                                 "--explain cannot hand the seccomp filter's refusals to the observer: %s",
+                                 strerror(-r));
+        return 0;
+}
+
 int launch_prepare_observer(const cordon_plan *p, launch_storage *s, cordon_error **ret_error)
 {
         int r = supervise_available();
@@ -56,6 +67,8 @@ int launch_prepare_observer(const cordon_plan *p, launch_storage *s, cordon_erro
         *o = (supervise_options){.observe_only = true, .explain = launch_explain_view(p)};
         if (!o->explain)
                 return error_set(ret_error, ENOMEM, "out of memory");
+        if ((r = launch_explain_refusals(s, ret_error)) < 0)
+                return r;
         r = supervise_filter(o, &s->l.supervise);
         if (r < 0)
                 return error_set(ret_error, -r, "cannot build the observer's filter: %s", strerror(-r));

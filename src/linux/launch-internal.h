@@ -32,3 +32,6 @@ int launch_prepare_supervisor(const cordon_plan *p, launch_storage *s, cordon_er
 explain_view *launch_explain_view(const cordon_plan *p) HIDDEN;
 int launch_prepare_observer(const cordon_plan *p, launch_storage *s, cordon_error **ret_error) HIDDEN;
 void launch_explain_root(explain_view *v, pid_t pid) HIDDEN;
+/* The main filter's refusals of the native calls, handed to the filter
+ * with the listener (supervise_opt.refusals, before supervise_filter). */
+int launch_explain_refusals(launch_storage *s, cordon_error **ret_error) HIDDEN;

@@ -107,6 +107,7 @@ void launch_storage_free(launch_storage *s)
                 close(s->supervise_listener);
         free(s->roots);
         s->supervise_opt.explain = explain_view_free(s->supervise_opt.explain);
+        seccomp_prog_free(&s->supervise_opt.refusals);
         seccomp_prog_free(&s->l.supervise);
         if (s->proxy_listener >= 0)
                 close(s->proxy_listener);
@@ -561,6 +562,7 @@ static int start_supervisor(launch_storage *s, cordon_process *proc, cordon_erro
         int r = supervise_start(TAKE_FD(s->supervise_listener), &s->supervise_opt, s->roots, s->n_roots,
                                 &proc->calls, ret_error);
         s->supervise_opt.explain = NULL; /* the supervisor's now, also on failure */
+        s->supervise_opt.refusals = (seccomp_prog){0};
         return r;
 }
 

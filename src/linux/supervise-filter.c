@@ -55,8 +55,8 @@ static const uint32_t FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IO
 static const int SIGNAL_CALLS[] = {SYS_kill,          SYS_tkill,         SYS_tgkill,     SYS_rt_sigqueueinfo,
                                    SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal, SYS_pidfd_open};
 
+#define NATIVE_ARCH SECCOMP_NATIVE_ARCH
 #if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
 /* i386 (through int $0x80): the same calls, and the socket calls, denied.
  * Numbers from arch/x86/entry/syscalls/syscall_32.tbl. */
 static const int I386_DENIED[] = {15,  16,  30,  94,  95,  182, 198, 207, 212, 226, 227, 228, 235, 236,
@@ -73,13 +73,7 @@ static const int I386_SOCKET_CALLS[] = {345 /* sendmmsg */, 359 /* socket */,  3
 #define I386_SOCKETPAIR 360
 #define I386_CONNECT 362
 #define I386_LISTEN 363
-#define X32_BIT 0x40000000U
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define NATIVE_ARCH AUDIT_ARCH_RISCV64
-#else
-#define NATIVE_ARCH 0 /* not supervised here: supervise_available says so */
+#define X32_BIT SECCOMP_X32_BIT
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -322,12 +316,14 @@ static void i386_section(bpf *b, const supervise_options *o)
  * section>; ..." (ja: a section may be longer than a conditional jump's
  * 255). The sections end in a return, so a jump over one lands on the
  * next. Other architectures: the main filter kills them. */
-static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_options *), const supervise_options *o)
+static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_options *), const supervise_options *o,
+                   size_t *ret_start)
 {
         ld(b, offsetof(struct seccomp_data, arch));
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, arch);
         size_t jump = b->n;
         op(b, BPF_JMP | BPF_JA, 0, 0, 0);
+        *ret_start = b->n;
         body(b, o);
         if (b->n > PROG_MAX)
                 return -E2BIG;
@@ -335,22 +331,50 @@ static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_op
         return 0;
 }
 
+/* --explain: the main filter's refusals of the native calls, notified
+ * (seccomp-notify.c), appended to |f| (|n| long): each call the native
+ * section [|start|, |end|) allows goes on to them (a jump forward for its
+ * return: the section's other jumps are unchanged). A call this filter
+ * notifies or refuses itself does not: the one it notifies, the observer
+ * checks against the main filter first (supervise-refused.c), and its
+ * refusals are what every run gives (this filter is installed last: its
+ * errno wins over the main filter's). The new length, or -errno. */
+static int chain_refusals(const supervise_options *o, struct sock_filter *f, size_t n, size_t start, size_t end)
+{
+        int m = seccomp_refusals_notified(&o->refusals, f + n, BPF_MAXINSNS - n);
+        if (m < 0)
+                return m;
+        for (size_t i = start; i < end; i++)
+                if (f[i].code == (BPF_RET | BPF_K) && f[i].k == SECCOMP_RET_ALLOW)
+                        f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, (uint32_t)(n - i - 1), 0, 0);
+        return (int)(n + (size_t)m);
+}
+
 int supervise_filter(const supervise_options *o, seccomp_prog *ret)
 {
         bpf b = {.n = 0};
-        int r = section(&b, NATIVE_ARCH, native_section, o);
+        size_t start = 0, end, other = 0;
+        int r = section(&b, NATIVE_ARCH, native_section, o, &start);
+        end = b.n;
 #ifdef X32_BIT
         if (r == 0 && !o->observe_only)
-                r = section(&b, AUDIT_ARCH_I386, i386_section, o);
+                r = section(&b, AUDIT_ARCH_I386, i386_section, o, &other);
 #endif
+        (void)other;
         emit_ret(&b, SECCOMP_RET_ALLOW);
         if (r < 0 || b.n > PROG_MAX)
                 return r < 0 ? r : -E2BIG;
-        ret->filter = malloc(b.n * sizeof(b.f[0]));
-        if (!ret->filter)
+        struct sock_filter *f = malloc(BPF_MAXINSNS * sizeof(*f));
+        if (!f)
                 return -ENOMEM;
-        memcpy(ret->filter, b.f, b.n * sizeof(b.f[0]));
-        ret->len = (unsigned short)b.n;
+        memcpy(f, b.f, b.n * sizeof(b.f[0]));
+        r = o->refusals.filter ? chain_refusals(o, f, b.n, start, end) : (int)b.n;
+        if (r < 0) {
+                free(f);
+                return r;
+        }
+        ret->filter = f;
+        ret->len = (unsigned short)r;
         return 0;
 }
 

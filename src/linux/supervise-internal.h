@@ -102,6 +102,10 @@ int supervise_command_fd(const call *c, int fd) HIDDEN;
 /* supervise-meta.c: chmod, chown, utimes, setxattr, removexattr. */
 int serve_meta(const call *c) HIDDEN;
 
+/* supervise-refused.c: a call the main filter refuses (--explain), answered
+ * with its errno and noted: true; false for another call. */
+bool serve_refused(const call *c) HIDDEN;
+
 /* supervise-observe.c: a call that takes a path, observed (--explain):
  * CALL_CONTINUE. */
 int serve_observe(const call *c) HIDDEN;

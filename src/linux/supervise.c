@@ -43,6 +43,8 @@ static void serve(call_supervisor *s, const struct seccomp_notif *req)
 {
         call c = {.s = s, .req = req, .tid = (pid_t)req->pid};
         long nr = (long)req->data.nr;
+        if (serve_refused(&c)) /* --explain: refused as in every run, whatever else it is */
+                return;
         /* --explain observes, but a call the supervisor serves stays its */
         bool served = nr == SYS_truncate && s->opt.truncate;
         int r = s->opt.explain && is_observed_call(nr) && !served ? serve_observe(&c)
@@ -188,6 +190,7 @@ call_supervisor *supervise_free(call_supervisor *s)
                 close(s->tree_fd);
         free(s->roots);
         explain_view_free(s->opt.explain);
+        seccomp_prog_free(&s->opt.refusals);
         for (size_t i = 0; i < s->n_refused; i++)
                 free(s->refused[i]);
         free(s);

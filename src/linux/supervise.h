@@ -83,6 +83,10 @@ typedef struct supervise_options {
          * over (the linux backend) */
         explain_view *explain;
         bool observe_only;
+        /* --explain: the main filter as every run has it, whose refusals of
+         * the native calls this filter hands over, answered with the same
+         * errno (seccomp_split_refusals; empty: none) */
+        seccomp_prog refusals;
         /* the command runs as the sandbox user (plan-user.c): the calls are
          * made as that user, with CAP_FOWNER alone (the target is checked
          * to lie beneath a writable path first, as for every call), so

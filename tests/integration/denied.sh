@@ -48,6 +48,22 @@ check_out "control: the tool runs unsandboxed" "tool" as_user env PATH="$TOOLPAT
 check_out "control: a file in the directory to expose read-only can be made" "OK" as_user "$PROBE" create "$T/ro/made"
 rm -f "$T/ro/made"
 
+check_out "control: a new user namespace can be made unsandboxed" "OK" as_user sh -c 'unshare -Ur true && echo OK'
+check_out "control: unshare reaches the kernel unsandboxed (EINVAL for the probe's flag)" "EINVAL" \
+    as_user "$PROBE" syscall unshare
+# own_file PATH: an empty file of the command's user
+own_file() { rm -f "$1" && touch "$1" && { is_root_run || chown $TEST_UID:$TEST_GID "$1"; }; }
+own_file "$W/suid"
+check_out "control: a set-uid mode can be set unsandboxed" "OK" as_user "$PROBE" chmod-suid "$W/suid"
+check_out "control: a set-uid file can be made unsandboxed" "OK" as_user "$PROBE" create-suid "$W/suid2"
+rm -f "$W/suid2"
+I386=false
+[ "$(as_user "$PROBE" syscall getpid-i386 2>&1)" = OK ] && I386=true
+# syscall_targets FILE: the targets of the kind syscall entries
+syscall_targets() {
+    python3 -c 'import json,sys; print(" ".join(e["target"] for e in json.load(open(sys.argv[1]))["denied"] if e["kind"] == "syscall"))' "$1"
+}
+
 for b in linux landlock; do
     S=$W/s-$b.json
     # -- every run: a hidden PATH entry on 127, the proxy's refusals
@@ -105,6 +121,43 @@ for b in linux landlock; do
         else not_ok "$b: --explain: $probe: \"$with\" with, \"$without\" without"; fi
     done
     [ -e "$T/hidden/new" ] && not_ok "$b: a file was made in the hidden directory"
+
+    # -- --explain: the seccomp filter's refusals (kind syscall), each with
+    # the errno of every run; an ordinary run does not see them
+    for c in "syscall mount:mount" "syscall unshare:unshare" "syscall keyctl:keyctl" "syscall bpf:bpf" \
+        "syscall clone-newns:clone" "syscall personality:personality" "atk-socket 40 1 0:socket" \
+        "chmod-suid $W/suid:chmod" "create-suid $W/suid2:openat"; do
+        probe=${c%:*} name=${c##*:}
+        own_file "$W/suid"; rm -f "$W/suid2"
+        without=$(run_in --backend $b --stats "$S" -- "$PROBE" $probe 2>&1)
+        seen=$(syscall_targets "$S")
+        with=$(run_in --backend $b --explain --stats "$S" -- "$PROBE" $probe 2>&1)
+        if [ "$with" = "$without" ] && [ "$with" != OK ] && [ -z "$seen" ]; then
+            ok "$b: --explain: $probe refused with $with as without it (which notes none)"
+        else not_ok "$b: --explain: $probe: \"$with\" with, \"$without\" without (noted without: $seen)"; fi
+        check "$b: --explain: $probe: denied syscall $name, cannot be allowed" \
+            denied_has "$S" syscall "$name" "cannot be allowed" explain
+    done
+    [ -e "$W/suid2" ] && not_ok "$b: --explain: a set-id file was made"
+    out=$(run_in --backend $b --explain --stats "$S" -- sh -c 'unshare -Ur true && echo made' 2>&1)
+    case $out in *made*) not_ok "$b: --explain: unshare -Ur made a user namespace" ;;
+        *) ok "$b: --explain: unshare -Ur is refused" ;; esac
+    check_out "$b: ... and named" unshare syscall_targets "$S"
+    # what the filter allows stays allowed, and is not noted
+    own_file "$T/own/plain"
+    check_out "$b: --explain: a fork, a unix socket, a chmod, a thread (clone3 falls back) as before" \
+        "$(printf 'OK\nOK\nthread')" run_in --backend $b --explain --expose-ro "$PROBE" --expose "$T/own:rw" --stats "$S" -- sh -c \
+        '(true) & wait && "$1" socket unix && "$1" meta chmod "$2" && python3 -c "
+import threading; t = threading.Thread(target=print, args=(\"thread\",)); t.start(); t.join()"' sh "$PROBE" "$T/own/plain"
+    check_out "$b: ... nothing noted (not clone3's ENOSYS)" "" syscall_targets "$S"
+    if $I386; then
+        for call in umount-i386 getpid-i386; do
+            without=$(run_in --backend $b -- "$PROBE" syscall $call 2>&1)
+            check_out "$b: --explain: i386's $call as without it ($without)" "$without" \
+                run_in --backend $b --explain --stats "$S" -- "$PROBE" syscall $call
+            check_out "$b: ... not handed over (nothing noted)" "" syscall_targets "$S"
+        done
+    else skip "$b: i386 calls under --explain" "no ia32 emulation (int \$0x80 fails)"; fi
 
     # -- --explain-on-failure
     if [ $b = linux ]; then rule="not in the sandbox's view"; else rule="Landlock: outside the plan's paths"; fi

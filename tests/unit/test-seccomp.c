@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "seccomp-filter.h"
+#include "supervise.h"
 #include "tap.h"
 #include "../helpers/i386-syscall.h"
 
@@ -61,8 +62,10 @@ static void test_build_and_arches(void)
 
 typedef long (*probe_fn)(void);
 
-/* errno of |fn| in a child, with or without |p| installed (0: success). */
-static int errno_in_child(probe_fn fn, const seccomp_prog *p)
+/* errno of |fn| in a child, with |p| installed (NULL: none), then
+ * |notify| (NULL: none) with a listener closed at once: the observer gone
+ * (0: success). */
+static int errno_in_child2(probe_fn fn, const seccomp_prog *p, const seccomp_prog *notify)
 {
         int pipefd[2];
         if (pipe(pipefd) < 0)
@@ -71,7 +74,12 @@ static int errno_in_child(probe_fn fn, const seccomp_prog *p)
         if (pid == 0) {
                 close(pipefd[0]);
                 int e = 0;
+                int fd = -1;
                 if (p && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_install(p) < 0))
+                        e = -2;
+                else if (notify && (fd = supervise_install(notify)) < 0)
+                        e = -2;
+                else if (notify && close(fd) < 0)
                         e = -2;
                 else
                         e = fn() < 0 ? errno : 0;
@@ -85,6 +93,8 @@ static int errno_in_child(probe_fn fn, const seccomp_prog *p)
         waitpid(pid, NULL, 0);
         return e;
 }
+
+static int errno_in_child(probe_fn fn, const seccomp_prog *p) { return errno_in_child2(fn, p, NULL); }
 
 static long p_keyctl(void) { return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0); }
 static long p_add_key(void) { return syscall(SYS_add_key, "cordon-no-such-type", "x", NULL, 0, KEY_SPEC_PROCESS_KEYRING); }
@@ -492,6 +502,71 @@ static void test_unix_tcp_sockets(void)
         seccomp_prog_free(&p);
 }
 
+/* What the kernel returns to --explain's observer, which notes it and
+ * answers with its errno (seccomp_eval): the main filter's program. */
+static void check_eval(const seccomp_prog *refusals, const seccomp_prog *notified, long nr, uint64_t arg0,
+                       uint32_t want)
+{
+        struct seccomp_data d = {.nr = (int)nr, .arch = SECCOMP_NATIVE_ARCH, .args = {arg0}};
+        CHECK_INTEQ(seccomp_eval(refusals, &d), want);
+        CHECK_INTEQ(seccomp_eval(notified, &d), want == SECCOMP_RET_ALLOW ? SECCOMP_RET_ALLOW : SECCOMP_RET_USER_NOTIF);
+}
+
+/* --explain's split (seccomp-notify.c): the main filter lets the native
+ * calls pass, its copy in the listener's filter refuses each call the
+ * filter refuses (ENOSYS once the listener is gone: still refused), lets
+ * the others pass, and leaves i386 and x32 to the main filter. */
+static void test_explain_split(void)
+{
+        seccomp_prog main_f = {0}, refusals = {0};
+        seccomp_options o = {0};
+        CHECK_INTEQ(seccomp_build(&o, &main_f, NULL), 0);
+        CHECK_INTEQ(seccomp_split_refusals(&main_f, &refusals), 0);
+        CHECK(refusals.len == prog.len && memcmp(refusals.filter, prog.filter, prog.len * sizeof(*prog.filter)) == 0);
+        static struct sock_filter notify_buf[BPF_MAXINSNS];
+        int n = seccomp_refusals_notified(&refusals, notify_buf, ARRAY_SIZE(notify_buf));
+        CHECK(n > refusals.len);
+        seccomp_prog notified = {notify_buf, (unsigned short)(n > 0 ? n : 0)};
+        const uint32_t eperm = SECCOMP_RET_ERRNO | EPERM;
+        check_eval(&refusals, &notified, SYS_mount, 0, eperm);
+        check_eval(&refusals, &notified, SYS_getpid, 0, SECCOMP_RET_ALLOW);
+        check_eval(&refusals, &notified, SYS_clone, CLONE_NEWUSER | SIGCHLD, eperm);
+        check_eval(&refusals, &notified, SYS_clone, SIGCHLD, SECCOMP_RET_ALLOW);
+        check_eval(&refusals, &notified, SYS_clone3, 0, SECCOMP_RET_ERRNO | ENOSYS);
+        check_eval(&refusals, &notified, SYS_personality, ADDR_NO_RANDOMIZE, eperm);
+        check_eval(&refusals, &notified, SYS_personality, PER_LINUX, SECCOMP_RET_ALLOW);
+        for (size_t i = 0; i < ARRAY_SIZE(DENIED); i++) {
+                int ctl = errno_in_child(DENIED[i].fn, NULL);
+                int alone = errno_in_child(DENIED[i].fn, &main_f);
+                int gone = errno_in_child2(DENIED[i].fn, &main_f, &notified);
+                if (alone != ctl || gone != ENOSYS)
+                        printf("# %s: errno %d unfiltered, %d with the main filter split, %d with the listener gone\n",
+                               DENIED[i].name, ctl, alone, gone);
+                CHECK_INTEQ(alone, ctl);
+                CHECK_INTEQ(gone, ENOSYS);
+        }
+        CHECK_INTEQ(errno_in_child2(p_chmod_plain, &main_f, &notified), 0);
+        CHECK_INTEQ(errno_in_child2(p_personality_default, &main_f, &notified), 0);
+        CHECK_INTEQ(errno_in_child2(p_clone_plain, &main_f, &notified), 0);
+        CHECK_INTEQ(errno_in_child2(p_socket_inet, &main_f, &notified), 0);
+#if defined(__x86_64__)
+        CHECK_INTEQ(errno_in_child2(p_x32_open_tree_attr, &main_f, &notified), EPERM);
+        if (low_path && low_path != MAP_FAILED && errno_in_child(p_i386_getpid, NULL) == 0) {
+                CHECK_INTEQ(errno_in_child2(p_i386_umount, &main_f, &notified), EPERM);
+                CHECK_INTEQ(errno_in_child2(p_i386_modify_ldt, &main_f, &notified), EPERM);
+                CHECK_INTEQ(errno_in_child2(p_i386_getpid, &main_f, &notified), 0);
+        }
+#endif
+        /* the call's name in the record: libseccomp's, or the table
+         * written at build time (the CLI without libseccomp) */
+        char *name = seccomp_call_name(SYS_mount);
+        CHECK(streq(name, "mount"));
+        free(name);
+        CHECK(SYS_mount < (long)seccomp_precompiled_names_count && streq(seccomp_precompiled_names[SYS_mount], "mount"));
+        seccomp_prog_free(&main_f);
+        seccomp_prog_free(&refusals);
+}
+
 int main(void)
 {
         strcpy(tmpdir, "/tmp/cordon-seccomp.XXXXXX");
@@ -507,6 +582,7 @@ int main(void)
         RUN(test_unix_sockets_only);
         RUN(test_unix_tcp_sockets);
         RUN(test_host_ipc);
+        RUN(test_explain_split);
         unlink(file_path);
         rmdir(tmpdir);
         seccomp_prog_free(&prog);
