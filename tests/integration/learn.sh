@@ -118,5 +118,9 @@ for b in linux landlock; do
         "$H/.ssh/id_rsa" >"$T/secret-$b.json" 2>"$T/secret-$b.err"
     check_out "$b: learn: a private key, /etc/shadow, the home: nothing learned" "" holds_of "$T/secret-$b.json"
     check_contains "$b: learn: the command's stdout went to stderr" "on-stdout" cat "$T/secret-$b.err"
+    # a call the seccomp filter refuses (a syscall entry, --explain's): nothing can allow it
+    in_w "$CORDON" learn --quiet --backend $b -- sh -c 'unshare -m true; unshare -Ur true' >"$T/sys-$b.json" 2>/dev/null
+    check_out "$b: learn: a refused system call: nothing learned" "" holds_of "$T/sys-$b.json"
+    check_fails "$b: learn: ... nor named in the layer" grep -q unshare "$T/sys-$b.json"
 done
 done_testing
