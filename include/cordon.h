@@ -255,7 +255,9 @@ CORDON_API int cordon_config_set_die_with_parent(cordon_config *c, bool die);
  * --explain): the run also observes the command's calls that take a path
  * (seccomp user notification, answered "continue": the kernel decides as
  * without it), so that cordon_process_denied_json names the reads,
- * writes and executions the view refused. Costs time per such call
+ * writes and executions the view refused; and the calls cordon's seccomp
+ * filter refuses are refused by the observer instead, with the same
+ * errno, and named (kind syscall). Costs time per such call
  * (docs/performance.md); never changes what the command may do. */
 CORDON_API int cordon_config_set_explain(cordon_config *c, bool explain);
 /* isolation.explain_on_failure (default false; --explain-on-failure): the

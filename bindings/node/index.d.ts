@@ -42,7 +42,7 @@ export interface CordonOptions {
   limits?: Limits;
   /** When this process dies, cordon ends the sandbox as on SIGTERM (default: true on Linux). */
   dieWithParent?: boolean;
-  /** Also observe the command's path calls, so that cordonDenied names the reads, writes and executions the view refused (costs time per call; never allows more). */
+  /** Also observe the command's path calls, so that cordonDenied names the reads, writes and executions the view refused and the system calls the seccomp filter refused (costs time per call; never allows more). */
   explain?: boolean;
 }
 

@@ -373,7 +373,8 @@ int supervise_filter(const supervise_options *o, seccomp_prog *ret)
                 free(f);
                 return r;
         }
-        ret->filter = f;
+        struct sock_filter *fit = realloc(f, (size_t)r * sizeof(*f));
+        ret->filter = fit ? fit : f;
         ret->len = (unsigned short)r;
         return 0;
 }

@@ -143,6 +143,7 @@ for b in linux landlock; do
     case $out in *made*) not_ok "$b: --explain: unshare -Ur made a user namespace" ;;
         *) ok "$b: --explain: unshare -Ur is refused" ;; esac
     check_out "$b: ... and named" unshare syscall_targets "$S"
+    cp "$S" "$W/s-syscall-$b.json"
     # what the filter allows stays allowed, and is not noted
     own_file "$T/own/plain"
     check_out "$b: --explain: a fork, a unix socket, a chmod, a thread (clone3 falls back) as before" \
@@ -182,13 +183,15 @@ check "landlock: a chmod outside the writable paths: denied write, --expose FILE
 check_out "landlock: ... and the command saw EPERM" "EPERM" run_in --backend landlock -- "$PROBE" meta chmod "$T/own/file"
 
 # -- the record stays valid with denials in it (the schema's shape)
-python3 - "$W/s.json" "$TOP/schema/stats.schema.json" <<'EOF' && ok "the record's denied matches the schema's required keys" || not_ok "the record's denied matches the schema's required keys"
+python3 - "$TOP/schema/stats.schema.json" "$W/s.json" "$W/s-syscall-linux.json" "$W/s-syscall-landlock.json" <<'EOF' && ok "the record's denied matches the schema's required keys" || not_ok "the record's denied matches the schema's required keys"
 import json, sys
-rec = json.load(open(sys.argv[1])); schema = json.load(open(sys.argv[2]))
+schema = json.load(open(sys.argv[1]))
 item = schema["$defs"]["ran"]["properties"]["denied"]["items"]
-for e in rec["denied"]:
-    assert set(e) == set(item["required"]), e
-    assert e["kind"] in item["properties"]["kind"]["enum"]
-    assert e["seen_by"] in item["properties"]["seen_by"]["enum"]
+for f in sys.argv[2:]:
+    for e in json.load(open(f))["denied"]:
+        assert set(e) == set(item["required"]), e
+        assert e["kind"] in item["properties"]["kind"]["enum"]
+        assert e["seen_by"] in item["properties"]["seen_by"]["enum"]
+        assert e["kind"] != "syscall" or (e["host_has"] is None and e["suggestion"] == "cannot be allowed"), e
 EOF
 done_testing
