@@ -315,7 +315,8 @@ static void i386_section(bpf *b, const supervise_options *o)
 /* One section per architecture: "ld arch; jeq ARCH, 1, 0; ja <past the
  * section>; ..." (ja: a section may be longer than a conditional jump's
  * 255). The sections end in a return, so a jump over one lands on the
- * next. Other architectures: the main filter kills them. */
+ * next. Other architectures: the main filter kills them. *|ret_start|
+ * (NULL: not wanted): where the body begins. */
 static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_options *), const supervise_options *o,
                    size_t *ret_start)
 {
@@ -323,7 +324,8 @@ static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_op
         op(b, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, arch);
         size_t jump = b->n;
         op(b, BPF_JMP | BPF_JA, 0, 0, 0);
-        *ret_start = b->n;
+        if (ret_start)
+                *ret_start = b->n;
         body(b, o);
         if (b->n > PROG_MAX)
                 return -E2BIG;
@@ -353,14 +355,13 @@ static int chain_refusals(const supervise_options *o, struct sock_filter *f, siz
 int supervise_filter(const supervise_options *o, seccomp_prog *ret)
 {
         bpf b = {.n = 0};
-        size_t start = 0, end, other = 0;
+        size_t start = 0;
         int r = section(&b, NATIVE_ARCH, native_section, o, &start);
-        end = b.n;
+        size_t end = b.n;
 #ifdef X32_BIT
         if (r == 0 && !o->observe_only)
-                r = section(&b, AUDIT_ARCH_I386, i386_section, o, &other);
+                r = section(&b, AUDIT_ARCH_I386, i386_section, o, NULL);
 #endif
-        (void)other;
         emit_ret(&b, SECCOMP_RET_ALLOW);
         if (r < 0 || b.n > PROG_MAX)
                 return r < 0 ? r : -E2BIG;
