@@ -82,6 +82,7 @@ int seccomp_split_refusals(seccomp_prog *main, seccomp_prog *ret_refusals) HIDDE
  * the native architecture's calls (the others: SECCOMP_RET_ALLOW), into
  * |out| (|cap| entries): its length, or -E2BIG. */
 int seccomp_refusals_notified(const seccomp_prog *refusals, struct sock_filter *out, size_t cap) HIDDEN;
+#define SECCOMP_NOTIFIED_EXTRA 6 /* at most this many instructions more than |refusals| */
 /* What |p| returns for |d| (classic BPF, as the kernel runs it);
  * SECCOMP_RET_KILL_PROCESS for a program that is not valid. */
 uint32_t seccomp_eval(const seccomp_prog *p, const struct seccomp_data *d) HIDDEN;

@@ -68,7 +68,7 @@ static size_t only_native(struct sock_filter *out)
         return n;
 }
 
-#define PREFIX_MAX 6
+#define PREFIX_MAX SECCOMP_NOTIFIED_EXTRA
 
 int seccomp_split_refusals(seccomp_prog *main, seccomp_prog *ret_refusals)
 {

@@ -341,11 +341,14 @@ static int section(bpf *b, uint32_t arch, void (*body)(bpf *, const supervise_op
  * checks against the main filter first (supervise-refused.c), and its
  * refusals are what every run gives (this filter is installed last: its
  * errno wins over the main filter's). The new length, or -errno. */
-static int chain_refusals(const supervise_options *o, struct sock_filter *f, size_t n, size_t start, size_t end)
+static int chain_refusals(const supervise_options *o, struct sock_filter *f, size_t n, size_t cap, size_t start,
+                          size_t end)
 {
-        int m = seccomp_refusals_notified(&o->refusals, f + n, BPF_MAXINSNS - n);
+        int m = seccomp_refusals_notified(&o->refusals, f + n, cap - n);
         if (m < 0)
                 return m;
+        if (n + (size_t)m > BPF_MAXINSNS)
+                return -E2BIG;
         for (size_t i = start; i < end; i++)
                 if (f[i].code == (BPF_RET | BPF_K) && f[i].k == SECCOMP_RET_ALLOW)
                         f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, (uint32_t)(n - i - 1), 0, 0);
@@ -365,17 +368,17 @@ int supervise_filter(const supervise_options *o, seccomp_prog *ret)
         emit_ret(&b, SECCOMP_RET_ALLOW);
         if (r < 0 || b.n > PROG_MAX)
                 return r < 0 ? r : -E2BIG;
-        struct sock_filter *f = malloc(BPF_MAXINSNS * sizeof(*f));
+        size_t cap = b.n + (o->refusals.filter ? o->refusals.len + SECCOMP_NOTIFIED_EXTRA : 0);
+        struct sock_filter *f = malloc(cap * sizeof(*f));
         if (!f)
                 return -ENOMEM;
         memcpy(f, b.f, b.n * sizeof(b.f[0]));
-        r = o->refusals.filter ? chain_refusals(o, f, b.n, start, end) : (int)b.n;
+        r = o->refusals.filter ? chain_refusals(o, f, b.n, cap, start, end) : (int)b.n;
         if (r < 0) {
                 free(f);
                 return r;
         }
-        struct sock_filter *fit = realloc(f, (size_t)r * sizeof(*f));
-        ret->filter = fit ? fit : f;
+        ret->filter = f;
         ret->len = (unsigned short)r;
         return 0;
 }
