@@ -286,7 +286,8 @@ for _ in $(seq 50); do
 done
 TALLOW="$ALLOW,allowed.test"
 tget() { # ARGS...: in the linux sandbox, no proxy variable, $TALLOW; the test's files visible
-    in_hosts "$CORDON" run --backend linux --allow-net "$TALLOW" --expose "$T/cert.pem" --stats "$W/t.json" -- \
+    in_hosts "$CORDON" run --backend linux --allow-net "$TALLOW" --expose "$T/cert.pem" --expose "$T/clients" \
+        --expose "$T/java" "${JEXPOSE[@]}" --stats "$W/t.json" -- \
         env -u HTTP_PROXY -u HTTPS_PROXY -u http_proxy -u https_proxy -u ALL_PROXY -u all_proxy "$@"
 }
 tdenied() { # DESC PATTERN: the last tget's record has a denial matching PATTERN
@@ -361,6 +362,18 @@ check_out "linux: Node's https.get reaches an allowed name" "hello" \
 check_out "linux: Node's fetch without NODE_USE_ENV_PROXY too" "hello" \
     tget env NODE_USE_ENV_PROXY= node -e "$node_fetch" "$URL"
 check_out "linux: a JVM HttpClient without JAVA_TOOL_OPTIONS" "200 hello" java_get linux "$URL" JAVA_TOOL_OPTIONS=
+# each client, sent to a name the list does not hold: nothing, and a record
+# of the refused lookup
+for k in noproxy python node java; do
+    rm -f "$W/t.json"
+    check_out "linux: $(client_name $k) without its knob reaches no other name" "" \
+        tget env NODE_USE_ENV_PROXY= JAVA_TOOL_OPTIONS= sh "$T/clients/get.sh" $k "http://other.test:$P/hello.txt"
+    tdenied "linux: ... the refused lookup recorded" '"kind": "resolve", "target": "other.test"'
+done
+rm -f "$W/t.json"
+tget ssh $SSH_OPTS -p "$PS" git@other.test true >/dev/null 2>&1
+no_ssh_log "linux: a plain ssh reaches no other name"
+tdenied "linux: ... the refused lookup recorded" '"kind": "resolve", "target": "other.test"'
 check_out "linux: UDP to a resolver other than the sandbox's: refused" "ECONNREFUSED" \
     tget $PY -c 'import errno, socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5); s.connect(("192.0.2.53", 53)); s.send(b"x")
