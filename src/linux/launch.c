@@ -309,6 +309,10 @@ static int prepare_forwards(const cordon_plan *p, launch_storage *s, cordon_erro
         n = net_intercepted_ports((const char *const *)p->network_allow, PROXY_PORT, s->tports, NET_INTERCEPTED_MAX);
         s->l.tports = s->tports;
         s->l.n_tports = n < NET_INTERCEPTED_MAX ? n : NET_INTERCEPTED_MAX;
+        /* past NET_ROUTES_MAX, an address entry is reached through the proxy only */
+        n = net_intercepted_routes((const char *const *)p->network_allow, s->routes, NET_ROUTES_MAX);
+        s->l.routes = s->routes;
+        s->l.n_routes = n < NET_ROUTES_MAX ? n : NET_ROUTES_MAX;
         return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
+#include "net/allowlist.h"
 #include "plan.h"
 #include "seccomp-filter.h"
 
@@ -193,10 +194,13 @@ typedef struct launch {
         int proxy_fd;           /* network "proxy": the launcher's unix socket for the listener, or -1 */
         const launch_forward *fwd; /* ... and the loopback services forwarded (listened on inside) */
         size_t n_fwd;
-        /* ... and the TCP ports intercepted on every address (a listener
-         * each, net_intercepted_ports), with the resolver on 127.0.0.1:53 */
+        /* ... and the TCP ports intercepted on the addresses routed to lo
+         * (a listener each, net_intercepted_ports), with the resolver on
+         * 127.0.0.1:53 */
         const uint16_t *tports;
         size_t n_tports;
+        const net_route *routes; /* the addresses routed to lo (but the resolver's, always) */
+        size_t n_routes;
         /* the command */
         const char *exe;
         /* exe lies in a writable mount: run only this inode (execveat on a

@@ -9,6 +9,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -18,6 +19,7 @@
 #include "child.h"
 #include "launch.h"
 #include "net/proxy.h"
+#include "net/resolved.h"
 #include "netns.h"
 #include "sys.h"
 
@@ -118,46 +120,73 @@ static long send_listener(const launch *l, const struct sockaddr *sa, socklen_t 
         return r < 0 ? r : 0;
 }
 
-/* Make every address of |family| local to lo (an "AnyIP" route in the
- * local table, as `ip route add local 0.0.0.0/0 dev lo`): a connection to
- * any address reaches a listener on the wildcard address, which then
- * reads the address the client meant with getsockname. 0 or -errno. */
-static long anyip_route(unsigned char family)
+/* Make the addresses |dst|/|dst_len| (|family|'s) local to lo (an
+ * "AnyIP" route in the local table, as `ip route add local 198.18.0.0/15
+ * dev lo`): a connection to one reaches a listener on the wildcard
+ * address, which reads the address the client meant with getsockname.
+ * Over the rtnetlink socket |nl|. 0 or -errno. */
+typedef struct route_request {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr oif_a;
+        uint32_t oif;
+        struct rtattr dst_a;
+        uint8_t dst[16];
+} route_request;
+
+static long anyip_route(long nl, const net_route *rt)
 {
-        struct {
-                struct nlmsghdr h;
-                struct rtmsg r;
-                struct rtattr a;
-                uint32_t oif;
-        } req = {.h = {.nlmsg_len = sizeof(req), .nlmsg_type = RTM_NEWROUTE,
-                       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, .nlmsg_seq = 1},
-                 .r = {.rtm_family = family, .rtm_table = RT_TABLE_LOCAL, .rtm_protocol = RTPROT_BOOT,
-                       .rtm_scope = RT_SCOPE_HOST, .rtm_type = RTN_LOCAL},
-                 .a = {.rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = RTA_OIF},
-                 .oif = 1 /* lo, in every new namespace */};
+        size_t alen = rt->v4 ? 4 : 16;
+        route_request req = {
+                .h = {.nlmsg_len = (uint32_t)(offsetof(route_request, dst) + alen), .nlmsg_type = RTM_NEWROUTE,
+                      .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, .nlmsg_seq = 1},
+                .r = {.rtm_family = rt->v4 ? AF_INET : AF_INET6, .rtm_dst_len = (unsigned char)rt->prefix,
+                      .rtm_table = RT_TABLE_LOCAL, .rtm_protocol = RTPROT_BOOT, .rtm_scope = RT_SCOPE_HOST,
+                      .rtm_type = RTN_LOCAL},
+                .oif_a = {.rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = RTA_OIF},
+                .oif = 1, /* lo, in every new namespace */
+                .dst_a = {.rta_len = (unsigned short)RTA_LENGTH(alen), .rta_type = RTA_DST}};
+        for (size_t i = 0; i < alen; i++) /* no libc here */
+                req.dst[i] = rt->b[i];
         struct {
                 struct nlmsghdr h;
                 struct nlmsgerr e;
         } ack = {0};
-        long fd = INIT_CALL(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE, 0);
-        long r = fd < 0 ? fd : INIT_CALL(SYS_write, fd, &req, sizeof(req), 0);
+        long r = INIT_CALL(SYS_write, nl, &req, req.h.nlmsg_len, 0);
         if (r >= 0)
-                r = INIT_CALL(SYS_read, fd, &ack, sizeof(ack), 0);
+                r = INIT_CALL(SYS_read, nl, &ack, sizeof(ack), 0);
         if (r >= 0)
                 r = r < (long)sizeof(ack) || ack.h.nlmsg_type != NLMSG_ERROR ? -EPROTO : ack.e.error;
-        if (fd >= 0)
-                INIT_CALL(SYS_close, fd, 0, 0, 0);
         return r;
 }
 
-/* The intercepted ports: every address routed to lo, a listener on the
+/* The resolver's addresses and the allowlist's routed to lo. IPv6 ones
+ * fail where the namespace has no IPv6: nor do its clients. */
+static void routes_to_lo(const launch *l)
+{
+        long nl = INIT_CALL(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE, 0);
+        const uint32_t pool_be = htonl(RESOLVED_BASE);
+        net_route pool = {.v4 = true, .prefix = RESOLVED_PREFIX};
+        for (size_t i = 0; i < 4; i++)
+                pool.b[i] = ((const uint8_t *)&pool_be)[i];
+        long r = nl < 0 ? nl : anyip_route(nl, &pool);
+        for (size_t i = 0; r >= 0 && i < l->n_routes; i++) {
+                long e = anyip_route(nl, &l->routes[i]);
+                if (l->routes[i].v4)
+                        r = e;
+        }
+        if (nl >= 0)
+                INIT_CALL(SYS_close, nl, 0, 0, 0);
+        if (r < 0)
+                fail(l, STEP_PROXY, (int)-r, "a route to lo");
+}
+
+/* The intercepted ports: the addresses routed to lo, a listener on the
  * wildcard address of each port, and the resolver's socket. */
 static void send_intercepted(const launch *l)
 {
-        long r = anyip_route(AF_INET);
-        if (r < 0)
-                fail(l, STEP_PROXY, (int)-r, "a route of every IPv4 address to lo");
-        (void)anyip_route(AF_INET6); /* none without IPv6: nor do clients have it */
+        routes_to_lo(l);
+        long r;
         for (size_t j = 0; j < l->n_tports; j++) {
                 struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_port = htons(l->tports[j])};
                 unsigned char index = (unsigned char)(PROXY_INDEX_INTERCEPTED + j);

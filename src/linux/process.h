@@ -69,6 +69,7 @@ typedef struct launch_storage {
         size_t n_fwd;
         launch_forward lfwd[NET_FORWARDS_MAX]; /* linux backend: their listeners inside (launch.fwd) */
         uint16_t tports[NET_INTERCEPTED_MAX]; /* linux backend: the ports intercepted inside (launch.tports) */
+        net_route routes[NET_ROUTES_MAX];     /* ... and the addresses routed to lo (launch.routes) */
         char **envp;            /* the plan's env with that port, when it is not PROXY_PORT */
         int pty_pair[2];        /* the terminal's master comes over it (ours, the command's) */
         int supervise_pair[2];  /* landlock backend: the supervised calls' listener comes over it */

@@ -468,3 +468,32 @@ size_t net_intercepted_ports(const char *const *allow, uint16_t proxy_port, uint
         }
         return n;
 }
+
+size_t net_intercepted_routes(const char *const *allow, net_route *out, size_t max)
+{
+        size_t n = 0;
+        for (size_t i = 0; allow && allow[i]; i++) {
+                net_entry e;
+                const char *why = NULL;
+                if (net_entry_parse(allow[i], &e, &why) < 0 || e.kind != NET_CIDR || is_loopback_v4(&e.addr) ||
+                    is_loopback_v6(&e.addr))
+                        continue;
+                net_route rt = {.v4 = is_v4(&e.addr), .prefix = is_v4(&e.addr) ? e.prefix - 96 : e.prefix};
+                for (unsigned bit = 0; bit < 128; bit++) /* the host bits cleared */
+                        if (bit < e.prefix)
+                                rt.b[bit / 8] |= e.addr.b[bit / 8] & (uint8_t)(0x80u >> (bit % 8));
+                if (rt.v4) {
+                        memmove(rt.b, rt.b + 12, 4);
+                        memset(rt.b + 4, 0, 12);
+                }
+                bool seen = false;
+                for (size_t k = 0; k < n && k < max && !seen; k++)
+                        seen = memcmp(&out[k], &rt, sizeof(rt)) == 0;
+                if (seen)
+                        continue;
+                if (n < max)
+                        out[n] = rt;
+                n++;
+        }
+        return n;
+}

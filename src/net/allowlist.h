@@ -104,4 +104,15 @@ bool net_policy_has_name(const net_policy *p, const char *host) HIDDEN;
  * into |out| (|max| of them). Returns how many there are (may be more than
  * |max|: then only |max| were written). */
 #define NET_INTERCEPTED_MAX 64
+/* The addresses the linux backend routes to the sandbox's lo (then its
+ * intercepted ports take them): each IP or CIDR entry of |allow| but
+ * loopback ones, once (|prefix| of the 128 bits, IPv4 mapped), into |out|
+ * (|max|); how many there are. Its resolver's addresses are routed too. */
+typedef struct net_route {
+        bool v4;         /* then the address is b[12..16), |prefix| of 32 bits */
+        uint8_t b[16];   /* the network's address, the host bits 0 */
+        unsigned prefix; /* of the family's bits */
+} net_route;
+#define NET_ROUTES_MAX 64
+size_t net_intercepted_routes(const char *const *allow, net_route *out, size_t max) HIDDEN;
 size_t net_intercepted_ports(const char *const *allow, uint16_t proxy_port, uint16_t *out, size_t max) HIDDEN;

@@ -293,6 +293,12 @@ tget() { # ARGS...: in the linux sandbox, no proxy variable, $TALLOW; the test's
 tdenied() { # DESC PATTERN: the last tget's record has a denial matching PATTERN
     check_contains "$1" "$2" cat "$W/t.json"
 }
+PYCONN='import errno, socket, sys
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+    print(s.recv(100).split(b"\r\n")[0].decode() or "closed")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e))'
 check_out "control: https to the test host, unsandboxed" "hello" \
     in_hosts curl -sS --cacert "$T/cert.pem" --resolve "allowed.test:443:$NSIP" https://allowed.test/hello.txt
 check_out "control: and as other.test (its certificate names both)" "hello" \
@@ -309,11 +315,15 @@ check_out "linux: ... over http" "hello" tget curl -sS --noproxy '*' http://allo
 check_out "linux: ... on a port of the list" "hello" tget curl -sS --noproxy '*' "$URL"
 curl_status() { tget curl -s -o /dev/null --noproxy '*' "$@"; echo $?; }
 check_out "linux: curl to a name not in the list does not resolve" "6" curl_status http://other.test/hello.txt
-check_out "linux: curl to the test host's address, not in the list, gets nothing" "" \
-    tget curl -s --noproxy '*' "http://$NSIP/hello.txt"
-tdenied "... recorded with the address to allow" "\"target\": \"$NSIP:80\", \"rule\": \"the IP address is not in the allowlist (names are not matched to addresses)\", \"host_has\": null, \"suggestion\": \"--allow-net $NSIP:80\""
-check_out "linux: ... which reaches it once listed" "hello" \
+check_out "linux: Python to the test host's address, not in the list: no route" "ENETUNREACH" \
+    tget $PY -c "$PYCONN" "$NSIP" 80
+check_out "linux: ... which curl reaches once listed (the address routed to lo, then the proxy)" "hello" \
     in_hosts "$CORDON" run --backend linux --allow-net "$NSIP:80" -- curl -sS --noproxy '*' "http://$NSIP/hello.txt"
+check_out "linux: ... and as a CIDR entry" "hello" \
+    in_hosts "$CORDON" run --backend linux --allow-net "192.0.2.0/24:80" -- curl -sS --noproxy '*' "http://$NSIP/hello.txt"
+check_out "linux: a listed address on a port the entry does not name: refused" "" \
+    in_hosts "$CORDON" run --backend linux --allow-net "$NSIP:80,allowed.test:$P" --stats "$W/t.json" -- curl -s --noproxy '*' "http://$NSIP:$P/hello.txt"
+tdenied "... recorded with the entry to allow" "\"target\": \"$NSIP:$P\", \"rule\": \"port $P is not in the allowlist for this host\", \"host_has\": null, \"suggestion\": \"--allow-net $NSIP:$P\""
 check_out "linux: a TLS server name other than the one the address was resolved for is refused" "" \
     tget curl -s --noproxy '*' --cacert "$T/cert.pem" --connect-to other.test:443:allowed.test:443 https://other.test/hello.txt
 tdenied "... recorded" '"rule": "the TLS server name (SNI) is not the name this address was resolved for"'
@@ -334,12 +344,6 @@ check_out "control: two pipelined requests get two answers from the test host" "
     in_hosts $PY -c "$PYGET" "$NSIP" 80 'GET /hello.txt HTTP/1.1\r\nHost: allowed.test\r\n\r\nGET /hello.txt HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n'
 check_out "linux: through the interception, one request a connection (the second, another Host, is dropped)" "1 HTTP/1.1 200 OK" \
     tget $PY -c "$PYGET" allowed.test 80 'GET /hello.txt HTTP/1.1\r\nHost: allowed.test\r\n\r\nGET /hello.txt HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n'
-PYCONN='import errno, socket, sys
-try:
-    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
-    print(s.recv(100).split(b"\r\n")[0].decode() or "closed")
-except OSError as e:
-    print(errno.errorcode.get(e.errno, e))'
 check_out "linux: Python socket.create_connection to an allowed host:port (ssh's banner)" "SSH-2.0-cordon-test" \
     tget $PY -c "$PYCONN" allowed.test "$PS"
 # (Landlock's TCP rules refuse it first, where the kernel has them)
@@ -374,10 +378,10 @@ rm -f "$W/t.json"
 tget ssh $SSH_OPTS -p "$PS" git@other.test true >/dev/null 2>&1
 no_ssh_log "linux: a plain ssh reaches no other name"
 tdenied "linux: ... the refused lookup recorded" '"kind": "resolve", "target": "other.test"'
-check_out "linux: UDP to a resolver other than the sandbox's: refused" "ECONNREFUSED" \
+check_out "linux: UDP to a resolver other than the sandbox's: no route" "ENETUNREACH" \
     tget $PY -c 'import errno, socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5); s.connect(("192.0.2.53", 53)); s.send(b"x")
-try: s.recv(10); print("answered")
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+try: s.connect(("192.0.2.53", 53)); s.send(b"x"); s.recv(10); print("answered")
 except OSError as e: print(errno.errorcode.get(e.errno, e))'
 LL_BIND=EADDRINUSE
 [ "${LL_ABI:-0}" -ge 4 ] && LL_BIND=EACCES

@@ -290,6 +290,17 @@ static void test_intercepted_ports(void)
         CHECK_INTEQ(ports[0], 80);
         CHECK_INTEQ(ports[1], 443);
 
+        /* the addresses routed to lo: IP and CIDR entries but loopback, each once */
+        static const char *const ROUTED[] = {"10.0.0.0/8:5432", "10.0.0.0/8", "192.0.2.7", "127.0.0.1:80",
+                                             "[2001:db8::/32]:443", "[::1]:8080", "example.org", NULL};
+        net_route rt[NET_ROUTES_MAX];
+        CHECK_INTEQ((int)net_intercepted_routes(ROUTED, rt, NET_ROUTES_MAX), 3);
+        static const uint8_t NET10[16] = {10}, NET192[16] = {192, 0, 2, 7}, NET2001[16] = {0x20, 0x01, 0x0d, 0xb8};
+        CHECK(rt[0].v4 && rt[0].prefix == 8 && memcmp(rt[0].b, NET10, 16) == 0);
+        CHECK(rt[1].v4 && rt[1].prefix == 32 && memcmp(rt[1].b, NET192, 16) == 0);
+        CHECK(!rt[2].v4 && rt[2].prefix == 32 && memcmp(rt[2].b, NET2001, 16) == 0);
+        CHECK_INTEQ((int)net_intercepted_routes(ROUTED, rt, 1), 3);
+
         net_entry e[3];
         const char *why = NULL;
         CHECK(net_entry_parse("example.org:22", &e[0], &why) == 0);
