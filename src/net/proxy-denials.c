@@ -40,7 +40,13 @@ void denial_note(proxy *p, const char *host, unsigned port, const char *reason, 
         pthread_mutex_lock(&p->lock);
         for (size_t i = 0; i < p->n_denials && fresh; i++)
                 fresh = !(p->denials[i].port == port && streq(p->denials[i].host, host));
-        if (fresh && p->n_denials < DENIALS_MAX) {
+        /* past DENIALS_MAX a denial is neither recorded nor told, but for
+         * one line saying so: the names are the command's choice (a flood
+         * of DNS queries, one a datagram), the caller's log is not */
+        bool full = fresh && p->n_denials >= DENIALS_MAX;
+        bool first_past = full && !p->denials_past_max;
+        p->denials_past_max |= full;
+        if (fresh && !full) {
                 proxy_denial *d = &p->denials[p->n_denials];
                 d->host = strdup(host);
                 d->reason = strdup(reason);
@@ -55,7 +61,11 @@ void denial_note(proxy *p, const char *host, unsigned port, const char *reason, 
                 }
         }
         pthread_mutex_unlock(&p->lock);
-        if (!fresh || !p->log_fn)
+        if (first_past && p->log_fn)
+                p->log_fn(CORDON_LOG_DENIED,
+                          "network: more than " STR(DENIALS_MAX) " denials: the later ones are neither recorded nor shown",
+                          p->log_userdata);
+        if (!fresh || full || !p->log_fn)
                 return;
         char hp[NET_HOST_MAX + 16];
         denial_host_port(host, port, hp, sizeof(hp));

@@ -112,6 +112,7 @@ struct proxy {
         pthread_mutex_t lock; /* the denials */
         proxy_denial denials[DENIALS_MAX];
         size_t n_denials;
+        bool denials_past_max; /* one denial was past DENIALS_MAX: told once */
 };
 
 static inline double now_s(void)
