@@ -41,7 +41,8 @@ static char *record_text(json_t *o)
 }
 
 /* The proxy's denials (|net|: backend_net_ops.denied's array) in the form of the
- * record's "denied": port 0 is a name the sandbox's resolver refused. */
+ * record's "denied": port 0 is a name the sandbox's resolver refused; the
+ * suggestion is the entry the proxy offered (its "allow"), or none. */
 static json_t *net_denied(const json_t *net)
 {
         json_t *a = json_array();
@@ -55,7 +56,12 @@ static json_t *net_denied(const json_t *net)
                 _cleanup_free_ char *hp = port == 0 ? strdup(host ? host : "")
                                           : xasprintf(host && strchr(host, ':') ? "[%s]:%u" : "%s:%u",
                                                       host ? host : "", port);
-                _cleanup_free_ char *s = denied_net_suggestion(host, port);
+                /* the proxy's own entry: a name that resolves to a special
+                 * address is allowed by that address, a refusal of the
+                 * interception's (another SNI, a pool address never given)
+                 * by none (proxy-denials.c) */
+                const char *allow = json_string_value(json_object_get(v, "allow"));
+                _cleanup_free_ char *s = allow ? strjoin2("--allow-net ", allow) : strdup(DENIED_NOT_ALLOWABLE);
                 ok = ok && hp && s &&
                      json_put(a, NULL,
                               denied_entry_json(port == 0 ? DENIED_RESOLVE : DENIED_CONNECT, hp, json_string_value(json_object_get(v, "reason")),

@@ -5,9 +5,9 @@
 # allowlist does not allow, to send another Host, to leak data through
 # DNS, to wear out the proxy's thread, and to change its own network. The
 # test hosts run in a network namespace of the test's own (a veth pair,
-# TEST-NET-1 addresses), their names from a test /etc/hosts, and a DNS
-# server of the test's own there that logs what it is asked, as in
-# proxy-clients.sh. Each server answers "SERVED ADDR:PORT" and the bytes
+# TEST-NET-2 addresses: not proxy-clients.sh's), their names from a test
+# /etc/hosts, and a DNS server of the test's own there that logs what it
+# is asked, as in proxy-clients.sh. Each server answers "SERVED ADDR:PORT" and the bytes
 # it got, so a probe sees what reached it. Each refusal has its control.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
@@ -15,8 +15,8 @@ PY=/usr/bin/python3
 NS=cordon-ia$$
 VA=cia$$a
 NET=$((4 * ($$ % 60)))
-HOSTIP=192.0.2.$((NET + 1))
-NSIP=192.0.2.$((NET + 2))
+HOSTIP=198.51.100.$((NET + 1))
+NSIP=198.51.100.$((NET + 2))
 trap 'ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null; cleanup_test; ip netns del "$NS" 2>/dev/null' EXIT
 ip netns add "$NS" && ip link add "$VA" type veth peer name eth0 netns "$NS" &&
     ip addr add "$HOSTIP/30" dev "$VA" && ip link set "$VA" up &&
@@ -60,7 +60,7 @@ while True:
     with open(sys.argv[2], "a") as f: f.write(".".join(labels) + "\n")
     s.sendto(d[:2] + bytes([0x81, 0x83]) + d[4:6] + b"\0\0\0\0\0\0" + d[12:i + 5], a)
 PY
-ip netns exec "$NS" $PY "$A/echo.py" "$NSIP:80" "$NSIP:443" "$NSIP:$PL" >/dev/null 2>&1 &
+ip netns exec "$NS" $PY "$A/echo.py" "$NSIP:80" "$NSIP:443" "$NSIP:$PL" "$NSIP:20001" "$NSIP:20070" >/dev/null 2>&1 &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 : >"$A/dns.log"
 chmod 666 "$A/dns.log"
@@ -74,6 +74,9 @@ cat >"$T/hosts" <<HOSTS
 127.0.0.1 localhost
 ::1 localhost ip6-localhost
 $NSIP allowed.test other.test
+127.0.0.2 loop.test
+169.254.169.254 meta.test
+$HOSTIP own.test
 HOSTS
 printf 'nameserver %s\noptions timeout:2 attempts:1\n' "$NSIP" >"$T/resolv.conf"
 chmod 644 "$T/hosts" "$T/resolv.conf"
@@ -163,16 +166,40 @@ ADDRS=("127.0.0.1/$PL" "127.0.0.2/$PL" "127.255.255.254/$PL" "::1/$PL" "0.0.0.0/
     "$HOSTIP/$PL" "::ffff:$HOSTIP/$PL" "$NSIP/$PL" "::ffff:$NSIP/$PL" "64:ff9b::$NSHEX/$PL"
     "169.254.169.254/80" "169.254.169.254/$PL" "::ffff:169.254.169.254/80" "fd00:ec2::254/80"
     "10.0.0.1/$PL" "192.168.0.1/$PL" "172.16.0.1/$PL" "100.64.0.1/$PL" "fe80::1%lo/$PL" "fc00::1/$PL"
+    "0.1.2.3/$PL" "240.0.0.1/$PL"
     "198.18.0.0/$PL" "198.18.0.2/$PL" "198.18.200.1/$PL" "198.19.255.255/$PL" "::ffff:198.18.0.2/$PL")
 N=${#ADDRS[@]}
 check_out "linux: $N addresses not in the list (the host's loopback, own and private ones, metadata, NAT64, mapped, compatible, 6to4, link-local, unspecified, pool addresses never given) reach nothing" \
     "$(printf 'refused%.0s ' $(seq "$N") | sed 's/ $//')" att $PY "$A/tcp.py" "${ADDRS[@]}"
 check_contains "... each recorded as a denial (the metadata address)" '"target": "169.254.169.254:80"' cat "$W/a.json"
-check_contains "... (a pool address never given)" '"rule": "an address the sandbox'"'"'s resolver did not give"' cat "$W/a.json"
+check_contains "... (a pool address never given, which no entry allows)" \
+    '"rule": "an address the sandbox'"'"'s resolver did not give", "host_has": null, "suggestion": "cannot be allowed"' cat "$W/a.json"
 check_out "linux: the same addresses once listed (control: the loopback service, the host's own address)" \
     "SERVED SERVED" att_with "$TALLOW,127.0.0.2:$PL,$HOSTIP:$PL" $PY "$A/tcp.py" "127.0.0.2/$PL" "$HOSTIP/$PL"
 check_out "linux: an allowed name on a port of no entry of it: refused by the policy" "refused" \
     att_with "allowed.test,other.test:$PL" sh -c 'python3 "$1" "allowed.test/$2"' sh "$A/tcp.py" "$PL"
+check_out "control: names the host maps to its loopback, to the metadata address, to its own address answer, unsandboxed" \
+    "SERVED SERVED" in_hosts $PY "$A/tcp.py" "loop.test/$PL" "own.test/$PL"
+check_out "linux: those names listed: their pool addresses reach nothing (every address the proxy resolves is checked)" \
+    "refused refused refused" att_with "loop.test:$PL,meta.test:$PL,own.test:$PL" $PY "$A/tcp.py" "loop.test/$PL" \
+    "meta.test/$PL" "own.test/$PL"
+check_contains "... recorded with the address" "resolves to 169.254.169.254 (cloud metadata address" cat "$W/a.json"
+check_contains "... the record's suggestion is the address, as the log line's (not the name, which is listed)" \
+    '"target": "loop.test:'"$PL"'", "rule": "resolves to 127.0.0.2 (loopback address; allowed only when the list names that address)", "host_has": null, "suggestion": "--allow-net 127.0.0.2:'"$PL"'"' cat "$W/a.json"
+pool_via_proxy() { # the explicit proxy takes a pool address as the IP literal it is
+    in_hosts "$CORDON" run --backend linux --allow-net "$TALLOW" -- sh -c \
+        'a=$(getent hosts allowed.test | cut -d" " -f1); curl -s -o /dev/null -w "%{http_code}\n" -x "$HTTP_PROXY" "http://$a/"'
+}
+check_out "linux: a pool address named to the proxy itself (HTTP_PROXY): 403, not its name" "403" pool_via_proxy
+many_ports() { # 70 entries of other ports: 64 intercepted, the rest refused by Landlock, none reached
+    local list=$TALLOW i
+    for i in $(seq 20001 20070); do list="$list,other.test:$i"; done
+    att_with "$list" $PY "$A/tcp.py" "other.test/20001" "other.test/20070" "$NSIP/20001"
+}
+LL_NET=ECONNREFUSED
+[ "$(cordon check 2>&1 | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | head -n 1)" -ge 4 ] && LL_NET=EACCES
+check_out "linux: past 64 intercepted ports: one intercepted reaches the name's host, one past them is refused, an unlisted address too" \
+    "SERVED $LL_NET refused" many_ports
 
 # ---- the resolver: exfiltration, strict parsing, floods ----------------------------
 : >"$A/dns.log"
