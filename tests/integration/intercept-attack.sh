@@ -161,19 +161,25 @@ check_out "linux: an allowed name on the entry's port, and its pool address as I
     "SERVED SERVED" att sh -c 'a=$(getent hosts allowed.test | cut -d" " -f1); python3 "$1" "allowed.test/$2" "::ffff:$a/$2"' \
     sh "$A/tcp.py" "$PL"
 NSHEX=$(printf '%02x%02x:%02x%02x' $(echo "$NSIP" | tr . ' '))
-ADDRS=("127.0.0.1/$PL" "127.0.0.2/$PL" "127.255.255.254/$PL" "::1/$PL" "0.0.0.0/$PL" "::/$PL"
-    "::ffff:127.0.0.1/$PL" "::ffff:127.0.0.2/$PL" "::7f00:1/$PL" "64:ff9b::7f00:1/$PL" "2002:7f00:1::/$PL"
+# the sandbox's own (loopback, unspecified) and the resolver's pool are
+# local: the proxy takes the connection and refuses it; the rest has no route
+LOCAL=("127.0.0.1/$PL" "127.0.0.2/$PL" "127.255.255.254/$PL" "::1/$PL" "0.0.0.0/$PL" "::/$PL"
+    "::ffff:127.0.0.1/$PL" "::ffff:127.0.0.2/$PL"
+    "198.18.0.0/$PL" "198.18.0.2/$PL" "198.18.200.1/$PL" "198.19.255.255/$PL" "::ffff:198.18.0.2/$PL")
+UNROUTED=("::7f00:1/$PL" "64:ff9b::7f00:1/$PL" "2002:7f00:1::/$PL"
     "$HOSTIP/$PL" "::ffff:$HOSTIP/$PL" "$NSIP/$PL" "::ffff:$NSIP/$PL" "64:ff9b::$NSHEX/$PL"
     "169.254.169.254/80" "169.254.169.254/$PL" "::ffff:169.254.169.254/80" "fd00:ec2::254/80"
     "10.0.0.1/$PL" "192.168.0.1/$PL" "172.16.0.1/$PL" "100.64.0.1/$PL" "fe80::1%lo/$PL" "fc00::1/$PL"
-    "0.1.2.3/$PL" "240.0.0.1/$PL"
-    "198.18.0.0/$PL" "198.18.0.2/$PL" "198.18.200.1/$PL" "198.19.255.255/$PL" "::ffff:198.18.0.2/$PL")
-N=${#ADDRS[@]}
-check_out "linux: $N addresses not in the list (the host's loopback, own and private ones, metadata, NAT64, mapped, compatible, 6to4, link-local, unspecified, pool addresses never given) reach nothing" \
-    "$(printf 'refused%.0s ' $(seq "$N") | sed 's/ $//')" att $PY "$A/tcp.py" "${ADDRS[@]}"
-check_contains "... each recorded as a denial (the metadata address)" '"target": "169.254.169.254:80"' cat "$W/a.json"
+    "0.1.2.3/$PL" "240.0.0.1/$PL")
+N=${#LOCAL[@]}
+M=${#UNROUTED[@]}
+check_out "linux: $N of the sandbox's own and the pool's addresses not in the list (loopback, mapped, unspecified, pool addresses never given): taken and refused" \
+    "$(printf 'refused%.0s ' $(seq "$N") | sed 's/ $//')" att $PY "$A/tcp.py" "${LOCAL[@]}"
+check_contains "... each recorded as a denial (the loopback address)" "\"target\": \"127.0.0.2:$PL\"" cat "$W/a.json"
 check_contains "... (a pool address never given, which no entry allows)" \
     '"rule": "an address the sandbox'"'"'s resolver did not give", "host_has": null, "suggestion": "cannot be allowed"' cat "$W/a.json"
+check_out "linux: $M other addresses not in the list (the host's own and private ones, metadata, NAT64, compatible, 6to4, link-local) have no route" \
+    "$(printf 'ENETUNREACH%.0s ' $(seq "$M") | sed 's/ $//')" att $PY "$A/tcp.py" "${UNROUTED[@]}"
 check_out "linux: the same addresses once listed (control: the loopback service, the host's own address)" \
     "SERVED SERVED" att_with "$TALLOW,127.0.0.2:$PL,$HOSTIP:$PL" $PY "$A/tcp.py" "127.0.0.2/$PL" "$HOSTIP/$PL"
 check_out "linux: an allowed name on a port of no entry of it: refused by the policy" "refused" \
@@ -199,7 +205,7 @@ many_ports() { # 70 entries of other ports: 64 intercepted, the rest refused by 
 LL_NET=ECONNREFUSED
 [ "$(cordon check 2>&1 | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | head -n 1)" -ge 4 ] && LL_NET=EACCES
 check_out "linux: past 64 intercepted ports: one intercepted reaches the name's host, one past them is refused, an unlisted address too" \
-    "SERVED $LL_NET refused" many_ports
+    "SERVED $LL_NET ENETUNREACH" many_ports
 
 # ---- the resolver: exfiltration, strict parsing, floods ----------------------------
 : >"$A/dns.log"
@@ -421,16 +427,17 @@ check_out "control: the test's DNS server answers UDP, unsandboxed" "answered" \
 LL_ABI=$(cordon check 2>&1 | sed -n 's/.*landlock: ABI \([0-9]*\).*/\1/p' | head -n 1)
 LL_BIND=EADDRINUSE
 [ "${LL_ABI:-0}" -ge 4 ] && LL_BIND=EACCES
-check_out "linux: UDP to another resolver, the host's, a pool address: refused; no listener of the command's on an intercepted port or port 53; no raw or packet socket" \
-    "ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED $LL_BIND $LL_BIND $LL_BIND EACCES EACCES EPERM EPERM" \
+check_out "linux: UDP to another resolver, the host's (no route), a pool address: refused; no listener of the command's on an intercepted port or port 53; no raw or packet socket" \
+    "ENETUNREACH ENETUNREACH ECONNREFUSED ECONNREFUSED ECONNREFUSED $LL_BIND $LL_BIND $LL_BIND EACCES EACCES EPERM EPERM" \
     att $PY "$A/net.py" "$PL" "$NSIP"
 check_out "linux: the command has no capability (CapEff, CapBnd)" "0000000000000000 0000000000000000" \
     att sh -c 'echo $(sed -n "s/^CapEff:\t//p; s/^CapBnd:\t//p" /proc/self/status)'
-check_out "linux: it cannot remove the AnyIP route, take lo down, or add an address (rtnetlink)" "EPERM EPERM EPERM" \
-    att sh -c 'for c in "route del local 0.0.0.0/0 dev lo table local" "link set lo down" "addr add 10.9.9.9/32 dev lo"; do
+check_out "linux: it cannot remove the AnyIP route, take lo down, or add an address or a route (rtnetlink)" "EPERM EPERM EPERM EPERM" \
+    att sh -c 'for c in "route del local 198.18.0.0/15 dev lo table local" "link set lo down" "addr add 10.9.9.9/32 dev lo" "route add local 0.0.0.0/0 dev lo table local"; do
         ip $c 2>&1 | grep -q "Operation not permitted" && printf "EPERM " || printf "changed "; done | sed "s/ $//"'
-check_out "... and its connections are still the proxy's after trying" "refused" \
-    att sh -c 'ip route del local 0.0.0.0/0 dev lo table local 2>/dev/null; python3 "$1" "$2/$3"' sh "$A/tcp.py" "$NSIP" "$PL"
+check_out "... and its connections are still the proxy's after trying" "SERVED ENETUNREACH" \
+    att sh -c 'ip route del local 198.18.0.0/15 dev lo table local 2>/dev/null; ip route add local 0.0.0.0/0 dev lo table local 2>/dev/null
+        python3 "$1" "allowed.test/$3" "$2/$3"' sh "$A/tcp.py" "$NSIP" "$PL"
 
 # ---- the proxy's thread: held connections, its limit ------------------------------------
 cat >"$A/hold.py" <<'PY'
