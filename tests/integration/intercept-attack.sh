@@ -12,16 +12,8 @@
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 
-NS=cordon-ia$$
-VA=cia$$a
-NET=$((4 * ($$ % 60)))
-HOSTIP=198.51.100.$((NET + 1))
-NSIP=198.51.100.$((NET + 2))
-trap 'ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null; cleanup_test; ip netns del "$NS" 2>/dev/null' EXIT
-ip netns add "$NS" && ip link add "$VA" type veth peer name eth0 netns "$NS" &&
-    ip addr add "$HOSTIP/30" dev "$VA" && ip link set "$VA" up &&
-    ip -n "$NS" addr add "$NSIP/30" dev eth0 && ip -n "$NS" link set eth0 up && ip -n "$NS" link set lo up ||
-    { echo "not ok 1 - the test hosts' network namespace"; exit 1; }
+. "$(dirname "$0")/lib-net.sh"
+test_hosts_netns ia 198.51.100
 free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 PL=$(free_port)
 A=$T/att

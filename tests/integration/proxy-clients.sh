@@ -18,18 +18,8 @@
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 
-# the test hosts' namespace: $NSIP behind a veth pair with the host ($HOSTIP)
-NS=cordon-pc$$
-VA=cpc$$a
-NET=$((4 * ($$ % 60)))
-HOSTIP=192.0.2.$((NET + 1))
-NSIP=192.0.2.$((NET + 2))
-# (the servers in it are killed with it: no pid of theirs outlives the test)
-trap 'ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null; cleanup_test; ip netns del "$NS" 2>/dev/null' EXIT
-ip netns add "$NS" && ip link add "$VA" type veth peer name eth0 netns "$NS" &&
-    ip addr add "$HOSTIP/30" dev "$VA" && ip link set "$VA" up &&
-    ip -n "$NS" addr add "$NSIP/30" dev eth0 && ip -n "$NS" link set eth0 up && ip -n "$NS" link set lo up ||
-    { echo "not ok 1 - the test hosts' network namespace"; exit 1; }
+. "$(dirname "$0")/lib-net.sh"
+test_hosts_netns pc 192.0.2
 
 mkdir -p "$T/srv"
 echo hello >"$T/srv/hello.txt"
