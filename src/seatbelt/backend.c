@@ -75,6 +75,26 @@ static int start_proxy(const cordon_plan *p, cordon_process *proc, seatbelt_opti
         return *ret_env ? 0 : error_set(ret_error, ENOMEM, "out of memory");
 }
 
+/* The command leads a process group of its own (launch.c: setsid). */
+static int kill_group(cordon_process *p, int sig)
+{
+        if (p->reaped)
+                return -ESRCH;
+        return kill(-p->head.pid, sig) < 0 && kill(p->head.pid, sig) < 0 ? -errno : 0;
+}
+
+static void free_process(cordon_process *p)
+{
+        if (p->head.pid > 0 && !p->reaped) {
+                kill_group(p, SIGKILL);
+                while (waitpid(p->head.pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        process_head_close(&p->head);
+        proxy_free(p->proxy);
+        free(p);
+}
+
 static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error **ret_error)
 {
         int r = instance_create(p->instance_root, p->workspace, NULL, ret_error);
@@ -96,9 +116,7 @@ static int start(const cordon_plan *p, cordon_process **ret_proc, cordon_error *
         if (r == 0)
                 r = seatbelt_spawn(p, &o, env, proc->head.stdio, &proc->head.pid, ret_error);
         if (r < 0) {
-                proxy_free(proc->proxy);
-                process_head_close(&proc->head);
-                free(proc);
+                free_process(proc); /* no command started: nothing to kill */
                 return r;
         }
         *ret_proc = proc;
@@ -110,14 +128,6 @@ static int signal_command(cordon_process *p, int sig)
         if (p->reaped)
                 return -ESRCH;
         return kill(p->head.pid, sig) < 0 ? -errno : 0;
-}
-
-/* The command leads a process group of its own (launch.c: setsid). */
-static int kill_group(cordon_process *p, int sig)
-{
-        if (p->reaped)
-                return -ESRCH;
-        return kill(-p->head.pid, sig) < 0 && kill(p->head.pid, sig) < 0 ? -errno : 0;
 }
 
 static double tv_s(const struct timeval *tv) { return (double)tv->tv_sec + (double)tv->tv_usec / 1e6; }
@@ -191,18 +201,6 @@ static int wait_command(cordon_process *p, int timeout_ms, cordon_result *ret_re
         if (ret_result)
                 *ret_result = p->result;
         return 0;
-}
-
-static void free_process(cordon_process *p)
-{
-        if (p->head.pid > 0 && !p->reaped) {
-                kill_group(p, SIGKILL);
-                while (waitpid(p->head.pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-        }
-        process_head_close(&p->head);
-        proxy_free(p->proxy);
-        free(p);
 }
 
 const backend_ops seatbelt_backend_ops = {
