@@ -163,15 +163,19 @@ int landlock_full_network_check(const struct cordon_plan *p)
         return landlock_rights_for_abi(landlock_abi_relied(landlock_abi())).scoped ? 0 : -EOPNOTSUPP;
 }
 
-/* Has the plan a rule of its own for /etc/|rel| (a file of the list, at
- * the top of /etc)? */
+/* Is /etc/|rel| at or below one of the plan's own binds of the host's
+ * /etc (a file or directory of the list: resolv.conf, ssl, ...)? That
+ * rule grants reading all of it already (the list's binds are read-only;
+ * a writable one grants more), so it needs none of its own. */
 static bool planned(const struct cordon_plan *p, const char *rel)
 {
-        if (strchr(rel, '/'))
-                return false;
         for (size_t i = 0; i < p->n_mounts; i++) {
-                const char *t = p->mounts[i].target;
-                if (p->mounts[i].type == MOUNT_BIND && strncmp(t, "/etc/", 5) == 0 && streq(t + 5, rel))
+                const plan_mount *m = &p->mounts[i];
+                const char *t = m->target;
+                if (m->type != MOUNT_BIND || m->etc_view || strncmp(t, "/etc/", 5) != 0 || !streq(m->source, t))
+                        continue;
+                size_t n = strlen(t + 5);
+                if (strncmp(rel, t + 5, n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
                         return true;
         }
         return false;

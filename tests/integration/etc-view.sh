@@ -68,6 +68,9 @@ for be in linux landlock; do
     check_out "$be: ... is not shown" "$(unseen $be)" run "${B[@]}" -- "$PROBE" read /etc/cordon-secret
     check_out "$be: ... nor one in a subdirectory" "$(unseen $be)" run "${B[@]}" -- "$PROBE" read /etc/cordon-tool/sub/secret
     check_out "$be: ... nor /etc/ssl/private (0700)" "$(unseen $be)" run "${B[@]}" -- "$PROBE" read /etc/ssl/private/cordon.key
+    check_out "$be: control: /etc/ssl's other entries are read (openssl.cnf, certs/; the landlock backend's rule for /etc/ssl, none of their own)" \
+        "$(as_user cat /etc/ssl/openssl.cnf | wc -c) $(ls /etc/ssl/certs | wc -l)" \
+        run "${B[@]}" -- sh -c 'echo "$(wc -c </etc/ssl/openssl.cnf) $(ls /etc/ssl/certs | wc -l)"'
     for f in machine-id passwd- ssh/ssh_host_ed25519_key.pub; do
         check_out "$be: control: /etc/$f is world-readable on the host" "OK" hostread /etc/$f
         check_out "$be: ... on the deny list, not shown" "$(unseen $be)" run "${B[@]}" -- "$PROBE" read /etc/$f
