@@ -186,9 +186,10 @@ static bool planned(const struct cordon_plan *p, const char *rel)
  * lines: each largest subtree wholly in the view, the files of the
  * others; etc-scan.c), the same entries the linux backend copies. An entry
  * gone since it was listed gets no rule. The descriptors are closed
- * together at the end (one call instead of one a rule where they are
- * consecutive). */
-static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
+ * together (one call instead of one a rule where they are consecutive),
+ * and those consecutive from the first are handed to the caller in
+ * |keep| (landlock_backend_rules). */
+static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll, int keep[2],
                           cordon_error **ret_error)
 {
         int view = p->instance_root ? etc_view_dir_open(p->instance_root) : -1;
@@ -225,21 +226,25 @@ static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlo
                         close(fd);
                 }
         }
-        if (lo >= 0 && sys_close_range((unsigned)lo, (unsigned)hi, 0) < 0)
+        if (lo >= 0 && r == 0 && keep[0] < 0) {
+                keep[0] = lo;
+                keep[1] = hi;
+        } else if (lo >= 0 && sys_close_range((unsigned)lo, (unsigned)hi, 0) < 0) {
                 for (int fd = lo; fd <= hi; fd++)
                         close(fd);
+        }
         etc_tree_clear(&t);
         return r < 0 ? error_set(ret_error, -r, "Landlock rule for /etc: %s", strerror(-r)) : 0;
 }
 
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
-                           supervise_root *roots, size_t *n_roots, cordon_error **ret_error)
+                           supervise_root *roots, size_t *n_roots, int keep[2], cordon_error **ret_error)
 {
         *n_roots = 0;
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const plan_mount *m = &p->mounts[i];
                 if (m->type == MOUNT_BIND && m->etc_view) {
-                        int r = etc_view_rules(p, ruleset, ll, ret_error);
+                        int r = etc_view_rules(p, ruleset, ll, keep, ret_error);
                         if (r < 0)
                                 return r;
                         continue;

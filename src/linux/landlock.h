@@ -83,9 +83,13 @@ struct supervise_root;
 /* The landlock backend: add the plan's rules (host paths) to |ruleset|,
  * and note in |roots| (p->n_mounts entries) the writable directories and
  * files, and the explicitly exposed read-only directories and sockets
- * (connect only), as the inodes the rules were made on. */
+ * (connect only), as the inodes the rules were made on. The descriptors
+ * the rules of /etc were made on are left open for the caller to close,
+ * once the sandbox runs (their last close is most of their cost): |keep|
+ * ({-1, -1} on entry) gets their range, every fd in it theirs. */
 int landlock_backend_rules(const struct cordon_plan *p, int ruleset, const landlock_rights *ll,
-                           struct supervise_root *roots, size_t *n_roots, cordon_error **ret_error) HIDDEN;
+                           struct supervise_root *roots, size_t *n_roots, int keep[2],
+                           cordon_error **ret_error) HIDDEN;
 /* The landlock backend: read-write rules for the terminals among |stdio|
  * (the command's own), and /dev/tty when there is one or |own_pty| (a
  * terminal of the command's own, made at start). 0 or -errno. */

@@ -120,6 +120,9 @@ void launch_storage_free(launch_storage *s)
         }
         if (s->l.landlock_fd >= 0)
                 close(s->l.landlock_fd);
+        if (s->etc_fds[0] >= 0 && sys_close_range((unsigned)s->etc_fds[0], (unsigned)s->etc_fds[1], 0) < 0)
+                for (int fd = s->etc_fds[0]; fd <= s->etc_fds[1]; fd++)
+                        close(fd);
         if (s->launcher_fd >= 0)
                 close(s->launcher_fd);
         if (s->l.marks)
@@ -244,6 +247,7 @@ void launch_storage_init(launch_storage *s)
         s->l.landlock_fd = -1;
         s->launcher_fd = s->l.launcher_fd = -1;
         s->view_lock = -1;
+        s->etc_fds[0] = s->etc_fds[1] = -1;
 }
 
 /* The landlock backend's network "proxy": no namespace of its own, so the
@@ -427,7 +431,8 @@ int prepare_launch(const cordon_plan *p, bool nproc, launch_storage *s, cordon_e
                         r = launch_prepare_observer(p, s, ret_error);
         } else {
                 s->roots = calloc(p->n_mounts + 1, sizeof(*s->roots));
-                r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, ret_error)
+                r = s->roots ? landlock_backend_rules(p, l->landlock_fd, &ll, s->roots, &s->n_roots, s->etc_fds,
+                                                   ret_error)
                              : -ENOMEM;
                 bool own_pty = l->pty_fd >= 0;
                 l->access_pty = landlock_terminal_access(&ll);

@@ -83,6 +83,7 @@ typedef struct launch_storage {
         void *stacks;           /* stacks_map(), until the process owns it */
         landlock_rights ll;     /* what Landlock handles for this run */
         int abi;                /* Landlock ABI, or -errno */
+        int etc_fds[2];         /* landlock backend: the fds /etc's rules were made on (first, last), or -1 */
         child_report report;    /* the step the start failed at (clone_sandbox), STEP_NONE before it */
 } launch_storage;
 
