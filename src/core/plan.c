@@ -473,7 +473,9 @@ static int plan_resolver(builder *b)
                 return 0;
         int r = add_file(b->p, "/etc/resolv.conf",
                          strdup("# cordon: the sandbox's resolver answers the allowlist's names only\n"
-                                "nameserver 127.0.0.1\n"));
+                                "nameserver 127.0.0.1\n"
+                                "# its names have IPv4 addresses only: glibc (>= 2.36) asks no AAAA\n"
+                                "options no-aaaa\n"));
         if (r == 0)
                 r = add_file(b->p, "/etc/hosts",
                              xasprintf("127.0.0.1 localhost %s\n::1 localhost ip6-localhost ip6-loopback %s\n",
