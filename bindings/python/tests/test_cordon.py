@@ -283,17 +283,22 @@ class Environment(Layout):
         self.assertEqual(r.stdout, "foo=only key=unset host=unset tok=unset\n", r.stderr)
 
 
+# long enough for PLANT to plant on a loaded machine (under ASan), then the
+# timeout stops its sleep
+PLANT_S = 5
+
+
 class Stopping(Layout):
     def test_timeout_leaves_the_git_check_done(self):
         control = os.path.join(self.dir, "control")
         os.mkdir(control)
         with self.assertRaises(subprocess.TimeoutExpired):
-            subprocess.run([SHELL, "-c", PLANT], cwd=control, timeout=1.5)
+            subprocess.run([SHELL, "-c", PLANT], cwd=control, timeout=PLANT_S)
         self.assertTrue(quarantined(os.path.join(control, "new", ".git"))[0], "control: the hook is planted")
         t0 = time.monotonic()
         with self.assertRaises(subprocess.TimeoutExpired):
-            cordon.run([SHELL, "-c", PLANT], timeout=1.5, stderr=subprocess.DEVNULL, **self.opts)
-        self.assertLess(time.monotonic() - t0, 1.5 + cordon.STOP_GRACE)
+            cordon.run([SHELL, "-c", PLANT], timeout=PLANT_S, stderr=subprocess.DEVNULL, **self.opts)
+        self.assertLess(time.monotonic() - t0, PLANT_S + cordon.STOP_GRACE)
         self.assertEqual(quarantined(os.path.join(self.ws, "new", ".git")), (False, True),
                          "after the timeout the planted hook is set aside")
 
