@@ -174,8 +174,7 @@ static bool planned(const struct cordon_plan *p, const char *rel)
                 const char *t = m->target;
                 if (m->type != MOUNT_BIND || m->etc_view || strncmp(t, "/etc/", 5) != 0 || !streq(m->source, t))
                         continue;
-                size_t n = strlen(t + 5);
-                if (strncmp(rel, t + 5, n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
+                if (path_startswith(rel, t + 5))
                         return true;
         }
         return false;

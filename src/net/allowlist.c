@@ -488,7 +488,7 @@ size_t net_intercepted_routes(const char *const *allow, net_route *out, size_t m
                 }
                 bool seen = false;
                 for (size_t k = 0; k < n && k < max && !seen; k++)
-                        seen = memcmp(&out[k], &rt, sizeof(rt)) == 0;
+                        seen = out[k].v4 == rt.v4 && out[k].prefix == rt.prefix && memcmp(out[k].b, rt.b, 16) == 0;
                 if (seen)
                         continue;
                 if (n < max)
