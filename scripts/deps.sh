@@ -17,7 +17,7 @@ BUILD="gcc make meson ninja-build pkg-config libjansson-dev libseccomp-dev scdoc
 TEST="util-linux procps strace runc acl nodejs npm golang-go mypy python3-setuptools iproute2 keyutils psmisc git python3 python3-pip python3-jsonschema man-db apparmor zsh fish debhelper lintian fakeroot dpkg-dev"
 # the toolchain matrix (toolchains.sh, readme.sh, etc-view.sh) and the ssh
 # and gpg profiles (profiles-agents.sh): Debian's own
-TEST="$TEST default-jdk-headless maven cargo rustc perl ruby openssh-client gnupg"
+TEST="$TEST default-jdk-headless maven cargo rustc perl ruby openssh-client gnupg openssl"
 BENCH="bubblewrap hyperfine time python3 git curl"
 DEB="debhelper lintian fakeroot dpkg-dev"
 # Debian's mingw-w64 for x86_64 (the posix threads flavour), dpkg-dev for
