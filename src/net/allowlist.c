@@ -24,6 +24,14 @@ bool net_addr_parse(const char *s, net_addr *ret)
         return inet_pton(AF_INET6, s, ret->b) == 1;
 }
 
+bool net_addr_v4(const net_addr *a, struct in_addr *out)
+{
+        if (!is_v4(a))
+                return false;
+        memcpy(out, a->b + 12, 4);
+        return true;
+}
+
 void net_addr_from_sockaddr(const struct sockaddr *sa, net_addr *ret)
 {
         memset(ret, 0, sizeof(*ret));

@@ -41,6 +41,8 @@ char *net_entry_format(const net_entry *e) HIDDEN;
 /* Parse an IP literal (IPv4, IPv6 without brackets). */
 bool net_addr_parse(const char *s, net_addr *ret) HIDDEN;
 void net_addr_from_sockaddr(const struct sockaddr *sa, net_addr *ret) HIDDEN;
+/* Is |a| an IPv4 address (mapped)? Then its four bytes into |out|. */
+bool net_addr_v4(const net_addr *a, struct in_addr *out) HIDDEN;
 /* Text of |a| (IPv4 dotted for mapped addresses) into |out|. */
 void net_addr_format(const net_addr *a, char out[INET6_ADDRSTRLEN]) HIDDEN;
 /* What kind of special address |a| is ("loopback", "private", ...), or NULL

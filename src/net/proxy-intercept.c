@@ -39,13 +39,8 @@ static const net_forward *forward_of(const proxy *p, const net_addr *a, uint16_t
 /* The name the sandbox's resolver gave |a|, or NULL (not one of its). */
 static const char *resolved_name_of(const proxy *p, const net_addr *a, bool *in_pool)
 {
-        static const uint8_t V4_MAPPED[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        *in_pool = false;
-        if (memcmp(a->b, V4_MAPPED, 12) != 0)
-                return NULL;
         struct in_addr in;
-        memcpy(&in, a->b + 12, 4);
-        *in_pool = resolved_in_pool(p->names, in);
+        *in_pool = net_addr_v4(a, &in) && resolved_in_pool(p->names, in);
         return *in_pool ? resolved_name(p->names, in) : NULL;
 }
 
