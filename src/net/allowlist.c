@@ -449,6 +449,14 @@ bool net_policy_has_name(const net_policy *p, const char *host)
         return false;
 }
 
+bool net_policy_names_exactly(const net_policy *p, const char *host)
+{
+        for (size_t i = 0; i < p->n; i++)
+                if (p->e[i].kind == NET_NAME && streq(p->e[i].name, host))
+                        return true;
+        return false;
+}
+
 /* |port| into |out| once (|seen|: a bit per port), counting past |max|. */
 static size_t port_add(uint16_t *out, size_t n, size_t max, uint8_t *seen, uint16_t port)
 {

@@ -99,6 +99,8 @@ const char *net_policy_check_addr(const net_policy *p, const net_addr *a, uint16
 /* Does an entry name |host| (normalised), on any port? The sandbox's
  * resolver answers such a name (an address of its own), and no other. */
 bool net_policy_has_name(const net_policy *p, const char *host) HIDDEN;
+/* Does an entry name |host| itself, not by a wildcard? */
+bool net_policy_names_exactly(const net_policy *p, const char *host) HIDDEN;
 
 /* The TCP ports the linux backend intercepts (a listener on every address
  * of the sandbox's own network): 80, 443 and each port of an entry of

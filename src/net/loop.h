@@ -47,7 +47,8 @@ typedef enum watch_kind {
         W_CLIENT,
         W_UPSTREAM,
         W_RESOLVER,
-        W_ORPHAN
+        W_ORPHAN,
+        W_PREFETCH
 } watch_kind;
 
 struct conn;

@@ -69,6 +69,7 @@ void intercept_start(proxy *p, conn *c)
         }
         bool in_pool;
         const char *name = resolved_name_of(p, &a, &in_pool);
+        c->pooled = name != NULL;
         if (name)
                 snprintf(c->host, sizeof(c->host), "%s", name);
         else

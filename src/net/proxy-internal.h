@@ -66,6 +66,8 @@ typedef struct conn {
         int last_err;
         pthread_t resolver; /* while resolving: joined once it answered */
         bool resolving;
+        bool pooled;   /* made to an address the sandbox's resolver gave (proxy-intercept.c) */
+        bool awaiting; /* RESOLVE: waits for the prefetch of its host (proxy-prefetch.c) */
         struct proxy *owner;
 } conn;
 
@@ -74,6 +76,24 @@ typedef struct proxy_grant_note {
         bool add;
         char *entry; /* canonical */
 } proxy_grant_note;
+
+/* What the host's lookup of a name gave (proxy-resolver.c). */
+typedef struct resolve_result {
+        int err; /* getaddrinfo's */
+        size_t n;
+        net_addr a[ADDRS_MAX];
+} resolve_result;
+
+/* The host's answer for a name the sandbox's resolver just gave an
+ * address (proxy-prefetch.c): in flight while |w| is open. */
+#define PREFETCH_MAX 16
+typedef struct prefetch {
+        watch w; /* first: the event's pointer is the prefetch's */
+        pthread_t thread;
+        char host[NET_HOST_MAX + 3]; /* "": a free slot */
+        double done_at;              /* 0 while in flight */
+        resolve_result res;
+} prefetch;
 
 /* A resolver whose connection is gone: joined once it answers. */
 typedef struct orphan {
@@ -97,6 +117,7 @@ struct proxy {
         conn *conns;
         conn *dead;   /* closed during this round of events, freed after it */
         orphan *orphans;
+        prefetch prefetch[PREFETCH_MAX];
         size_t n_conns;
         size_t pipe_fds; /* descriptors the tunnels' pipes use */
         size_t pipes_grown; /* pipes of PIPE_BIG bytes, at most PIPES_GROWN_MAX */
@@ -176,6 +197,27 @@ void denial_host_port(const char *host, unsigned port, char *out, size_t n) HIDD
 /* May a denial of |host| suggest "--allow-net |hp|"? */
 bool denial_suggestable(const char *host, const char *hp) HIDDEN;
 
+/* proxy-resolver.c: the host's lookup of |host| on a thread of its own:
+ * the socket its answer arrives on, or -errno. */
+int resolver_spawn(const char *host, pthread_t *ret_thread) HIDDEN;
+/* The answer on |fd| (a failed one when it is short), |thread| joined. */
+bool resolver_take(int fd, pthread_t thread, resolve_result *res) HIDDEN;
+
+/* proxy-prefetch.c: the host's lookups of names the sandbox's resolver
+ * gave an address. */
+/* Look |name| up on the host now, unless its answer is fresh or coming. */
+void prefetch_name(proxy *p, const char *name) HIDDEN;
+/* A fresh answer for c->host given to |c| (upstream_answer), or |c| made
+ * to wait for the one in flight: false when there is neither, or |c| was
+ * not made to an address the resolver gave. */
+bool prefetch_take(proxy *p, conn *c) HIDDEN;
+/* The lookup of |f| answered: kept, and given to the connections waiting. */
+void prefetch_answered(proxy *p, prefetch *f) HIDDEN;
+/* Offer the watches of the lookups in flight to the loop. */
+void prefetch_offer(proxy *p, loop *l) HIDDEN;
+/* Join the lookups in flight (the proxy stops). */
+void prefetch_stop(proxy *p) HIDDEN;
+
 /* proxy-upstream.c: RESOLVE and CONNECT. */
 /* The request is known (c->host, c->port): check it, then resolve or
  * connect, or answer the client. */
@@ -184,6 +226,10 @@ void upstream_request(proxy *p, conn *c) HIDDEN;
 bool upstream_connect_next(proxy *p, conn *c) HIDDEN;
 /* The resolver answered. */
 void upstream_resolved(proxy *p, conn *c) HIDDEN;
+/* The answer for c->host: every address checked, then connect. */
+void upstream_answer(proxy *p, conn *c, const resolve_result *res) HIDDEN;
+/* |c| waits in RESOLVE, with its deadline. */
+void upstream_await(conn *c) HIDDEN;
 /* The upstream socket is writable: connected (then tunnel) or failed. */
 void upstream_connected(proxy *p, conn *c) HIDDEN;
 

@@ -1,86 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /* A request's way upstream: its host checked against the policy, a name
- * resolved by a short-lived thread on the host (RESOLVE) and every address
- * it gives checked, then a connection to one of the checked addresses,
- * never a new lookup (CONNECT), and the client told the tunnel is up.
+ * resolved on the host (RESOLVE: its own lookup, proxy-resolver.c, or the
+ * one made when the sandbox's resolver gave the name an address,
+ * proxy-prefetch.c) and every address it gives checked, then a connection
+ * to one of the checked addresses, never a new lookup (CONNECT), and the
+ * client told the tunnel is up.
  * Called by the protocols' files once a request is known (proxy-http.c,
  * proxy-socks.c) and by the connections' events (proxy-conn.c). */
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "net/proxy-internal.h"
 
 #define REASON_MAX 256
 
-/* What a resolver thread sends back, in one datagram. */
-typedef struct resolve_result {
-        int err; /* getaddrinfo's */
-        size_t n;
-        net_addr a[ADDRS_MAX];
-} resolve_result;
-
-typedef struct resolve_job {
-        int fd;
-        char host[NET_HOST_MAX + 3];
-} resolve_job;
-
-static void *resolver_main(void *arg)
-{
-        resolve_job *j = arg;
-        resolve_result res = {0};
-        /* no AI_ADDRCONFIG: on a host with only loopback it hides every
-         * IPv4 address; an address without a route fails to connect, and
-         * the next one is tried */
-        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-        struct addrinfo *ai = NULL;
-        res.err = getaddrinfo(j->host, NULL, &hints, &ai);
-        for (struct addrinfo *a = res.err ? NULL : ai; a && res.n < ADDRS_MAX; a = a->ai_next)
-                if (a->ai_family == AF_INET || a->ai_family == AF_INET6)
-                        net_addr_from_sockaddr(a->ai_addr, &res.a[res.n++]);
-        if (ai)
-                freeaddrinfo(ai);
-        (void)!send(j->fd, &res, sizeof(res), MSG_NOSIGNAL);
-        close(j->fd);
-        free(j);
-        return NULL;
-}
-
-/* getaddrinfo blocks: a thread does it, and its answer arrives on a
- * socket the loop watches (then the thread is joined). 0 or -errno. */
+/* The host's lookup of c->host (proxy-resolver.c), answered on c->rw. */
 static int resolve_start(proxy *p, conn *c)
 {
-        int sv[2];
-        if (resolver_pair(sv) < 0)
-                return -errno;
-        resolve_job *j = malloc(sizeof(*j));
-        if (!j) {
-                close(sv[0]);
-                close(sv[1]);
-                return -ENOMEM;
-        }
-        j->fd = sv[1];
-        snprintf(j->host, sizeof(j->host), "%s", c->host);
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
-        int e = pthread_create(&c->resolver, &attr, resolver_main, j);
-        pthread_attr_destroy(&attr);
-        if (e) {
-                free(j);
-                close(sv[0]);
-                close(sv[1]);
-                return -e;
-        }
+        int fd = resolver_spawn(c->host, &c->resolver);
+        if (fd < 0)
+                return fd;
         c->resolving = true;
-        c->rw = watch_new(W_RESOLVER, sv[0], c);
+        c->rw = watch_new(W_RESOLVER, fd, c);
         watch_set(&p->loop, &c->rw, EV_IN);
+        upstream_await(c);
+        return 0;
+}
+
+void upstream_await(conn *c)
+{
         c->st = ST_RESOLVE;
         c->deadline = now_s() + c->owner->t.setup_s;
-        return 0;
 }
 
 static socklen_t to_sockaddr(const net_addr *a, uint16_t port, struct sockaddr_storage *ss)
@@ -144,36 +97,40 @@ static void start_connect(proxy *p, conn *c)
                 connect_failed(p, c);
 }
 
-/* The answer of the resolver: every address must pass the policy. */
 void upstream_resolved(proxy *p, conn *c)
 {
         resolve_result res;
-        ssize_t n = recv(c->rw.fd, &res, sizeof(res), 0);
+        (void)resolver_take(c->rw.fd, c->resolver, &res);
         watch_close(&c->rw);
-        pthread_join(c->resolver, NULL); /* it answered (or failed to): it is ending */
         c->resolving = false;
-        if (n != (ssize_t)sizeof(res) || res.err || res.n == 0) {
+        upstream_answer(p, c, &res);
+}
+
+/* Every address of the answer must pass the policy. */
+void upstream_answer(proxy *p, conn *c, const resolve_result *res)
+{
+        if (res->err || res->n == 0) {
                 char why[160];
                 snprintf(why, sizeof(why), "cannot resolve the name: %s",
-                         n == (ssize_t)sizeof(res) && res.err ? gai_strerror(res.err) : "no address");
+                         res->err ? gai_strerror(res->err) : "no address");
                 conn_fail(c, 502, SOCKS_REP_HOST_UNREACHABLE, why);
                 return;
         }
-        for (size_t i = 0; i < res.n; i++) {
+        for (size_t i = 0; i < res->n; i++) {
                 char why[REASON_MAX];
                 pthread_mutex_lock(&p->policy_lock);
-                const char *r = net_policy_check_addr(&p->policy, &res.a[i], c->port, why, sizeof(why));
+                const char *r = net_policy_check_addr(&p->policy, &res->a[i], c->port, why, sizeof(why));
                 pthread_mutex_unlock(&p->policy_lock);
                 if (r) {
                         /* the list names the address to allow, not the name it has */
                         char entry[INET6_ADDRSTRLEN + 10];
-                        net_addr_entry(&res.a[i], c->port, entry, sizeof(entry));
+                        net_addr_entry(&res->a[i], c->port, entry, sizeof(entry));
                         conn_deny(p, c, r, entry);
                         return;
                 }
         }
-        memcpy(c->addrs, res.a, res.n * sizeof(net_addr));
-        c->n_addrs = res.n;
+        memcpy(c->addrs, res->a, res->n * sizeof(net_addr));
+        c->n_addrs = res->n;
         c->next_addr = 0;
         start_connect(p, c);
 }
@@ -212,6 +169,8 @@ void upstream_request(proxy *p, conn *c)
                 start_connect(p, c);
                 return;
         }
+        if (prefetch_take(p, c)) /* the sandbox's resolver gave this name an address just now */
+                return;
         int e = resolve_start(p, c);
         if (e < 0)
                 conn_fail(c, 502, SOCKS_REP_FAILURE, strerror(-e));

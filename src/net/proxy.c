@@ -180,6 +180,8 @@ static bool dispatch(void *ctx, watch *w, uint32_t events)
                 receive_listener(p);
         else if (w->kind == W_ORPHAN)
                 conn_orphan_reap(p, (orphan *)w);
+        else if (w->kind == W_PREFETCH)
+                prefetch_answered(p, (prefetch *)w);
         else if (w->fd >= 0) /* not closed by an earlier event of this round */
                 conn_event(p, w, events);
         return true;
@@ -203,6 +205,7 @@ static void each_watch(void *ctx, loop *l)
         }
         for (orphan *o = p->orphans; o; o = o->next)
                 loop_offer(l, &o->w);
+        prefetch_offer(p, l);
 }
 
 static void *proxy_main(void *arg)
@@ -344,6 +347,7 @@ void proxy_stop(proxy *p)
                 conn_free(p, p->conns);
         while (p->orphans)
                 conn_orphan_reap(p, p->orphans);
+        prefetch_stop(p);
         conn_reap_dead(p);
         watch_close(&p->listen_w);
         watch_close(&p->channel_w);

@@ -41,22 +41,32 @@ for spec in sys.argv[1:]:
 threading.Event().wait()
 PY
 cat >"$A/dns.py" <<'PY'
-import socket, sys
-# ADDR LOG: a DNS server that logs each question's name and answers NXDOMAIN
+import socket, struct, sys, threading, time
+# ADDR LOG SLOWADDR: a DNS server that logs each question's name and answers
+# NXDOMAIN; a name starting with "slow" it answers after a second (its A:
+# SLOWADDR, its other types: no data), on a thread of its own
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((sys.argv[1], 53))
+def slow(d, a, end):
+    time.sleep(1)
+    qtype = struct.unpack(">H", d[end + 1:end + 3])[0]
+    rr = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 60, 4) + socket.inet_aton(sys.argv[3]) if qtype == 1 else b""
+    s.sendto(d[:2] + b"\x81\x80" + d[4:6] + struct.pack(">HHH", 1 if rr else 0, 0, 0) + d[12:end + 5] + rr, a)
 while True:
     d, a = s.recvfrom(1500)
     i, labels = 12, []
     while i < len(d) and d[i]:
         labels.append(d[i + 1:i + 1 + d[i]].decode(errors="replace")); i += 1 + d[i]
     with open(sys.argv[2], "a") as f: f.write(".".join(labels) + "\n")
+    if labels and labels[0].startswith("slow"):
+        threading.Thread(target=slow, args=(d, a, i), daemon=True).start()
+        continue
     s.sendto(d[:2] + bytes([0x81, 0x83]) + d[4:6] + b"\0\0\0\0\0\0" + d[12:i + 5], a)
 PY
 ip netns exec "$NS" $PY "$A/echo.py" "$NSIP:80" "$NSIP:443" "$NSIP:$PL" "$NSIP:20001" "$NSIP:20070" >/dev/null 2>&1 &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 : >"$A/dns.log"
 chmod 666 "$A/dns.log"
-ip netns exec "$NS" $PY "$A/dns.py" "$NSIP" "$A/dns.log" >/dev/null 2>&1 &
+ip netns exec "$NS" $PY "$A/dns.py" "$NSIP" "$A/dns.log" "$NSIP" >/dev/null 2>&1 &
 CLEANUP_PIDS="${CLEANUP_PIDS:-} $!"
 # the host's own services on the port an entry names (so it is intercepted)
 $PY "$A/echo.py" "127.0.0.1:$PL" "127.0.0.2:$PL" "[::1]:$PL" "$HOSTIP:$PL" >/dev/null 2>&1 &
@@ -76,7 +86,7 @@ in_hosts() { # the test's /etc/hosts and /etc/resolv.conf (the test's DNS server
     local who=()
     [ "$TEST_AS" = user ] && who=(setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all)
     unshare -m --propagation private -- sh -c 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf &&
-        cd "$3" && shift 3 && exec "$@"' sh "$T/hosts" "$T/resolv.conf" "$W" "${who[@]}" env HOME="$H" "$@"
+        cd "$3" && shift 3 && exec "$@"' sh "${HOSTS_FILE:-$T/hosts}" "$T/resolv.conf" "$W" "${who[@]}" env HOME="$H" "$@"
 }
 NOPROXY=(env -u HTTP_PROXY -u HTTPS_PROXY -u http_proxy -u https_proxy -u ALL_PROXY -u all_proxy)
 TALLOW="allowed.test,allowed.test:$PL"
@@ -220,6 +230,59 @@ wild_connect() {
 }
 check_contains "linux: connecting to it makes the proxy look the name up on the host (a wildcard's documented cost)" \
     "data-in-the-label.wild.test" wild_connect
+
+# ---- the host's lookup made when the resolver answers (proxy-prefetch.c) ----------------
+# slow.test: the test's DNS server answers it after a second
+one_line() { "$@" | tr '\n' ' ' | sed 's/ $//'; }
+prefetch_alone() {
+    : >"$A/dns.log"
+    att_with "slow.test:$PL" $PY "$A/dnsq.py" slow.test
+    grep -c '^slow\.test$' "$A/dns.log" >"$T/alone.n"
+    [ "$(cat "$T/alone.n")" -gt 0 ] && echo "looked up" || echo "not looked up"
+}
+check_out "linux: a name an entry names, asked of the resolver and never connected to: the proxy looks it up on the host at once" \
+    "NOERROR:1:198.18.0.1 looked up" one_line prefetch_alone
+prefetch_wait() {
+    : >"$A/dns.log"
+    att_with "slow.test:$PL" sh -c 'getent hosts slow.test >/dev/null && python3 "$1" "slow.test/$2"' sh "$A/tcp.py" "$PL"
+    [ "$(grep -c '^slow\.test$' "$A/dns.log")" = "$(cat "$T/alone.n")" ] && echo "one lookup" || echo "more lookups"
+}
+check_out "linux: a connection made during that lookup waits for it (SERVED after the second), and makes no lookup of its own" \
+    "SERVED one lookup" one_line prefetch_wait
+prefetch_flood() {
+    : >"$A/dns.log"
+    att_with "flood.test:$PL" $PY "$A/dnsq.py" $(for _ in $(seq 300); do echo flood.test; done) |
+        tr ' ' '\n' | sort | uniq -c | awk '{ print $1, $2 }'
+    n=$(grep -c '^flood\.test$' "$A/dns.log")
+    [ "$n" -gt 0 ] && [ "$n" -le 12 ] && echo "few lookups" || echo "$n lookups"
+}
+check_out "linux: 300 queries of one listed name: each answered, the host asked once every 2 s at most (a failed answer is kept too)" \
+    "300 NOERROR:1:198.18.0.1 few lookups" one_line prefetch_flood
+# the host's answer changes: kept 2 s, then asked again
+cp "$T/hosts" "$T/hosts-swap"
+echo "$NSIP swap.test" >>"$T/hosts-swap"
+chmod 666 "$T/hosts-swap"
+cat >"$A/swap.py" <<'PY'
+import subprocess, sys, time
+cordon, tcp, port, hosts = sys.argv[1:5]
+script = 'for _ in 1 2; do read x; getent hosts swap.test >/dev/null; python3 "$1" "swap.test/$2"; done'
+p = subprocess.Popen([cordon, "run", "--backend", "linux", "--allow-net", "swap.test:" + port, "--expose",
+                      tcp.rsplit("/", 1)[0], "--", "sh", "-c", script, "sh", tcp, port],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+out = []
+p.stdin.write("\n"); p.stdin.flush(); out.append(p.stdout.readline().strip())
+with open(hosts, "r+") as f:  # in place: the bind mount shows the same file
+    text = f.read().replace(" swap.test", " old-swap.test") + "127.0.0.2 swap.test\n"
+    f.seek(0); f.write(text); f.truncate()
+time.sleep(2.5)
+p.stdin.write("\n"); p.stdin.flush(); out.append(p.stdout.readline().strip())
+p.wait()
+print(" ".join(out))
+PY
+chmod a+r "$A/swap.py"
+swap_probe() ( HOSTS_FILE=$T/hosts-swap in_hosts $PY "$A/swap.py" "$CORDON" "$A/tcp.py" "$PL" "$T/hosts-swap" )
+check_out "linux: the host's answer changes to a loopback address: 2.5 s later the name's connection is refused (the new answer, checked)" \
+    "SERVED refused" swap_probe
 cat >"$A/dnsbad.py" <<'PY'
 import socket, struct
 # malformed queries, then a good one: each rcode, or "none" (dropped)

@@ -313,6 +313,9 @@ static void test_intercepted_ports(void)
         CHECK(!net_policy_has_name(&pol, "a.example.org"));
         CHECK(!net_policy_has_name(&pol, "192.0.2.1"));
         CHECK(!net_policy_has_name(&pol, "evil.org"));
+        CHECK(net_policy_names_exactly(&pol, "example.org"));
+        CHECK(!net_policy_names_exactly(&pol, "a.example.net")); /* by its wildcard only */
+        CHECK(!net_policy_names_exactly(&pol, "evil.org"));
 }
 
 static void test_host_normalize(void)
