@@ -20,6 +20,7 @@
 #define LANDLOCK_CREATE_RULESET_VERSION_FLAG (1U << 0)
 #define LANDLOCK_RULE_PATH_BENEATH_TYPE 1
 #define LANDLOCK_RULE_NET_PORT_TYPE 2
+#define PLANNED_ETC_MAX 64 /* past these, an entry gets its rule (granted twice: harmless) */
 
 struct ll_ruleset_attr {
         uint64_t handled_access_fs;
@@ -163,20 +164,28 @@ int landlock_full_network_check(const struct cordon_plan *p)
         return landlock_rights_for_abi(landlock_abi_relied(landlock_abi())).scoped ? 0 : -EOPNOTSUPP;
 }
 
-/* Is /etc/|rel| at or below one of the plan's own binds of the host's
- * /etc (a file or directory of the list: resolv.conf, ssl, ...)? That
- * rule grants reading all of it already (the list's binds are read-only;
- * a writable one grants more), so it needs none of its own. */
-static bool planned(const struct cordon_plan *p, const char *rel)
+/* The plan's own binds of the host's /etc (a file or directory of the
+ * list: resolv.conf, ssl, ...), by their names below /etc, into |out|
+ * (room for |max|): their rules grant reading all of them already (the
+ * list's binds are read-only; a writable one grants more). */
+static size_t planned_etc(const struct cordon_plan *p, const char **out, size_t max)
 {
-        for (size_t i = 0; i < p->n_mounts; i++) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_mounts && n < max; i++) {
                 const plan_mount *m = &p->mounts[i];
                 const char *t = m->target;
-                if (m->type != MOUNT_BIND || m->etc_view || strncmp(t, "/etc/", 5) != 0 || !streq(m->source, t))
-                        continue;
-                if (path_startswith(rel, t + 5))
-                        return true;
+                if (m->type == MOUNT_BIND && !m->etc_view && strncmp(t, "/etc/", 5) == 0 && streq(m->source, t))
+                        out[n++] = t + 5;
         }
+        return n;
+}
+
+/* Is /etc/|rel| at or below one of |planned|, which needs no rule of its own? */
+static bool planned(const char *const *planned, size_t n, const char *rel)
+{
+        for (size_t i = 0; i < n; i++)
+                if (path_startswith(rel, planned[i]))
+                        return true;
         return false;
 }
 
@@ -200,6 +209,8 @@ static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlo
                 return error_set(ret_error, -r, "cannot list /etc for its Landlock rules: %s", strerror(-r));
         _cleanup_close_ int etc = openat(AT_FDCWD, "/etc", O_PATH | O_DIRECTORY | O_CLOEXEC);
         r = etc < 0 ? -errno : landlock_allow_fd(ruleset, etc, ll->fs & LL_FS_READ_DIR, true);
+        const char *binds[PLANNED_ETC_MAX];
+        size_t n_binds = planned_etc(p, binds, PLANNED_ETC_MAX);
         int lo = -1, hi = -1;
         for (char *line = t.text; r == 0 && line && strncmp(line, "r\t", 2) == 0;) {
                 char *rel = line + 2, *tab = strchr(rel, '\t'), *nl = tab ? strchr(tab, '\n') : NULL;
@@ -212,7 +223,7 @@ static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlo
                         r = landlock_allow_fd(ruleset, etc, landlock_fs_read(ll->fs), true);
                         continue;
                 }
-                if (planned(p, rel))
+                if (planned(binds, n_binds, rel))
                         continue;
                 int fd = openat(etc, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
                 if (fd < 0)
