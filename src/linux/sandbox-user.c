@@ -52,6 +52,9 @@ typedef struct grant_ctx {
         dev_t dev;            /* the root's file system: the walk stays on it */
         int unsupported;      /* the errno that says the file system has no ACLs, once seen */
         const char *root;     /* for the error */
+        char **searched;      /* the ancestors looked at already (the plan's roots share most) */
+        size_t n_searched, cap_searched;
+        bool root_searched;
 } grant_ctx;
 
 /* The ACL |name| of |path| (a /proc/self/fd link), or, when it has none,
@@ -242,8 +245,40 @@ static int grant_tree(grant_ctx *g, int dir, uint16_t want, int depth)
         return r;
 }
 
+static bool searched_before(const grant_ctx *g, const char *dir)
+{
+        for (size_t i = 0; i < g->n_searched; i++)
+                if (streq(g->searched[i], dir))
+                        return true;
+        return false;
+}
+
+static int remember_searched(grant_ctx *g, const char *dir)
+{
+        if (g->n_searched == g->cap_searched) {
+                size_t cap = g->cap_searched ? 2 * g->cap_searched : 32;
+                char **n = realloc(g->searched, cap * sizeof(*n));
+                if (!n)
+                        return -ENOMEM;
+                g->searched = n;
+                g->cap_searched = cap;
+        }
+        return (g->searched[g->n_searched] = strdup(dir)) ? (g->n_searched++, 0) : -ENOMEM;
+}
+
+/* Search on |dir| when the user could not search it. */
+static int grant_search(grant_ctx *g, const char *dir)
+{
+        int fd = openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        int r = fd >= 0 && fstat(fd, &st) == 0 && !(st.st_mode & S_IXOTH) ? grant_fd(g, fd, &st, P_X, false) : 0;
+        if (fd >= 0)
+                close(fd);
+        return r;
+}
+
 /* Search on each directory above |path| (absolute, canonical) that the
- * user could not search. */
+ * user could not search, each looked at once a run. */
 static int grant_ancestors(grant_ctx *g, const char *path)
 {
         _cleanup_free_ char *p = strdup(path);
@@ -251,25 +286,20 @@ static int grant_ancestors(grant_ctx *g, const char *path)
                 return -ENOMEM;
         for (char *slash = p; (slash = strchr(slash + 1, '/'));) {
                 *slash = '\0';
-                int fd = openat(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                struct stat st;
-                int r = fd >= 0 && fstat(fd, &st) == 0 && !(st.st_mode & S_IXOTH) ? grant_fd(g, fd, &st, P_X, false) : 0;
-                if (fd >= 0)
-                        close(fd);
+                int r = 0;
+                if (!searched_before(g, p)) {
+                        r = grant_search(g, p);
+                        if (r == 0)
+                                r = remember_searched(g, p);
+                }
                 *slash = '/';
                 if (r < 0)
                         return r;
         }
-        /* "/" itself */
-        struct stat st;
-        if (stat("/", &st) == 0 && !(st.st_mode & S_IXOTH)) {
-                int fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                int r = fd >= 0 ? grant_fd(g, fd, &st, P_X, false) : 0;
-                if (fd >= 0)
-                        close(fd);
-                return r;
-        }
-        return 0;
+        if (g->root_searched)
+                return 0;
+        g->root_searched = true;
+        return grant_search(g, "/");
 }
 
 /* A root of the plan: |want| on it and beneath it. */
@@ -317,6 +347,9 @@ int sandbox_user_grant(const cordon_plan *p, cordon_error **ret_error)
                 failed = p->host_cwd;
                 r = grant_ancestors(&g, p->host_cwd);
         }
+        for (size_t i = 0; i < g.n_searched; i++)
+                free(g.searched[i]);
+        free(g.searched);
         if (r == 0)
                 return 0;
         if (r == -ENOMEM)

@@ -107,6 +107,25 @@ check_contains "... which cordon plan still shows" "cannot keep" cordon plan --b
 check_contains "... and a new instance is told again" "cannot keep" \
     cordon run --home "$T/other-home" --backend landlock --expose "$repo:rw" -- true
 
+# -- the landlock backend as root: the sandbox user gets search on the
+# directories above each exposed path (ACLs), once a directory however
+# many paths share it
+if [ "$TEST_AS" = root ]; then
+    anc=$T/anc
+    mkdir -p "$anc/x/ws" "$anc/x/e1" "$anc/y/e2"
+    echo one >"$anc/x/e1/f"; echo two >"$anc/y/e2/g"
+    chmod 700 "$anc" "$anc/x" "$anc/y"; chmod 755 "$anc/x/ws" "$anc/x/e1" "$anc/y/e2"
+    check_out "control: another user cannot reach paths below 0700 directories" "denied" \
+        sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups cat "$1" >/dev/null 2>&1 && echo read || echo denied' \
+        sh "$anc/x/e1/f"
+    anc_run() { CWD=$anc/x/ws cordon run --backend landlock --workspace "$anc/x/ws" "$@"; }
+    check_out "landlock as root: two exposures and the workspace under the same and other 0700 directories are reachable" \
+        "one two wrote" anc_run --expose "$anc/x/e1" --expose "$anc/y/e2" -- \
+        sh -c 'echo $(cat "$1/x/e1/f" "$1/y/e2/g"; touch "$1/x/ws/t" && echo wrote)' sh "$anc"
+    check_out "... by search alone: the directories above stay unlistable" "denied" \
+        anc_run -- sh -c 'ls "$1/x" >/dev/null 2>&1 && echo listed || echo denied' sh "$anc"
+fi
+
 # -- abstract unix sockets
 name=cordon-test-$$-$RANDOM
 bg_as_user "$PROBE" abstract-listen "$name" >"$T/abs.out" 2>&1
