@@ -26,12 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
+#include "whole-file.h"
 
 #define TREE_NAME "tree"
 #define TREE_HEAD "cordon tree 1"
@@ -407,20 +407,17 @@ static bool read_saved(int view, const struct stat *etc, etc_part part, etc_tree
  * (the next run walks again, and sees the files' settled timestamps). */
 static void save(int view, const etc_tree *t, const struct stat *etc, bool racy)
 {
-        char tmp[NAME_MAX + 1], head[192];
-        uint64_t r = 0;
-        if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-                r ^= (uint64_t)time(NULL) * 2654435761ULL;
-        snprintf(tmp, sizeof(tmp), "tmp-%ld-%016" PRIx64 ".t", (long)getpid(), r);
+        char head[192];
         format_head(head, sizeof(head), t->hash, t->rules_len, etc);
-        _cleanup_close_ int fd = openat(view, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        bool ok = fd >= 0 && sys_write_all(fd, head, strlen(head)) && sys_write_all(fd, t->text, strlen(t->text));
+        whole_file f;
+        bool ok = whole_file_begin(&f, view);
+        ok = ok && sys_write_all(f.fd, head, strlen(head)) && sys_write_all(f.fd, t->text, strlen(t->text));
         if (ok && racy) {
                 const struct timespec old[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 1}};
-                ok = futimens(fd, old) == 0;
+                ok = futimens(f.fd, old) == 0;
         }
-        if (!ok || renameat(view, tmp, view, TREE_NAME) < 0)
-                (void)unlinkat(view, tmp, 0);
+        if (f.fd >= 0)
+                (void)whole_file_end(&f, TREE_NAME, true, ok);
 }
 
 void etc_tree_invalidate(int view)

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -44,6 +43,7 @@
 #include "etc-scan.h"
 #include "sys.h"
 #include "util.h"
+#include "whole-file.h"
 
 #define VIEW_DIR "logs/view"
 #define MANIFEST_HEAD "cordon view 1\n"
@@ -372,27 +372,15 @@ static void remove_stale(int view, const char *keep)
         closedir(d);
 }
 
-/* A name no other launcher picks (another pid namespace may share the
- * instance root, and the same pid). */
-static void temp_name(char *out, size_t size, const char *suffix)
-{
-        uint64_t r = 0;
-        if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-                r ^= (uint64_t)time(NULL) * 2654435761ULL;
-        snprintf(out, size, "tmp-%ld-%016" PRIx64 "%s", (long)getpid(), r, suffix);
-}
-
-/* Write |text| as |view|/|name|, whole or not at all. */
+/* Write |text| as |view|/|name|, whole or not at all (kept when another
+ * run wrote it first: the name is the text's hash). */
 static bool write_manifest(int view, const char *name, const char *text)
 {
-        char tmp[NAME_MAX + 1];
-        temp_name(tmp, sizeof(tmp), ".m");
-        _cleanup_close_ int fd = openat(view, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        bool ok = fd >= 0 && sys_write_all(fd, text, strlen(text)) && fsync(fd) == 0 &&
-                  renameat(view, tmp, view, name) == 0;
-        if (!ok)
-                (void)unlinkat(view, tmp, 0);
-        return ok;
+        whole_file f;
+        if (!whole_file_begin(&f, view))
+                return false;
+        bool ok = sys_write_all(f.fd, text, strlen(text)) && fsync(f.fd) == 0;
+        return whole_file_end(&f, name, false, ok);
 }
 
 /* ---- the rest of /etc: the saved listing (etc-scan.h) copied in --------------------------- */
@@ -467,7 +455,7 @@ static bool copy_tree(int dfd, const cordon_plan *p, char *text)
 static bool build(int view, const cordon_plan *p, const char *gen, const char *manifest, const etc_tree *tree)
 {
         char tmp[NAME_MAX + 1], mname[NAME_MAX + 3];
-        temp_name(tmp, sizeof(tmp), "");
+        whole_temp_name(tmp, sizeof(tmp), "");
         snprintf(mname, sizeof(mname), "%s.m", gen);
         if (mkdirat(view, tmp, 0755) < 0)
                 return false;
