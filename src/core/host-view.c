@@ -8,11 +8,20 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 char *host_path(const host_info *h, const char *path) { return strjoin2(h->root, path); }
+
+/* host_path into |out| (PATH_MAX bytes), without an allocation: false
+ * when it would not fit. */
+static bool host_path_in(const host_info *h, const char *path, char out[PATH_MAX])
+{
+        int n = snprintf(out, PATH_MAX, "%s%s", h->root, path);
+        return n >= 0 && n < PATH_MAX;
+}
 
 /* lstat() results while one plan is built: the same paths are looked at
  * again and again (resolving, checking visibility, mount points), and on
@@ -109,9 +118,9 @@ int host_lstat(const host_info *h, const char *path, struct stat *st)
                 *st = hit->st;
                 return hit->err;
         }
-        _cleanup_free_ char *hp = host_path(h, path);
-        if (!hp)
-                return -ENOMEM;
+        char hp[PATH_MAX];
+        if (!host_path_in(h, path, hp))
+                return -ENAMETOOLONG;
         int r = lstat(hp, st) < 0 ? -errno : 0;
         if (h->cache)
                 stat_cache_put(h->cache, path, st, r);
@@ -120,9 +129,12 @@ int host_lstat(const host_info *h, const char *path, struct stat *st)
 
 char *host_readlink(const host_info *h, const char *path)
 {
-        _cleanup_free_ char *hp = host_path(h, path);
-        char target[PATH_MAX];
-        ssize_t n = hp ? readlink(hp, target, sizeof(target) - 1) : -1;
+        char hp[PATH_MAX], target[PATH_MAX];
+        if (!host_path_in(h, path, hp)) {
+                errno = ENAMETOOLONG;
+                return NULL;
+        }
+        ssize_t n = readlink(hp, target, sizeof(target) - 1);
         if (n < 0)
                 return NULL;
         target[n] = '\0';
@@ -152,13 +164,13 @@ int refuse_link(const host_info *h, const char *link)
  * grows in one buffer: no allocation for a component but a symlink's. */
 int walk_path(const char *path, walk_step step, void *ctx, char **ret)
 {
-        char done[PATH_MAX];
+        char done[PATH_MAX], todo[PATH_MAX];
         size_t dlen = 0;
         done[0] = '\0';
-        _cleanup_free_ char *todo = strdup(path);
+        if (strlen(path) >= sizeof(todo))
+                return -ENAMETOOLONG;
+        strcpy(todo, path);
         int links = 0;
-        if (!todo)
-                return -ENOMEM;
         const char *rest = todo;
         for (;;) {
                 while (*rest == '/')
@@ -196,12 +208,12 @@ int walk_path(const char *path, walk_step step, void *ctx, char **ret)
                 }
                 dlen = link[0] == '/' ? 0 : before;
                 done[dlen] = '\0';
-                char *next = ++links > MAX_SYMLINKS ? NULL : strjoin3(link, "/", end);
+                char next[PATH_MAX];
+                int n = ++links > MAX_SYMLINKS ? -1 : snprintf(next, sizeof(next), "%s/%s", link, end);
                 free(link);
-                if (!next)
-                        return links > MAX_SYMLINKS ? -ELOOP : -ENOMEM;
-                free(todo);
-                todo = next;
+                if (n < 0 || n >= (int)sizeof(next))
+                        return links > MAX_SYMLINKS ? -ELOOP : -ENAMETOOLONG;
+                memcpy(todo, next, (size_t)n + 1);
                 rest = todo;
         }
         *ret = strdup(dlen ? done : "/");

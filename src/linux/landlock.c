@@ -164,28 +164,38 @@ int landlock_full_network_check(const struct cordon_plan *p)
         return landlock_rights_for_abi(landlock_abi_relied(landlock_abi())).scoped ? 0 : -EOPNOTSUPP;
 }
 
+/* A bind of the plan's below /etc, by its name there. */
+typedef struct etc_bind {
+        const char *name;
+        size_t len;
+} etc_bind;
+
 /* The plan's own binds of the host's /etc (a file or directory of the
  * list: resolv.conf, ssl, ...), by their names below /etc, into |out|
  * (room for |max|): their rules grant reading all of them already (the
  * list's binds are read-only; a writable one grants more). */
-static size_t planned_etc(const struct cordon_plan *p, const char **out, size_t max)
+static size_t planned_etc(const struct cordon_plan *p, etc_bind *out, size_t max)
 {
         size_t n = 0;
         for (size_t i = 0; i < p->n_mounts && n < max; i++) {
                 const plan_mount *m = &p->mounts[i];
                 const char *t = m->target;
                 if (m->type == MOUNT_BIND && !m->etc_view && strncmp(t, "/etc/", 5) == 0 && streq(m->source, t))
-                        out[n++] = t + 5;
+                        out[n++] = (etc_bind){t + 5, strlen(t + 5)};
         }
         return n;
 }
 
-/* Is /etc/|rel| at or below one of |planned|, which needs no rule of its own? */
-static bool planned(const char *const *planned, size_t n, const char *rel)
+/* Is /etc/|rel| at or below one of |binds|, which needs no rule of its
+ * own? (Called for each line of the listing: the first byte rejects most.) */
+static bool planned(const etc_bind *binds, size_t n, const char *rel)
 {
-        for (size_t i = 0; i < n; i++)
-                if (path_startswith(rel, planned[i]))
+        for (size_t i = 0; i < n; i++) {
+                const etc_bind *b = &binds[i];
+                if (b->len && rel[0] == b->name[0] && strncmp(rel, b->name, b->len) == 0 &&
+                    (rel[b->len] == '\0' || rel[b->len] == '/'))
                         return true;
+        }
         return false;
 }
 
@@ -209,7 +219,7 @@ static int etc_view_rules(const struct cordon_plan *p, int ruleset, const landlo
                 return error_set(ret_error, -r, "cannot list /etc for its Landlock rules: %s", strerror(-r));
         _cleanup_close_ int etc = openat(AT_FDCWD, "/etc", O_PATH | O_DIRECTORY | O_CLOEXEC);
         r = etc < 0 ? -errno : landlock_allow_fd(ruleset, etc, ll->fs & LL_FS_READ_DIR, true);
-        const char *binds[PLANNED_ETC_MAX];
+        etc_bind binds[PLANNED_ETC_MAX];
         size_t n_binds = planned_etc(p, binds, PLANNED_ETC_MAX);
         int lo = -1, hi = -1;
         for (char *line = t.text; r == 0 && line && strncmp(line, "r\t", 2) == 0;) {
