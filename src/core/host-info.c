@@ -14,15 +14,16 @@
 
 /* ---- host_info ------------------------------------------------------------------ */
 
-/* Field |field| (0-based) of the line of a colon-separated database whose
- * field |key_field| is |key|. Reads the file directly: no NSS, no dlopen. */
-static char *db_lookup(const char *file, unsigned key, int key_field, int field)
+/* Fields |field| and |field2| (0-based; |field2| when |ret2|) of the
+ * line of a colon-separated database whose field |key_field| is |key|,
+ * into |ret| and |ret2|. Reads the file directly: no NSS, no dlopen. */
+static void db_lookup(const char *file, unsigned key, int key_field, int field, char **ret, int field2, char **ret2)
 {
         FILE *f = fopen(file, "re");
         if (!f)
-                return NULL;
+                return;
         char line[1024];
-        char *found = NULL;
+        bool found = false;
         while (!found && fgets(line, sizeof(line), f)) {
                 char *fields[7] = {0};
                 int n = 0;
@@ -35,23 +36,24 @@ static char *db_lookup(const char *file, unsigned key, int key_field, int field)
                                 *p++ = '\0';
                 }
                 uint64_t v;
-                if (n > key_field && n > field && parse_uint64(fields[key_field], &v) == 0 && v == key)
-                        found = strdup(fields[field]);
+                found = n > key_field && n > field && parse_uint64(fields[key_field], &v) == 0 && v == key;
+                if (found)
+                        *ret = strdup(fields[field]);
+                if (found && ret2 && n > field2)
+                        *ret2 = strdup(fields[field2]);
         }
         fclose(f);
-        return found;
 }
 
 int host_info_read(host_info *h, host_storage *s, char *const *env, cordon_error **ret_error)
 {
         *s = (host_storage){0};
         *h = (host_info){.root = "", .uid = getuid(), .gid = getgid(), .environ = env};
-        s->user = db_lookup("/etc/passwd", h->uid, 2, 0);
+        db_lookup("/etc/passwd", h->uid, 2, 0, &s->user, 5, &s->passwd_home);
         if (!s->user && env_get(env, "USER"))
                 s->user = strdup(env_get(env, "USER"));
-        s->group = db_lookup("/etc/group", h->gid, 2, 0);
+        db_lookup("/etc/group", h->gid, 2, 0, &s->group, 0, NULL);
         const char *home = env_get(env, "HOME");
-        s->passwd_home = db_lookup("/etc/passwd", h->uid, 2, 5);
         s->home = home && home[0] == '/' ? strdup(home) : xstrdup(s->passwd_home);
         s->cwd = getcwd(NULL, 0);
         if (!s->cwd) {
