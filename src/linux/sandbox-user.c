@@ -14,7 +14,6 @@
  * show the ACL's mask (a 0644 file reads 0664). */
 #include "sandbox-user.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "sys.h"
 #include "util.h"
 
 #define ACL_ACCESS "system.posix_acl_access"
@@ -201,48 +201,56 @@ static uint16_t file_perm(const struct stat *st, uint16_t want)
         return (uint16_t)(want & ~P_X) | ((st->st_mode & 0111) && (want & P_X) ? P_X : 0);
 }
 
-/* Everything beneath the directory |dir| (its own grant done), |depth|
- * levels down; deeper ones are left (a bound on descriptors). */
+static int grant_tree(grant_ctx *g, int dir, uint16_t want, int depth);
+
+/* One walk of a directory of grant_tree. */
+typedef struct grant_walk {
+        grant_ctx *g;
+        int dir;
+        uint16_t want;
+        int depth;
+        int r;
+} grant_walk;
+
+static bool grant_entry(void *ctx, const char *name, unsigned char type)
+{
+        grant_walk *w = ctx;
+        grant_ctx *g = w->g;
+        struct stat st;
+        (void)type;
+        if (fstatat(w->dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != g->dev ||
+            !(S_ISDIR(st.st_mode) || (one_link(&st))))
+                return true;
+        bool is_dir = S_ISDIR(st.st_mode);
+        bool done = already_granted(w->dir, name, &st, g->uid, is_dir ? w->want : file_perm(&st, w->want));
+        if (done && !is_dir)
+                return true; /* the usual case once granted: two calls an entry */
+        int fd = openat(w->dir, name, (is_dir ? O_RDONLY | O_DIRECTORY : O_PATH) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        struct stat now;
+        if (fd < 0)
+                return true;
+        /* the pinned inode is what was looked at (nothing swapped it) */
+        if (fstat(fd, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev &&
+            (S_ISDIR(now.st_mode) || one_link(&now))) {
+                w->r = done ? 0 : grant_fd(g, fd, &now, is_dir ? w->want : file_perm(&now, w->want), is_dir);
+                if (w->r == 0 && is_dir)
+                        w->r = grant_tree(g, fd, w->want, w->depth + 1);
+        }
+        close(fd);
+        return w->r == 0;
+}
+
+/* Everything beneath the directory |dir| (its own grant done, read from
+ * its current offset), |depth| levels down; deeper ones are left (a bound
+ * on descriptors). */
 static int grant_tree(grant_ctx *g, int dir, uint16_t want, int depth)
 {
         if (depth >= WALK_DEPTH)
                 return 0;
-        int d = dup(dir);
-        DIR *ds = d >= 0 ? fdopendir(d) : NULL;
-        if (!ds) {
-                if (d >= 0)
-                        close(d);
-                return -errno;
-        }
-        int r = 0;
-        struct dirent *de;
-        while (r == 0 && (de = readdir(ds))) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                struct stat st;
-                if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != g->dev ||
-                    !(S_ISDIR(st.st_mode) || (one_link(&st))))
-                        continue;
-                bool is_dir = S_ISDIR(st.st_mode);
-                bool done = already_granted(dir, de->d_name, &st, g->uid, is_dir ? want : file_perm(&st, want));
-                if (done && !is_dir)
-                        continue; /* the usual case once granted: two calls an entry */
-                int fd = openat(dir, de->d_name,
-                                (is_dir ? O_RDONLY | O_DIRECTORY : O_PATH) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-                struct stat now;
-                if (fd < 0)
-                        continue;
-                /* the pinned inode is what was looked at (nothing swapped it) */
-                if (fstat(fd, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev &&
-                    (S_ISDIR(now.st_mode) || one_link(&now))) {
-                        r = done ? 0 : grant_fd(g, fd, &now, is_dir ? want : file_perm(&now, want), is_dir);
-                        if (r == 0 && is_dir)
-                                r = grant_tree(g, fd, want, depth + 1);
-                }
-                close(fd);
-        }
-        closedir(ds);
-        return r;
+        _Alignas(8) char records[1024];
+        grant_walk w = {g, dir, want, depth, 0};
+        int r = sys_dir_each(dir, records, sizeof(records), grant_entry, &w);
+        return w.r < 0 ? w.r : r;
 }
 
 static bool searched_before(const grant_ctx *g, const char *dir)
