@@ -167,9 +167,10 @@ int walk_path(const char *path, walk_step step, void *ctx, char **ret)
         char done[PATH_MAX], todo[PATH_MAX];
         size_t dlen = 0;
         done[0] = '\0';
-        if (strlen(path) >= sizeof(todo))
+        size_t plen = strlen(path);
+        if (plen >= sizeof(todo))
                 return -ENAMETOOLONG;
-        strcpy(todo, path);
+        memcpy(todo, path, plen + 1);
         int links = 0;
         const char *rest = todo;
         for (;;) {
