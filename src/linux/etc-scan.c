@@ -410,14 +410,14 @@ static void save(int view, const etc_tree *t, const struct stat *etc, bool racy)
         char head[192];
         format_head(head, sizeof(head), t->hash, t->rules_len, etc);
         whole_file f;
-        bool ok = whole_file_begin(&f, view);
-        ok = ok && sys_write_all(f.fd, head, strlen(head)) && sys_write_all(f.fd, t->text, strlen(t->text));
+        if (!whole_file_begin(&f, view))
+                return;
+        bool ok = sys_write_all(f.fd, head, strlen(head)) && sys_write_all(f.fd, t->text, strlen(t->text));
         if (ok && racy) {
                 const struct timespec old[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 1}};
                 ok = futimens(f.fd, old) == 0;
         }
-        if (f.fd >= 0)
-                (void)whole_file_end(&f, TREE_NAME, true, ok);
+        (void)whole_file_end(&f, TREE_NAME, true, ok);
 }
 
 void etc_tree_invalidate(int view)

@@ -180,8 +180,9 @@ static int add_arg_rules(scmp_filter_ctx ctx, const seccomp_options *opt)
 
 /* Denied calls that libseccomp may not know yet (2.5.4 does not know
  * open_tree_attr, Linux 6.15), by number. Since Linux 5.1 a new call has
- * the same number on every architecture but alpha and mips (x32 adds its
- * bit), so one number serves the native architecture, i386, x32 and arm.
+ * the same number on every architecture but alpha and mips, so one
+ * number serves the native architecture, i386 and arm (x32's calls are
+ * refused whole: the bad-architecture action, seccomp_compile).
  * libseccomp cannot take them: it translates a rule's number to the
  * filter's other architectures through the name, and refuses (-EFAULT) a
  * number it cannot name. So they become a few BPF instructions of our own
@@ -194,7 +195,6 @@ static const struct {
 };
 
 #define MAX_ARCHES 4
-#define X32_SYSCALL_BIT 0x40000000U
 
 /* What the filter is being built of. */
 typedef struct compile_state {
@@ -243,17 +243,12 @@ static int deny(scmp_filter_ctx ctx, compile_state *st, const char *name, int er
 }
 
 /* The audit architecture (what seccomp_data.arch holds) of a libseccomp
- * architecture whose numbers follow the common table, and the bit its
- * numbers carry. False for the others (their NUMBERED rules are left out). */
-static bool audit_arch(uint32_t scmp_arch, uint32_t *ret_audit, uint32_t *ret_bit)
+ * architecture whose numbers follow the common table. False for the
+ * others (their NUMBERED rules are left out). */
+static bool audit_arch(uint32_t scmp_arch, uint32_t *ret_audit)
 {
-        *ret_bit = 0;
         switch (scmp_arch) {
         case SCMP_ARCH_X86_64: *ret_audit = AUDIT_ARCH_X86_64; return true;
-        case SCMP_ARCH_X32: /* seccomp sees x32 as x86_64 with the x32 bit in the number */
-                *ret_audit = AUDIT_ARCH_X86_64;
-                *ret_bit = X32_SYSCALL_BIT;
-                return true;
         case SCMP_ARCH_X86: *ret_audit = AUDIT_ARCH_I386; return true;
         case SCMP_ARCH_AARCH64: *ret_audit = AUDIT_ARCH_AARCH64; return true;
         case SCMP_ARCH_ARM: *ret_audit = AUDIT_ARCH_ARM; return true;
@@ -279,15 +274,15 @@ static size_t numbered_prefix(const compile_state *st, struct sock_filter *out)
                 return 0;
         out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
         for (size_t a = 0; a < st->n_arches; a++) {
-                uint32_t audit, bit;
-                if (!audit_arch(st->arches[a], &audit, &bit))
+                uint32_t audit;
+                if (!audit_arch(st->arches[a], &audit))
                         continue;
                 /* not this arch: skip the block (A still holds the arch) */
                 out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit, 0, (uint8_t)(2 * k + 2));
                 out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
                 for (size_t i = 0; i < k; i++) {
                         uint32_t ret = SECCOMP_RET_ERRNO | ((uint32_t)st->by_number[i].err & SECCOMP_RET_DATA);
-                        out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, st->by_number[i].nr | bit,
+                        out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, st->by_number[i].nr,
                                                                 0, 1);
                         out[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
                 }
